@@ -1,0 +1,1 @@
+"""Board specs, camera model, calibration files, colour model and drift detection."""

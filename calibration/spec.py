@@ -1,0 +1,115 @@
+"""Physical board specifications, shipped as TOML package data and overridable by the user."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from rules.timevectors.points import POINTS, global_column_row, point_coords
+
+CORNERS = ("NW", "NE", "SE", "SW")
+_CORNER_SIGNS = {"NW": (-1, 1), "NE": (1, 1), "SE": (1, -1), "SW": (-1, -1)}
+
+
+class SpecError(ValueError):
+    """A board spec file that is missing, malformed or physically impossible."""
+
+
+@dataclass(frozen=True)
+class TimeVectorsSpec:
+    """Geometry of a stacked Time Vectors board in millimetres (see the TOML for the frame)."""
+
+    tier_spacing: float
+    plate_size: float
+    plate_thickness: float
+    pitch: float
+    first_centre: float
+    gap: float
+    marking_half_size: float
+    post_diameter: float
+    post_top: float
+    cap_top: float
+    base_size: float
+    base_height: float
+    token_diameter: float
+    token_height: float
+    tokens_per_colour: int
+
+    board = "timevectors"
+
+    def axis_centre(self, index: int) -> float:
+        """Centre of global column/row ``index`` 0..7 along its axis."""
+        gap_shift = self.gap if index >= 4 else 0.0  # D->E centres are pitch + gap apart
+        return self.first_centre + self.pitch * index + gap_shift
+
+    def point_centre(self, point: int) -> tuple[float, float, float]:
+        """Centre of a point on the top surface of its tier."""
+        column, row = global_column_row(point)
+        return (self.axis_centre(column), self.axis_centre(row), self.tier_spacing * point_coords(point)[2])
+
+    def point_centres(self) -> np.ndarray:
+        """``(256, 3)`` float64 array of every point centre, indexed by point."""
+        return np.array([self.point_centre(p) for p in POINTS], dtype=np.float64)
+
+    def landmarks(self, tier: int) -> dict[str, tuple[float, float, float]]:
+        """The 4 outer corners of a tier's 8x8 marking, keyed NW, NE, SE, SW."""
+        h, z = self.marking_half_size, self.tier_spacing * tier
+        return {name: (sx * h, sy * h, z) for name, (sx, sy) in _CORNER_SIGNS.items()}
+
+
+def _spec_from_table(data: dict) -> TimeVectorsSpec:
+    try:
+        if data.get("board") != "timevectors":
+            raise SpecError(f"spec is for board {data.get('board')!r}, expected 'timevectors'")
+        if data.get("version") != 1:
+            raise SpecError(f"spec version {data.get('version')!r} is not supported (expected 1)")
+        spec = TimeVectorsSpec(
+            tier_spacing=float(data["tiers"]["spacing"]),
+            plate_size=float(data["tiers"]["plate_size"]),
+            plate_thickness=float(data["tiers"]["plate_thickness"]),
+            pitch=float(data["grid"]["pitch"]),
+            first_centre=float(data["grid"]["first_centre"]),
+            gap=float(data["grid"]["gap"]),
+            marking_half_size=float(data["grid"]["marking_half_size"]),
+            post_diameter=float(data["post"]["diameter"]),
+            post_top=float(data["post"]["top"]),
+            cap_top=float(data["post"]["cap_top"]),
+            base_size=float(data["base"]["size"]),
+            base_height=float(data["base"]["height"]),
+            token_diameter=float(data["token"]["diameter"]),
+            token_height=float(data["token"]["height"]),
+            tokens_per_colour=int(data["token"]["count_per_colour"]),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, SpecError):
+            raise
+        raise SpecError(f"board spec is incomplete or malformed: {exc!r}") from exc
+    if spec.tier_spacing <= spec.token_height or spec.pitch <= spec.token_diameter * 0.5:
+        raise SpecError("board spec is physically impossible (tiers or points too close)")
+    return spec
+
+
+def load_spec(source: str | Path = "timevectors") -> TimeVectorsSpec:
+    """Load a board spec by shipped name (``"timevectors"``) or from a TOML file path.
+
+    Raises :class:`SpecError` for a missing, malformed or impossible spec.
+    """
+    if isinstance(source, str) and "/" not in source and not source.endswith(".toml"):
+        try:
+            text = resources.files("calibration.specs").joinpath(f"{source}.toml").read_text()
+        except FileNotFoundError as exc:
+            raise SpecError(f"no shipped board spec named {source!r}") from exc
+    else:
+        try:
+            text = Path(source).read_text()
+        except OSError as exc:
+            raise SpecError(f"cannot read board spec {source}: {exc.strerror}") from exc
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(f"board spec {source} is not valid TOML: {exc}") from exc
+    return _spec_from_table(data)

@@ -1,0 +1,1 @@
+"""Frame sources, runtime loop, referee, alert sinks, persistence and the CLI."""

@@ -1,0 +1,1 @@
+"""Pure game logic for every board boardcam referees (standard library only)."""

@@ -1,0 +1,15 @@
+"""Exceptions shared by every rules engine."""
+
+from __future__ import annotations
+
+
+class RulesError(ValueError):
+    """Base of every error the rules engines raise."""
+
+
+class NotationError(RulesError):
+    """Text that is not valid notation for the board (a point, node, move or diagram)."""
+
+
+class IllegalMoveError(RulesError):
+    """A move that the rules of the game do not allow in the current position."""

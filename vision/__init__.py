@@ -1,0 +1,1 @@
+"""Frames -> observations -> stable snapshots; and the synthetic renderer of boards."""

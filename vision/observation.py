@@ -1,0 +1,53 @@
+"""What the vision pipeline reports: per-frame observations and stable snapshots."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One frame read by the observer.
+
+    ``probs`` is ``(n_points, 1 + n_colours)``: column 0 is P(empty), column
+    ``1 + i`` is P(colour i). ``visibility`` is ``(n_points,)`` in 0..1: the
+    fraction of a token's top disc at that point the camera would see past
+    nearer tokens, the post and hands. ``drift_px`` estimates how far the board
+    has moved in the image against the calibration reference.
+    """
+
+    probs: np.ndarray
+    visibility: np.ndarray
+    hand_present: bool
+    quality: float = 1.0
+    drift_px: float = 0.0
+
+    def states(self) -> np.ndarray:
+        """Most likely state per point: -1 empty, else colour index."""
+        return np.argmax(self.probs, axis=1) - 1
+
+    def tokens(self, min_visibility: float = 0.5) -> dict[int, int]:
+        """Points read as holding a token (colour index), among sufficiently visible points."""
+        states = self.states()
+        seen = self.visibility >= min_visibility
+        return {int(p): int(states[p]) for p in np.flatnonzero((states >= 0) & seen)}
+
+    def hidden(self, min_visibility: float = 0.5) -> list[int]:
+        """Points the camera cannot read in this frame."""
+        return [int(p) for p in np.flatnonzero(self.visibility < min_visibility)]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A board state stable for several frames with no hand in view.
+
+    ``tokens`` maps point -> colour index for every point believed to hold a
+    token (hidden points keep their last known state); ``hidden`` are points
+    the camera could not confirm in this snapshot.
+    """
+
+    frame: int
+    tokens: dict[int, int]
+    hidden: frozenset[int] = field(default_factory=frozenset)

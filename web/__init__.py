@@ -1,0 +1,1 @@
+"""The Flask dashboard, JSON API, SSE stream and calibration wizard."""
