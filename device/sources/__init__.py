@@ -1,0 +1,1 @@
+"""Frame sources: every camera, file and the demo behind one small interface."""
