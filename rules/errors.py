@@ -13,3 +13,11 @@ class NotationError(RulesError):
 
 class IllegalMoveError(RulesError):
     """A move that the rules of the game do not allow in the current position."""
+
+
+class GameConfigError(RulesError):
+    """Game settings that the rules do not allow (player count, supply, opening protocol)."""
+
+
+class RecordError(RulesError):
+    """A saved game or position (JSON-ready data) that is malformed."""
