@@ -1,0 +1,26 @@
+"""TSR "4D" (1979): Time-Lords, Time-warp and beam-down on a circular 60-space board."""
+
+from rules.tsr4d.actions import Action, BeamDown, Capture, EndTurn, Linger, Step, SuicideCapture, Warp
+from rules.tsr4d.board import NEIGHBOURS, SPACE_NAMES, SPACES, WITHIN_TWO, parse_space, space_name
+from rules.tsr4d.game import SuicideRule, Tsr4dGame, TurnProgress
+from rules.tsr4d.notation import action_notation, parse_action, parse_turn, turn_notation
+from rules.tsr4d.pieces import BLUE, PLAYER_NAMES, WHITE, Kind, can_capture, token_code
+from rules.tsr4d.position import (
+    STARTING_POSITION_TEXT,
+    Position,
+    PositionError,
+    WarpSlot,
+    format_position,
+    parse_position,
+    starting_position,
+)
+
+__all__ = [
+    "Action", "BeamDown", "Capture", "EndTurn", "Linger", "Step", "SuicideCapture", "Warp",
+    "NEIGHBOURS", "SPACE_NAMES", "SPACES", "WITHIN_TWO", "parse_space", "space_name",
+    "SuicideRule", "Tsr4dGame", "TurnProgress",
+    "action_notation", "parse_action", "parse_turn", "turn_notation",
+    "BLUE", "PLAYER_NAMES", "WHITE", "Kind", "can_capture", "token_code",
+    "STARTING_POSITION_TEXT", "Position", "PositionError", "WarpSlot", "format_position",
+    "parse_position", "starting_position",
+]
