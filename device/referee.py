@@ -1,0 +1,395 @@
+"""The referee: stable board snapshots -> the rules' judgement -> events.
+
+The referee owns the game being watched. Each :class:`~vision.observation.Snapshot`
+is read against the last accepted (legal) position with ``game.judge``: legal
+moves are played and reported, anything else raises one ``illegal`` alert and
+the game stays at its last legal state until the board is put back (``restored``)
+or an operator steps in.
+
+Two readings of a point are not the camera's raw word:
+
+* a point the camera cannot see (``Snapshot.hidden``) is taken to be as the game
+  has it: a hidden token can neither be removed nor placed as far as the camera
+  knows;
+* an operator's *override* ("the camera reads colour 1 at C2R, the truth is
+  empty") holds while the camera keeps reading that point the same way; as soon
+  as its reading of the point changes, the camera's word counts again. Overrides
+  implement :meth:`Referee.correct`, :meth:`Referee.accept` of a change that is
+  not a take-back, and :meth:`Referee.undo` of a move whose token is still there.
+
+A move to a point the camera cannot see shows up in one of two ways, and the
+referee then asks the players to confirm the point (``confirm_hidden``):
+
+1. the readable board is unchanged but a token that was in view went out of
+   view: something new stands in front of it, a token on a point the camera
+   cannot read;
+2. the next player's token appears and the change is only explained if the
+   player before them placed a token on a hidden point (out-of-turn otherwise).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from device import events as ev
+from device.events import Event
+from rules.errors import IllegalMoveError
+from rules.game import Game, Judgement
+from rules.timevectors import Move
+from rules.timevectors.points import point_name
+from vision.observation import Snapshot
+
+logger = logging.getLogger(__name__)
+
+
+class RefereeError(ValueError):
+    """An operator action that does not apply now (nothing to accept, not a candidate point...)."""
+
+
+@dataclass(frozen=True)
+class Pending:
+    """The unresolved difference between the board and the game.
+
+    ``kind`` is :data:`~device.events.ILLEGAL` or :data:`~device.events.CONFIRM_HIDDEN`;
+    ``observed`` the board (as the referee read it) that raised it; for a hidden
+    move, ``color`` is the colour that must have been placed and ``candidates``
+    the hidden points it may be on.
+    """
+
+    kind: str
+    frame: int | None
+    observed: dict[int, int]
+    judgement: Judgement
+    color: int | None = None
+    candidates: tuple[int, ...] = ()
+    occluded: frozenset[int] = frozenset()
+    alert: Event | None = None
+
+    @property
+    def points(self) -> tuple[int, ...]:
+        """Points that differ from the last legal state."""
+        return tuple(sorted(self.judgement.changed))
+
+
+def _names(points: Iterable[int]) -> list[str]:
+    return [point_name(p) for p in sorted(points)]
+
+
+def _name_or_none(point: int | None) -> str | None:
+    """A move's point in notation (a 3MEQ colour choice has no point)."""
+    return None if point is None else point_name(point)
+
+
+class Referee:
+    """Judges snapshots for one game at a time; every method returns the events it caused.
+
+    ``new_game`` makes a fresh game with the same settings: when given, clearing
+    the board after a finished game starts a new one (``game_started``).
+    Operator actions raise :class:`RefereeError` when they do not apply.
+    """
+
+    def __init__(self, game: Game, *, new_game: Callable[[], Game] | None = None) -> None:
+        self._game = game
+        self._new_game = new_game
+        self._pending: Pending | None = None
+        self._overrides: dict[int, tuple[int | None, int | None]] = {}
+        self._last: Snapshot | None = None
+
+    # -- read-only views -----------------------------------------------------
+    @property
+    def game(self) -> Game:
+        return self._game
+
+    @property
+    def pending(self) -> Pending | None:
+        """The unresolved illegal change or hidden-point question, if any."""
+        return self._pending
+
+    @property
+    def overrides(self) -> dict[int, tuple[int | None, int | None]]:
+        """Point -> (camera reading, value used instead) for operator-fixed readings."""
+        return dict(self._overrides)
+
+    def pending_record(self) -> dict[str, Any] | None:
+        """The record of the alert that is still unresolved (without time), or ``None``."""
+        if self._pending is None or self._pending.alert is None:
+            return None
+        record = self._pending.alert.to_record()
+        record.pop("time", None)
+        record.pop("game_id", None)
+        return record
+
+    def mismatch_points(self) -> list[int]:
+        """Points where the board differs from the last legal state (drawn red on the dashboard)."""
+        return list(self._pending.points) if self._pending else []
+
+    # -- feeding ---------------------------------------------------------------
+    def feed(self, snapshot: Snapshot) -> list[Event]:
+        """Judge a new stable snapshot and return the events it causes."""
+        previous = self._last
+        self._last = snapshot
+        observed = self._read(snapshot, drop_stale=True)
+        if self._game.is_over() and self._new_game is not None and not self._visible_tokens(snapshot):
+            return self._restart(self._new_game, snapshot.frame)
+        newly_hidden: frozenset[int] = frozenset()
+        if previous is not None:
+            board = self._game.board
+            newly_hidden = frozenset(p for p in snapshot.hidden - previous.hidden if p in board)
+        return self._judge(observed, snapshot.frame, newly_hidden)
+
+    def reset(self, game: Game) -> None:
+        """Watch ``game`` from now on (the operator started a new game or loaded one)."""
+        self._game = game
+        self._pending = None
+        self._overrides.clear()
+
+    # -- operator actions --------------------------------------------------------
+    def accept(self) -> list[Event]:
+        """Accept the board as it is now.
+
+        A take-back of the last move takes the move back (``undo``). Any other change
+        is accepted as a correction: the game keeps its position and the differing
+        points are read as the game has them until the camera's reading of them
+        changes (``accepted``). Raises :class:`RefereeError` when nothing differs.
+        """
+        pending = self._require_pending()
+        if pending.judgement.take_back:
+            move = self._game.pop()
+            self._pending = None
+            out = [self._event(ev.UNDO, pending.frame, point=_name_or_none(move.point), color=move.color,
+                               reason="take-back accepted")]
+            return out + self._rejudge()
+        for point in pending.points:
+            self._overrides[point] = (pending.observed.get(point), self._game.board.get(point))
+        self._pending = None
+        return [self._event(ev.ACCEPTED, pending.frame, points=_names(pending.points))]
+
+    def correct(self, point: int, color: int | None) -> list[Event]:
+        """The operator says point ``point`` really holds ``color`` (``None``: empty).
+
+        The camera's reading of that point is replaced until it changes, and the
+        board is judged again (a missed move is played, a misread clears the alert).
+        Raises :class:`RefereeError` before any board was read or for a hidden point
+        (confirm a hidden move with :meth:`confirm_hidden`).
+        """
+        last = self._last
+        if last is None:
+            raise RefereeError("no board has been read yet")
+        if point in last.hidden:
+            raise RefereeError(f"{point_name(point)} is hidden from the camera; "
+                               "confirm a move there with confirm_hidden")
+        reading = last.tokens.get(point)
+        if reading == color:
+            self._overrides.pop(point, None)
+        else:
+            self._overrides[point] = (reading, color)
+        out = [self._event(ev.CORRECTED, last.frame, point=point_name(point), color=color,
+                           read=reading)]
+        return out + self._rejudge()
+
+    def confirm_hidden(self, point: int) -> list[Event]:
+        """Play the move the referee asked about on hidden point ``point``.
+
+        Raises :class:`RefereeError` when no hidden move is waiting for confirmation
+        or ``point`` is not one of its candidates.
+        """
+        pending = self._pending
+        if pending is None or pending.kind != ev.CONFIRM_HIDDEN:
+            raise RefereeError("no move to a hidden point is waiting for confirmation")
+        if point not in pending.candidates:
+            raise RefereeError(
+                f"{point_name(point)} is not one of the candidate points {', '.join(_names(pending.candidates))}"
+            )
+        self._pending = None
+        out = self._play([Move(point, pending.color)], pending.frame, hidden=True)
+        return out + self._rejudge()
+
+    def undo(self) -> list[Event]:
+        """Take back the last move. If the camera still sees its token, that reading is
+        ignored until it changes (the move was a misread). Raises :class:`RefereeError`
+        when no move was played."""
+        if not self._game.move_stack:
+            raise RefereeError("no move to undo")
+        move = self._game.pop()
+        last = self._last
+        if last is not None and move.point not in last.hidden and last.tokens.get(move.point) is not None:
+            self._overrides[move.point] = (last.tokens[move.point], None)
+        self._pending = None
+        out = [self._event(ev.UNDO, None, point=_name_or_none(move.point), color=move.color)]
+        return out + self._rejudge()
+
+    # -- internals -------------------------------------------------------------
+    def _require_pending(self) -> Pending:
+        if self._pending is None:
+            raise RefereeError("nothing to accept: the board matches the game")
+        return self._pending
+
+    def _rejudge(self) -> list[Event]:
+        if self._last is None:
+            return []
+        return self._judge(self._read(self._last, drop_stale=False), self._last.frame, frozenset())
+
+    def _read(self, snapshot: Snapshot, *, drop_stale: bool) -> dict[int, int]:
+        """The board as the referee takes it: camera readings, hidden points as the
+        game has them, operator overrides while the camera reads the same."""
+        board = self._game.board
+        observed = {p: c for p, c in snapshot.tokens.items() if p not in snapshot.hidden}
+        for point in snapshot.hidden:
+            if point in board:
+                observed[point] = board[point]
+        for point, (reading, value) in list(self._overrides.items()):
+            if point in snapshot.hidden:
+                continue
+            if snapshot.tokens.get(point) != reading:
+                if drop_stale:
+                    del self._overrides[point]
+                continue
+            if value is None:
+                observed.pop(point, None)
+            else:
+                observed[point] = value
+        return observed
+
+    @staticmethod
+    def _visible_tokens(snapshot: Snapshot) -> dict[int, int]:
+        return {p: c for p, c in snapshot.tokens.items() if p not in snapshot.hidden}
+
+    def _judge(self, observed: dict[int, int], frame: int | None, newly_hidden: frozenset[int]) -> list[Event]:
+        out: list[Event] = []
+        judgement = self._read_change(observed)
+        while judgement.moves:
+            played = self._play(judgement.moves, frame)
+            if not played:
+                break
+            out += played
+            judgement = self._read_change(observed)
+        if judgement.is_unchanged:
+            if self._is_still_occluded():
+                return out
+            if self._pending is not None:
+                pending, self._pending = self._pending, None
+                out.insert(0, self._event(ev.RESTORED, frame, points=_names(pending.points)))
+            elif not out and newly_hidden:
+                out += self._ask_hidden(observed, frame, judgement, newly_hidden)
+            return out
+        if self._game.is_over() and self._only_removals(observed, judgement):
+            # Clearing the board after the end is not an offence; a new game starts when it is empty.
+            self._pending = None
+            return out
+        if self._pending is not None and self._pending.observed == observed:
+            return out  # the same wrong board again: one alert is enough
+        hidden_move = self._hidden_move(observed, frame, judgement)
+        if hidden_move is not None:
+            return out + self._raise(hidden_move, points=_names(hidden_move.points))
+        reasons = list(judgement.reasons) or ["the board changed in a way no move explains"]
+        illegal = Pending(ev.ILLEGAL, frame, dict(observed), judgement)
+        return out + self._raise(illegal, reasons=reasons, points=_names(judgement.changed),
+                                 take_back=judgement.take_back)
+
+    def _read_change(self, observed: Mapping[int, int]) -> Judgement:
+        """``game.judge``, which must never raise; if it does (a rules bug), the change is
+        reported as unexplained instead of stopping the game being watched."""
+        try:
+            return self._game.judge(observed)
+        except Exception:
+            logger.exception("the rules engine failed to judge %r", observed)
+            board = self._game.board
+            changed = tuple(sorted(p for p in set(board) | set(observed) if board.get(p) != observed.get(p)))
+            return Judgement(reasons=("the rules engine could not judge this change",), changed=changed)
+
+    def _is_still_occluded(self) -> bool:
+        """A case-1 hidden-move question stands while the tokens it lost sight of stay hidden."""
+        pending, last = self._pending, self._last
+        return (
+            pending is not None
+            and pending.kind == ev.CONFIRM_HIDDEN
+            and bool(pending.occluded)
+            and last is not None
+            and bool(pending.occluded & last.hidden)
+        )
+
+    def _only_removals(self, observed: Mapping[int, int], judgement: Judgement) -> bool:
+        board = self._game.board
+        return all(p in board and p not in observed for p in judgement.changed)
+
+    def _hidden_candidates(self, observed: Mapping[int, int], color: int) -> tuple[int, ...]:
+        """Hidden empty points where a token of ``color`` makes the observed board legal."""
+        last = self._last
+        if last is None:
+            return ()
+        candidates = []
+        for point in sorted(last.hidden):
+            if point in observed:
+                continue
+            trial = self._read_change({**observed, point: color})
+            if trial.is_legal and trial.moves:
+                candidates.append(point)
+        return tuple(candidates)
+
+    def _hidden_move(self, observed: dict[int, int], frame: int | None, judgement: Judgement) -> Pending | None:
+        """Case 2: the change is legal only if the player to move used a hidden point."""
+        color = self._game.turn_color()
+        if color is None or self._game.is_over() or judgement.take_back:
+            return None
+        candidates = self._hidden_candidates(observed, color)
+        if not candidates:
+            return None
+        return Pending(ev.CONFIRM_HIDDEN, frame, dict(observed), judgement, color, candidates)
+
+    def _ask_hidden(self, observed: dict[int, int], frame: int | None, judgement: Judgement,
+                    newly_hidden: frozenset[int]) -> list[Event]:
+        """Case 1: a token went out of view with nothing new in view."""
+        color = self._game.turn_color()
+        if color is None or self._game.is_over():
+            return []
+        candidates = self._hidden_candidates(observed, color)
+        if not candidates:
+            return []
+        pending = Pending(ev.CONFIRM_HIDDEN, frame, dict(observed), judgement, color, candidates, newly_hidden)
+        return self._raise(pending, points=[], occluded=_names(newly_hidden))
+
+    def _raise(self, pending: Pending, **data: Any) -> list[Event]:
+        """Make ``pending`` the open alert and return its event."""
+        if pending.kind == ev.CONFIRM_HIDDEN:
+            data = {"color": pending.color, "candidates": _names(pending.candidates), **data}
+        alert = self._event(pending.kind, pending.frame, **data)
+        self._pending = dataclasses.replace(pending, alert=alert)
+        return [alert]
+
+    def _play(self, moves: Iterable[Any], frame: int | None, *, hidden: bool = False) -> list[Event]:
+        """Push moves in order and report them; stops at the end of the game."""
+        out: list[Event] = []
+        for move in moves:
+            try:
+                self._game.push(move)
+            except IllegalMoveError as exc:  # the judge and push disagree: report, never crash
+                logger.error("judge proposed %r but the game refused it: %s", move, exc)
+                break
+            extra: dict[str, Any] = {}
+            kind = getattr(move, "kind", "place")
+            if kind != "place":
+                extra["kind"] = kind
+            if hidden:
+                extra["hidden"] = True
+            out.append(self._event(ev.MOVE, frame, point=point_name(move.point), color=move.color, **extra))
+            outcome = self._game.outcome()
+            if outcome is not None:
+                if outcome.winner is None:
+                    out.append(self._event(ev.DRAW, frame, reason=outcome.reason))
+                else:
+                    vectors = [[point_name(p) for p in line] for line in outcome.lines]
+                    out.append(self._event(ev.WIN, frame, color=outcome.winner, vectors=vectors))
+                break
+        return out
+
+    def _restart(self, new_game: Callable[[], Game], frame: int) -> list[Event]:
+        self.reset(new_game())
+        return [self._event(ev.GAME_STARTED, frame, reason="board cleared after the game ended")]
+
+    @staticmethod
+    def _event(kind: str, frame: int | None, **data: Any) -> Event:
+        return Event(kind, data, frame=frame)

@@ -1,0 +1,258 @@
+"""The pipeline's own logic with a fake observer and tracker fed ground truth: event
+stamping, new games, drift checks (re-fit, recalibration pause), state and operator actions."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+
+from calibration.camera import CameraModel
+from device import events as ev
+from device.pipeline import Pipeline
+from device.referee import RefereeError
+from device.sources.base import Frame
+from rules.timevectors import GameConfig, TimeVectorsGame
+from rules.timevectors.points import parse_point
+from vision.observation import Observation, Snapshot
+
+P = parse_point
+
+
+@dataclass(frozen=True)
+class FakeCalibration:
+    camera: Any
+
+
+@dataclass(frozen=True)
+class FakeDrift:
+    shift_px: float
+    ok: bool
+    refit: Any = None
+
+
+def observation(tokens: dict[str, int], hidden: tuple[str, ...] = (), hand: bool = False) -> Observation:
+    probs = np.zeros((256, 4))
+    probs[:, 0] = 1.0
+    for name, colour in tokens.items():
+        probs[P(name)] = 0.0
+        probs[P(name), 1 + colour] = 1.0
+    visibility = np.ones(256)
+    for name in hidden:
+        visibility[P(name)] = 0.0
+    return Observation(probs=probs, visibility=visibility, hand_present=hand)
+
+
+class FakeObserver:
+    """Reads the observation a test scripted for a frame from the frame's first pixel."""
+
+    made: list[Any] = []
+
+    def __init__(self, calibration: Any, *, palette: Any = None, script: list[Observation]) -> None:
+        self.calibration = calibration
+        self.script = script
+        FakeObserver.made.append(calibration)
+
+    def observe(self, frame_bgr: np.ndarray) -> Observation:
+        return self.script[int(frame_bgr[0, 0, 0])]
+
+
+class FakeTracker:
+    """A snapshot once readings are the same for ``stable`` hand-free frames and new."""
+
+    def __init__(self, stable: int = 3) -> None:
+        self.stable = stable
+        self.run: list[tuple[tuple, frozenset]] = []
+        self.last: tuple | None = None
+
+    def update(self, obs: Observation, frame_bgr: np.ndarray, index: int) -> Snapshot | None:
+        if obs.hand_present:
+            self.run = []
+            return None
+        key = (tuple(sorted(obs.tokens().items())), frozenset(obs.hidden()))
+        self.run = [r for r in self.run if r == key] + [key]
+        if len(self.run) >= self.stable and key != self.last:
+            self.last = key
+            return Snapshot(frame=index, tokens=dict(key[0]), hidden=key[1])
+        return None
+
+
+class Harness:
+    """Feeds scripted observations through a pipeline, one frame per 0.25 s."""
+
+    def __init__(self, game: TimeVectorsGame | None = None, drift: list[FakeDrift] | None = None,
+                 drift_interval: float = 5.0, game_id: str | None = "g1") -> None:
+        self.script: list[Observation] = []
+        self.drift_results = list(drift or [])
+        self.drift_calls = 0
+        FakeObserver.made = []
+        self.pipeline = Pipeline(
+            FakeCalibration(camera="cam0"),
+            game or TimeVectorsGame(GameConfig()),
+            game_id=game_id,
+            drift_interval=drift_interval,
+            observer_factory=lambda cal, *, palette=None: FakeObserver(cal, palette=palette, script=self.script),
+            tracker_factory=FakeTracker,
+            drift_check=self._drift if drift is not None else None,
+        )
+        self.seq = 0
+
+    def _drift(self, calibration: Any, frame_bgr: np.ndarray) -> FakeDrift:
+        self.drift_calls += 1
+        result = self.drift_results.pop(0)
+        if isinstance(result, Exception):
+            raise result
+        return result
+
+    def show(self, tokens: dict[str, int], frames: int = 4, **kwargs: Any) -> list[dict]:
+        """Show a board for ``frames`` frames; return the event records it caused."""
+        self.script.append(observation(tokens, **kwargs))
+        out = []
+        for _ in range(frames):
+            image = np.full((2, 2, 3), len(self.script) - 1, np.uint8)
+            frame = Frame(image=image, seq=self.seq, timestamp=self.seq * 0.25)
+            out += [e.to_record() for e in self.pipeline.process(frame, now=1000 + self.seq * 0.25)]
+            self.seq += 1
+        return out
+
+    def place(self, board: dict[str, int], name: str, colour: int) -> list[dict]:
+        out = self.show(board, frames=2, hand=True)
+        board[name] = colour
+        return out + self.show(board)
+
+
+def types(records: list[dict]) -> list[str]:
+    return [r["type"] for r in records]
+
+
+def test_move_event_is_stamped_with_frame_time_and_game_id() -> None:
+    h = Harness()
+    assert h.show({}) == []
+    records = h.place({}, "A3Q", 0)
+    assert records == [{"type": "move", "frame": 8, "point": "A3Q", "color": 0, "time": 1002.0,
+                        "game_id": "g1"}]
+
+
+def test_hand_frames_never_reach_the_referee() -> None:
+    h = Harness()
+    h.show({})
+    assert h.show({"A3Q": 0, "B3Q": 1, "C3Q": 0}, frames=10, hand=True) == []
+    assert h.pipeline.game.board == {}
+
+
+def test_win_then_clearing_the_board_starts_a_new_game_with_a_new_id() -> None:
+    h = Harness()
+    board: dict[str, int] = {}
+    h.show(board)
+    records = []
+    for name, colour in [("A1P", 0), ("A8S", 1), ("B1P", 0), ("B8S", 1), ("C1P", 0), ("C8S", 1), ("D1P", 0)]:
+        records += h.place(board, name, colour)
+    assert types(records)[-2:] == ["move", "win"]
+    assert records[-1]["vectors"] == [["A1P", "B1P", "C1P", "D1P"]]
+    old_game = h.pipeline.game
+    records = h.show({}, frames=4)
+    assert types(records) == ["game_started"]
+    assert records[0]["game_id"] not in (None, "g1")
+    assert h.pipeline.game is not old_game and h.pipeline.game.move_stack == []
+    assert h.pipeline.game_id == records[0]["game_id"]
+    records = h.place({}, "E5R", 0)
+    assert records[0]["game_id"] == h.pipeline.game_id
+
+
+def test_drift_is_checked_at_the_interval_and_a_refit_rebuilds_the_observer() -> None:
+    h = Harness(drift=[FakeDrift(0.4, True), FakeDrift(3.2, True, refit="cam1")], drift_interval=2.0)
+    records = h.show({}, frames=8)  # t = 0 .. 1.75: the first frame starts the clock
+    assert h.drift_calls == 0 and records == []
+    records = h.show({}, frames=8)  # t = 2.0 .. 3.75: one check, no motion
+    assert h.drift_calls == 1 and records == []
+    records = h.show({}, frames=8)  # t = 4.0: a small shift, re-fitted
+    assert h.drift_calls == 2
+    assert records == [{"type": "camera_moved", "frame": 16, "shift_px": 3.2, "refit": True,
+                        "recalibrate": False, "time": 1004.0, "game_id": "g1"}]
+    assert h.pipeline.calibration.camera == "cam1"
+    assert FakeObserver.made[-1].camera == "cam1"
+
+
+def test_drift_is_not_checked_while_a_hand_is_in_view() -> None:
+    h = Harness(drift=[FakeDrift(0.0, True)], drift_interval=1.0)
+    h.show({}, frames=1)
+    h.show({}, frames=12, hand=True)
+    assert h.drift_calls == 0
+    h.show({}, frames=1)
+    assert h.drift_calls == 1
+
+
+def test_large_camera_shift_is_reported_once_and_pauses_judging_until_back() -> None:
+    drift = [FakeDrift(40.0, False), FakeDrift(41.0, False), FakeDrift(0.5, True)]
+    h = Harness(drift=drift, drift_interval=1.0)
+    h.show({}, frames=4)
+    records = h.show({}, frames=4)
+    assert types(records) == ["camera_moved"]
+    assert records[0]["recalibrate"] is True and records[0]["refit"] is False
+    assert h.pipeline.state()["camera"]["needs_recalibration"] is True
+    # The calibration no longer fits: what is read now is not judged, and not said twice.
+    assert h.show({"A1P": 1, "B1P": 1}, frames=4) == []
+    assert h.pipeline.game.board == {}
+    # Camera back in place: judging resumes.
+    assert h.show({}, frames=4) == []
+    assert h.pipeline.state()["camera"]["needs_recalibration"] is False
+    assert types(h.place({}, "A1P", 0)) == ["move"]
+
+
+def test_a_failing_drift_check_is_logged_and_the_game_goes_on(caplog) -> None:
+    h = Harness(drift=[RuntimeError("ECC did not converge")], drift_interval=0.5)
+    with caplog.at_level(logging.ERROR, logger="device.pipeline"):
+        h.show({}, frames=4)
+    assert "drift check failed" in caplog.text
+    assert types(h.place({}, "A1P", 0)) == ["move"]
+
+
+def test_state_reports_what_is_seen_and_the_mismatch() -> None:
+    h = Harness()
+    assert h.pipeline.state()["tokens"] == {} and h.pipeline.state()["observation"] is None
+    h.show({})
+    h.place({}, "A1P", 0)
+    h.show({"A1P": 0, "B1P": 0, "C1P": 0}, hidden=("H8S",))
+    state = h.pipeline.state()
+    assert state["tokens"] == {"A1P": 0, "B1P": 0, "C1P": 0}
+    assert state["hidden"] == ["H8S"]
+    assert state["hand"] is False
+    assert state["mismatch"] == ["B1P", "C1P"]
+    assert state["pending"]["type"] == "illegal" and state["pending"]["points"] == ["B1P", "C1P"]
+    assert state["observation"]["tokens"] == 3
+    assert state["game_id"] == "g1"
+    h.show({"A1P": 0}, frames=2, hand=True)
+    assert h.pipeline.state()["hand"] is True
+
+
+def test_operator_actions_are_delegated_and_stamped() -> None:
+    h = Harness()
+    h.show({})
+    h.place({}, "A1P", 0)
+    records = [e.to_record() for e in h.pipeline.undo()]
+    assert types(records) == ["undo"] and records[0]["game_id"] == "g1" and records[0]["frame"] is None
+    with pytest.raises(RefereeError):
+        h.pipeline.accept()
+    with pytest.raises(RefereeError):
+        h.pipeline.confirm_hidden(P("A1P"))
+    records = [e.to_record() for e in h.pipeline.correct(P("A1P"), 0)]
+    assert types(records) == ["corrected", "move"]
+
+
+def test_new_game_replaces_the_game_and_id() -> None:
+    h = Harness()
+    h.show({})
+    h.place({}, "A1P", 0)
+    game = TimeVectorsGame(GameConfig(players=3))
+    records = [e.to_record() for e in h.pipeline.new_game(game, "g2")]
+    assert types(records) == ["game_started"] and records[0]["game_id"] == "g2"
+    assert h.pipeline.game is game
+
+
+def test_set_calibration_rebuilds_the_observer() -> None:
+    h = Harness()
+    h.pipeline.set_calibration(FakeCalibration(camera=CameraModel.looking_at((0, 0, 0), 900, 50, 0, (64, 48))))
+    assert isinstance(FakeObserver.made[-1].camera, CameraModel)
