@@ -1,0 +1,108 @@
+"""Fixtures: the app around a fake runtime, its test client, a real waitress server and Chromium."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from tests.web.fake_runtime import FakeRuntime
+from web import create_app
+
+CHROMIUM = "/usr/bin/chromium"
+PHONE = {"width": 375, "height": 812}
+DESKTOP = {"width": 1440, "height": 900}
+
+
+@pytest.fixture
+def runtime() -> FakeRuntime:
+    return FakeRuntime()
+
+
+@pytest.fixture
+def calibration_path(tmp_path: Path) -> Path:
+    return tmp_path / "data" / "calibration.json"
+
+
+@pytest.fixture
+def app(runtime: FakeRuntime, calibration_path: Path) -> Flask:
+    return create_app(
+        {"TESTING": True, "BOARDCAM_SSE_HEARTBEAT_S": 0.3, "BOARDCAM_CALIBRATION_PATH": str(calibration_path)},
+        runtime=runtime,
+    )
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+@dataclass
+class LiveServer:
+    url: str
+    runtime: Any
+    app: Flask
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def serve(app: Flask) -> Iterator[str]:
+    """Run ``app`` under waitress on a free localhost port for the duration of a test."""
+    from waitress.server import create_server
+
+    server = create_server(app, host="127.0.0.1", port=_free_port(), threads=16, channel_request_lookahead=1)
+    thread = threading.Thread(target=server.run, name="waitress-test", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.effective_port}"
+    finally:
+        server.close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture
+def live_server(app: Flask, runtime: FakeRuntime) -> Iterator[LiveServer]:
+    for url in serve(app):
+        yield LiveServer(url, runtime, app)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"browser tests need {CHROMIUM} (apt-get install chromium)")
+    with playwright_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"], headless=True
+        )
+        yield chromium
+        chromium.close()
+
+
+def _page(browser: Any, viewport: dict[str, int]) -> Iterator[Any]:
+    context = browser.new_context(viewport=viewport, device_scale_factor=1, has_touch=viewport is PHONE)
+    page = context.new_page()
+    page.set_default_timeout(8000)
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def phone_page(browser: Any) -> Iterator[Any]:
+    yield from _page(browser, PHONE)
+
+
+@pytest.fixture
+def desktop_page(browser: Any) -> Iterator[Any]:
+    yield from _page(browser, DESKTOP)

@@ -1,0 +1,222 @@
+"""A stand-in for ``device.runtime.Runtime`` with the same methods, driven by the tests.
+
+It keeps a tiny game (tokens, moves, turn, winner, mismatch) and publishes
+event records to SSE subscribers exactly as the runtime does, so pages and API
+can be tested without a camera, and every control call is recorded.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import queue
+import threading
+import time
+import zipfile
+from typing import Any
+
+import cv2
+import numpy as np
+
+from calibration.camera import CameraModel
+from calibration.spec import CORNERS, load_spec
+from rules.timevectors.points import TIER_LETTERS, point_name
+
+FRAME_SIZE = (800, 600)
+
+
+def wizard_camera() -> CameraModel:
+    """The camera the fake 'sees' the board with (the wizard test clicks its landmarks)."""
+    return CameraModel.looking_at((0, 0, 160), 900, 55, 20, FRAME_SIZE)
+
+
+def landmark_pixels(camera: CameraModel) -> dict[str, dict[str, list[float]]]:
+    """Exact pixel positions of the 16 calibration landmarks."""
+    spec = load_spec()
+    clicks = {}
+    for tier, letter in enumerate(TIER_LETTERS):
+        marks = spec.landmarks(tier)
+        pixels = camera.project(np.array([marks[c] for c in CORNERS]))
+        clicks[letter] = {c: [float(u), float(v)] for c, (u, v) in zip(CORNERS, pixels)}
+    return clicks
+
+
+def draw_board_frame(camera: CameraModel) -> np.ndarray:
+    """A plain drawing of the four tiers' outlines as the camera sees them, plus three tokens."""
+    image = np.full((FRAME_SIZE[1], FRAME_SIZE[0], 3), (58, 52, 46), np.uint8)
+    clicks = landmark_pixels(camera)
+    for letter in TIER_LETTERS:
+        corners = np.array([clicks[letter][c] for c in CORNERS], np.int32)
+        cv2.polylines(image, [corners], True, (200, 200, 200), 2, cv2.LINE_AA)
+    spec = load_spec()
+    for point, bgr in ((0, (40, 40, 220)), (21, (220, 120, 40)), (42, (30, 200, 230))):
+        u, v = camera.project(np.array([spec.point_centre(point)]))[0]
+        cv2.circle(image, (int(u), int(v)), 9, bgr, -1, cv2.LINE_AA)
+    return image
+
+
+class FakeRuntime:
+    """Same public methods as ``device.runtime.Runtime``; tests drive the game with ``play`` etc."""
+
+    def __init__(self, pin: str = "2468") -> None:
+        self.pin = pin
+        self.calls: list[tuple[str, tuple]] = []
+        self._lock = threading.Lock()
+        self._subscribers: list[queue.Queue] = []
+        self.camera_model = wizard_camera()
+        self.frame = draw_board_frame(self.camera_model)
+        self._jpeg = cv2.imencode(".jpg", self.frame)[1].tobytes()
+        self.calibration: Any = None
+        self.past_games: list[dict[str, Any]] = [
+            {"id": "g1", "started": "2026-11-21T20:00:00+00:00", "moves": 3, "winner": None,
+             "move_list": [{"point": "A1P", "color": 0, "time": 1.0}, {"point": "B2Q", "color": 1, "time": 2.0},
+                           {"point": "C3R", "color": 0, "time": 3.0}]},
+        ]
+        self._reset(players=2, opening="none", names=None)
+
+    # -- test drivers ------------------------------------------------------
+    def _reset(self, players: int, opening: str, names: list[str] | None) -> None:
+        self.game_id = f"g{len(self.past_games) + 1}"
+        self.tokens: dict[str, int] = {}
+        self.moves: list[dict[str, Any]] = []
+        self.players = players
+        self.names = names
+        self.opening = opening
+        self.winner: dict[str, Any] | None = None
+        self.alerts: list[dict[str, Any]] = []
+        self.mismatch: list[str] = []
+        self.hidden: list[str] = []
+        self.threats: dict[str, list[str]] = {}
+        self.camera = {"status": "ok", "description": "fake camera", "fps": 4.0}
+
+    def publish(self, record: dict[str, Any]) -> None:
+        record = {**record, "time": record.get("time", time.time()), "game_id": self.game_id}
+        with self._lock:
+            if record["type"] in {"win", "illegal", "confirm_hidden", "camera_moved", "draw"}:
+                self.alerts.append(record)
+            subscribers = list(self._subscribers)
+        for subscriber in subscribers:
+            subscriber.put(record)
+
+    def play(self, point: str, color: int) -> None:
+        self.tokens[point] = color
+        self.moves.append({"point": point, "color": color, "time": time.time()})
+        self.publish({"type": "move", "frame": len(self.moves), "point": point, "color": color})
+
+    def win(self, color: int, vectors: list[list[str]]) -> None:
+        self.winner = {"color": color, "vectors": vectors}
+        self.publish({"type": "win", "frame": len(self.moves), "color": color, "vectors": vectors})
+
+    def illegal(self, reasons: list[str], points: list[str]) -> None:
+        self.mismatch = list(points)
+        self.publish({"type": "illegal", "frame": len(self.moves), "reasons": reasons, "points": points})
+
+    @property
+    def subscriber_count(self) -> int:
+        with self._lock:
+            return len(self._subscribers)
+
+    # -- the Runtime API ---------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        turn = None if self.winner else len(self.moves) % self.players
+        return {
+            "board": "timevectors",
+            "game_id": self.game_id,
+            "tokens": dict(self.tokens),
+            "turn": turn,
+            "winner": self.winner,
+            "alerts": list(self.alerts),
+            "camera": dict(self.camera),
+            "last_move": self.moves[-1]["point"] if self.moves else None,
+            "threats": {k: list(v) for k, v in self.threats.items()},
+            "mismatch": list(self.mismatch),
+            "hidden": list(self.hidden),
+            "players": self.names or [],
+            "opening": self.opening,
+            "moves": [m["point"] for m in self.moves],
+            "calibration": None,
+        }
+
+    def subscribe(self) -> tuple[queue.Queue, Any]:
+        records: queue.Queue = queue.Queue()
+        with self._lock:
+            self._subscribers.append(records)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if records in self._subscribers:
+                    self._subscribers.remove(records)
+
+        return records, unsubscribe
+
+    def latest_jpeg(self) -> bytes | None:
+        return self._jpeg
+
+    def latest_frame(self) -> np.ndarray:
+        return self.frame.copy()
+
+    def check_pin(self, pin: str) -> bool:
+        return pin == self.pin
+
+    def new_game(self, players: int = 2, opening: str = "none", names: list[str] | None = None) -> None:
+        self.calls.append(("new_game", (players, opening, names)))
+        self._reset(players, opening, names)
+        self.publish({"type": "game_started", "frame": None})
+
+    def accept(self) -> None:
+        self.calls.append(("accept", ()))
+        if not self.mismatch:
+            raise RuntimeError("the board matches the game: nothing to accept")
+        self.mismatch = []
+        self.publish({"type": "accepted", "frame": None})
+
+    def correct(self, point: int, colour: int | None) -> None:
+        self.calls.append(("correct", (point, colour)))
+        name = point_name(point)
+        if colour is None:
+            self.tokens.pop(name, None)
+        else:
+            self.tokens[name] = colour
+        self.publish({"type": "corrected", "frame": None, "point": name, "color": colour})
+
+    def confirm_hidden(self, point: int) -> None:
+        self.calls.append(("confirm_hidden", (point,)))
+        self.play(point_name(point), len(self.moves) % self.players)
+
+    def undo(self) -> None:
+        self.calls.append(("undo", ()))
+        if not self.moves:
+            raise IndexError("no move to take back")
+        move = self.moves.pop()
+        self.tokens.pop(move["point"], None)
+        self.publish({"type": "undo", "frame": None, "point": move["point"]})
+
+    def set_calibration(self, calibration: Any) -> None:
+        self.calls.append(("set_calibration", (calibration,)))
+        self.calibration = calibration
+
+    def games(self) -> list[dict[str, Any]]:
+        current = {"id": self.game_id, "started": "2026-11-22T01:00:00+00:00", "moves": len(self.moves),
+                   "winner": self.winner["color"] if self.winner else None}
+        return [current] + [{k: g[k] for k in ("id", "started", "moves", "winner")} for g in self.past_games]
+
+    def game(self, game_id: str) -> dict[str, Any]:
+        if game_id == self.game_id:
+            return {"id": game_id, "started": "2026-11-22T01:00:00+00:00", "moves": list(self.moves),
+                    "winner": self.winner}
+        for past in self.past_games:
+            if past["id"] == game_id:
+                return {"id": game_id, "started": past["started"], "moves": past["move_list"], "winner": None}
+        raise KeyError(game_id)
+
+    def export(self, game_id: str, fmt: str) -> str:
+        moves = self.game(game_id)["moves"]
+        if fmt == "json":
+            return json.dumps({"id": game_id, "moves": moves})
+        return "\n".join(f"{i + 1}. {m['point']}" for i, m in enumerate(moves))
+
+    def bundle(self) -> bytes:
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as archive:
+            archive.writestr("state.json", json.dumps(self.state()))
+        return buffer.getvalue()

@@ -1,0 +1,85 @@
+// Alerts while the page is open: a sound (WebAudio, no file to fetch), vibration, and a
+// system notification where the browser allows it. Also the words for each event record.
+import { colourName } from "./colours.js";
+
+let audio = null;
+let soundOn = localStorage.getItem("boardcam.sound") !== "off";
+
+export function isSoundOn() {
+  return soundOn;
+}
+
+export function setSoundOn(on) {
+  soundOn = on;
+  localStorage.setItem("boardcam.sound", on ? "on" : "off");
+}
+
+// Browsers only allow audio after a user gesture: call this from one.
+export function unlockAudio() {
+  if (!audio && window.AudioContext) audio = new AudioContext();
+  if (audio && audio.state === "suspended") audio.resume();
+}
+
+function beep(frequencies, duration = 0.16) {
+  if (!soundOn || !audio || audio.state !== "running") return;
+  let start = audio.currentTime;
+  for (const frequency of frequencies) {
+    const osc = audio.createOscillator();
+    const gain = audio.createGain();
+    osc.frequency.value = frequency;
+    osc.type = "sine";
+    gain.gain.setValueAtTime(0.0001, start);
+    gain.gain.exponentialRampToValueAtTime(0.25, start + 0.02);
+    gain.gain.exponentialRampToValueAtTime(0.0001, start + duration);
+    osc.connect(gain).connect(audio.destination);
+    osc.start(start);
+    osc.stop(start + duration + 0.02);
+    start += duration + 0.04;
+  }
+}
+
+const SOUNDS = { win: [660, 880, 1320], illegal: [440, 330], default: [520, 520] };
+const VIBRATIONS = { win: [120, 80, 120, 80, 300], illegal: [300, 100, 300], default: [200] };
+
+export async function enableNotifications() {
+  if (!("Notification" in window)) return "unsupported";
+  if (Notification.permission === "default") return Notification.requestPermission();
+  return Notification.permission;
+}
+
+// Ring the phone for one alert record.
+export function ring(record, text) {
+  const kind = SOUNDS[record.type] ? record.type : "default";
+  beep(SOUNDS[kind]);
+  if (navigator.vibrate) navigator.vibrate(VIBRATIONS[kind]);
+  if ("Notification" in window && Notification.permission === "granted" && document.visibilityState !== "visible") {
+    try {
+      new Notification(`boardcam: ${text.title}`, { body: text.detail, tag: `boardcam-${record.type}`, renotify: true });
+    } catch {
+      // Android Chrome only notifies through a service worker; the banner and sound still work.
+    }
+  }
+}
+
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+// {title, detail} in words players understand, for any event record.
+export function describe(record, state) {
+  const who = (colour) => colourName(state, colour);
+  const points = (list) => (list || []).join(", ");
+  switch (record.type) {
+    case "move": return { title: `${who(record.color)} played ${record.point}`, detail: "" };
+    case "win": return { title: `${who(record.color)} wins!`, detail: `${plural((record.vectors || []).length, "vector")}: ${(record.vectors || []).map(points).join(" · ")}` };
+    case "draw": return { title: "Draw", detail: "no tokens left and no vector" };
+    case "illegal": return { title: "Illegal change", detail: [(record.reasons || []).join("; "), points(record.points)].filter(Boolean).join(" — ") };
+    case "restored": return { title: "Board put back", detail: "the board matches the game again" };
+    case "accepted": return { title: "Change accepted", detail: "" };
+    case "corrected": return { title: `Corrected ${record.point || ""}`, detail: "" };
+    case "undo": return { title: "Move taken back", detail: record.point || "" };
+    case "confirm_hidden": return { title: "Confirm a hidden move", detail: `a token went where the camera cannot see: ${points(record.points || record.candidates)}` };
+    case "camera_moved": return { title: "The camera moved", detail: "recalibrate if the board is misread" };
+    case "camera_status": return { title: `Camera ${record.status || ""}`, detail: record.description || record.message || "" };
+    case "game_started": return { title: "New game", detail: "" };
+    default: return { title: record.type || "event", detail: "" };
+  }
+}

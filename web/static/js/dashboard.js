@@ -1,0 +1,304 @@
+// The live dashboard: state from SSE (+ /api/state refreshes), board, alerts and control.
+import { control, getJSON } from "./api.js";
+import { setupPage, toast, formatTime } from "./ui.js";
+import { createBoard } from "./boards/index.js";
+import { paletteOf, colourName } from "./colours.js";
+import { describe, ring, unlockAudio, enableNotifications, isSoundOn, setSoundOn } from "./alerts.js";
+
+const $ = (id) => document.getElementById(id);
+const ALERT_TYPES = new Set(JSON.parse(document.querySelector(".layout").dataset.alertTypes));
+// Records after which a shown illegal/hidden alert no longer applies.
+const CLEARING_TYPES = new Set(["restored", "accepted", "corrected", "undo", "game_started", "move"]);
+const MAX_ALERTS = 50;
+
+let state = null;
+let board = null;
+let boardKind = null;
+let correcting = false;
+let selected = null;
+let liveAlert = null;
+let hiddenCandidates = [];
+let liveAlerts = [];
+let showThreats = localStorage.getItem("boardcam.threats") === "on";
+let refreshTimer = null;
+
+const lastMoveName = (s) => (s.last_move && typeof s.last_move === "object" ? s.last_move.point : s.last_move) || null;
+const alertKey = (r) => `${r.type}|${r.time}|${r.frame}`;
+
+function ensureBoard(kind) {
+  if (board && boardKind === kind) return;
+  board = createBoard(kind, $("board"), { onPointClick: pointClicked });
+  boardKind = kind;
+}
+
+function renderStatus(s) {
+  const palette = paletteOf(s);
+  const over = Boolean(s.winner);
+  $("turn-text").textContent = over ? "Game over" : s.turn === null || s.turn === undefined ? "–" : colourName(s, s.turn);
+  $("turn-swatch").style.background = !over && s.turn !== null && s.turn !== undefined ? palette[s.turn] : "";
+  $("last-move").textContent = lastMoveName(s) || "–";
+  $("move-count").textContent = String((s.moves || []).length);
+  const camera = s.camera || {};
+  const status = camera.status || "unknown";
+  $("camera-dot").className = `dot ${["ok", "demo"].includes(status) ? "ok" : status === "reconnecting" ? "warn" : "bad"}`;
+  const fps = typeof camera.fps === "number" ? ` · ${camera.fps.toFixed(1)} fps` : "";
+  $("camera-text").textContent = `${status}${fps}`;
+  $("camera-text").title = camera.description || "";
+}
+
+function renderWinner(s) {
+  const banner = $("win-banner");
+  if (!s.winner) { banner.hidden = true; return; }
+  const palette = paletteOf(s);
+  const vectors = s.winner.vectors || [];
+  const dims = s.winner.dimensions || [];
+  $("win-swatch").style.background = palette[s.winner.color];
+  $("win-title").textContent = `${colourName(s, s.winner.color)} wins!`;
+  $("win-sub").textContent = vectors
+    .map((v, i) => `Vector of the ${dims[i] || "?"} dimension${(dims[i] || "").includes(" ") ? "s" : ""}: ${v.join(" ")}`)
+    .join(" · ");
+  banner.hidden = false;
+}
+
+function renderAlertBanner() {
+  const banner = $("alert-banner");
+  if (!liveAlert) { banner.hidden = true; return; }
+  const text = describe(liveAlert, state);
+  $("alert-title").textContent = text.title;
+  $("alert-sub").textContent = text.detail;
+  banner.hidden = false;
+}
+
+function renderAlertList(s) {
+  const seen = new Set();
+  const records = [...(s.alerts || []), ...liveAlerts].filter((r) => {
+    const key = alertKey(r);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  records.sort((a, b) => (b.time || 0) - (a.time || 0));
+  const list = $("alert-list");
+  list.replaceChildren();
+  if (!records.length) {
+    const li = document.createElement("li");
+    li.className = "muted";
+    li.textContent = "No alerts yet.";
+    list.append(li);
+    return;
+  }
+  for (const record of records.slice(0, MAX_ALERTS)) {
+    const text = describe(record, s);
+    const li = document.createElement("li");
+    li.dataset.type = record.type;
+    const time = document.createElement("span");
+    time.className = "time";
+    time.textContent = formatTime(record.time);
+    const body = document.createElement("div");
+    const kind = document.createElement("div");
+    kind.className = `kind ${record.type}`;
+    kind.textContent = text.title;
+    body.append(kind);
+    if (text.detail) {
+      const detail = document.createElement("div");
+      detail.className = "small muted";
+      detail.textContent = text.detail;
+      body.append(detail);
+    }
+    li.append(time, body);
+    list.append(li);
+  }
+}
+
+function renderMismatch(s) {
+  const mismatch = s.mismatch || [];
+  const card = $("mismatch-card");
+  card.hidden = !mismatch.length && !hiddenCandidates.length;
+  $("mismatch-text").textContent = mismatch.length
+    ? `Differs at ${mismatch.join(", ")}.`
+    : "";
+  $("hidden-confirm").hidden = !hiddenCandidates.length;
+  const holder = $("hidden-candidates");
+  holder.replaceChildren(...hiddenCandidates.map((point) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = point;
+    button.className = "mono";
+    button.addEventListener("click", () => act("/api/control/confirm", { point }, `Move to ${point} confirmed`));
+    return button;
+  }));
+}
+
+function renderCorrection(s) {
+  $("correct-card").hidden = !correcting;
+  $("correct-point").textContent = selected || "tap a point";
+  const holder = $("correct-choices");
+  const palette = paletteOf(s);
+  const colours = Math.max(2, (s.players || []).length || 2);
+  const choices = [...Array(Math.min(colours, palette.length)).keys()].map((colour) => [colour, colourName(s, colour), palette[colour]]);
+  choices.push([null, "Empty", ""]);
+  holder.replaceChildren(...choices.map(([colour, label, css]) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.disabled = !selected;
+    const swatch = document.createElement("span");
+    swatch.className = "swatch";
+    swatch.style.background = css;
+    button.append(swatch, label);
+    button.addEventListener("click", () => act("/api/control/correct", { point: selected, color: colour }, `${selected} corrected`));
+    return button;
+  }));
+}
+
+function renderLegend(s) {
+  const palette = paletteOf(s);
+  const colours = Math.max(2, (s.players || []).length || 2);
+  const items = [...Array(Math.min(colours, palette.length)).keys()]
+    .map((c) => `<span><i class="swatch" style="background:${palette[c]}"></i>${escapeHtml(colourName(s, c))}</span>`);
+  items.push('<span>◯ last move</span>', '<span style="color:var(--danger)">▢ differs</span>');
+  if (showThreats) items.push("<span>◌ threat</span>");
+  $("legend").innerHTML = items.join("");
+}
+
+function escapeHtml(text) {
+  return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function render() {
+  if (!state) return;
+  ensureBoard(state.board || "timevectors");
+  renderStatus(state);
+  renderWinner(state);
+  renderAlertBanner();
+  renderAlertList(state);
+  renderMismatch(state);
+  renderCorrection(state);
+  renderLegend(state);
+  board.render({
+    tokens: state.tokens,
+    palette: paletteOf(state),
+    lastMove: lastMoveName(state),
+    threats: state.threats,
+    showThreats,
+    mismatch: state.mismatch,
+    hidden: state.hidden,
+    vectors: state.winner ? state.winner.vectors : [],
+    vectorColour: state.winner ? state.winner.color : null,
+    selected: correcting ? selected : null,
+  });
+  document.body.dataset.moves = String((state.moves || []).length);
+}
+
+function applyState(next) {
+  state = next;
+  if (!(state.mismatch || []).length && liveAlert && liveAlert.type === "illegal") liveAlert = null;
+  render();
+}
+
+async function refresh() {
+  try {
+    applyState(await getJSON("/api/state"));
+  } catch (error) {
+    toast(`Cannot read the state: ${error.message}`, { bad: true });
+  }
+}
+
+function scheduleRefresh() {
+  clearTimeout(refreshTimer);
+  refreshTimer = setTimeout(refresh, 60);
+}
+
+function handleRecord(record) {
+  if (!record || typeof record !== "object") return;
+  if (CLEARING_TYPES.has(record.type)) {
+    if (liveAlert && liveAlert.type !== "win") liveAlert = null;
+    hiddenCandidates = [];
+  }
+  if (ALERT_TYPES.has(record.type)) {
+    liveAlerts = [...liveAlerts, record].slice(-MAX_ALERTS);
+    if (record.type !== "win") liveAlert = record;
+    if (record.type === "confirm_hidden") hiddenCandidates = record.points || record.candidates || [];
+    ring(record, describe(record, state));
+  }
+  render();
+  scheduleRefresh();
+}
+
+function setLive(on) {
+  $("live-dot").className = `dot ${on ? "ok" : "warn"}`;
+  $("live-text").textContent = on ? "live" : "reconnecting…";
+  document.body.dataset.live = on ? "yes" : "no";
+}
+
+function connect() {
+  const source = new EventSource("/events");
+  source.addEventListener("state", (event) => { setLive(true); applyState(JSON.parse(event.data)); });
+  source.onmessage = (event) => handleRecord(JSON.parse(event.data));
+  source.onopen = () => setLive(true);
+  source.onerror = () => setLive(false); // EventSource reconnects by itself
+}
+
+async function act(url, body, done) {
+  try {
+    const answer = await control(url, body);
+    if (answer && answer.state) applyState(answer.state);
+    if (done) toast(done);
+    return true;
+  } catch (error) {
+    toast(error.message, { bad: true });
+    return false;
+  }
+}
+
+function pointClicked(name) {
+  if (correcting) {
+    selected = name;
+    render();
+    return;
+  }
+  const colour = state && state.tokens ? state.tokens[name] : undefined;
+  toast(colour === undefined ? `${name}: empty` : `${name}: ${colourName(state, colour)}`, { ms: 1500 });
+}
+
+function wireControls() {
+  $("threats-toggle").checked = showThreats;
+  $("threats-toggle").addEventListener("change", (event) => {
+    showThreats = event.target.checked;
+    localStorage.setItem("boardcam.threats", showThreats ? "on" : "off");
+    render();
+  });
+  $("accept-button").addEventListener("click", () => act("/api/control/accept", {}, "Board accepted"));
+  $("correct-button").addEventListener("click", () => { correcting = true; selected = null; render(); });
+  $("correct-cancel").addEventListener("click", () => { correcting = false; selected = null; render(); });
+  $("undo-button").addEventListener("click", () => act("/api/control/undo", {}, "Last move taken back"));
+  $("alert-dismiss").addEventListener("click", () => { liveAlert = null; render(); });
+  $("new-game-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const names = $("names-input").value.split(",").map((n) => n.trim()).filter(Boolean);
+    const body = { players: Number($("players-select").value), opening: $("opening-select").value };
+    if (names.length) body.names = names;
+    if (await act("/api/game/new", body, "New game started")) { liveAlert = null; liveAlerts = []; render(); }
+  });
+  const sound = $("sound-toggle");
+  const showSound = () => { sound.textContent = isSoundOn() ? "Sound on" : "Sound off"; sound.setAttribute("aria-pressed", String(isSoundOn())); };
+  showSound();
+  sound.addEventListener("click", () => { setSoundOn(!isSoundOn()); unlockAudio(); showSound(); });
+  $("notify-button").addEventListener("click", async () => {
+    unlockAudio();
+    const permission = await enableNotifications();
+    toast(permission === "granted" ? "Notifications on" : permission === "unsupported"
+      ? "This browser has no notifications here (the page still rings)" : "Notifications not allowed");
+  });
+  // Audio may only start after a gesture: the first tap anywhere enables the alert sound.
+  document.addEventListener("pointerdown", unlockAudio, { once: true });
+  const img = $("camera-view");
+  img.addEventListener("error", () => {
+    $("camera-missing").hidden = false;
+    setTimeout(() => { img.src = `/stream.mjpg?retry=${Date.now()}`; }, 3000);
+  });
+  img.addEventListener("load", () => { $("camera-missing").hidden = true; });
+}
+
+setupPage();
+wireControls();
+connect();
