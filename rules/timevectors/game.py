@@ -49,6 +49,8 @@ class _State:
     next_player: int
     phase: str
     outcome: Outcome | None = None
+    swap_from: int | None = None
+    """The first token's point while the swap opening's swap is still possible."""
 
     def copy(self) -> _State:
         return _State(
@@ -59,6 +61,7 @@ class _State:
             self.next_player,
             self.phase,
             self.outcome,
+            self.swap_from,
         )
 
 
@@ -132,15 +135,7 @@ class TimeVectorsGame(Game[Move]):
 
     def swap_point(self) -> int | None:
         """The point whose token a first-move swap would take over now, else ``None``."""
-        stack = self._stack
-        if (
-            self.config.opening == "swap"
-            and len(stack) == 1
-            and stack[0].move.kind == PLACE
-            and self._s.outcome is None
-        ):
-            return stack[0].move.point
-        return None
+        return self._s.swap_from if self._s.outcome is None else None
 
     def board_before_last_change(self) -> dict[int, int] | None:
         """The board before the last move that changed it (a choice changes nothing)."""
@@ -231,6 +226,8 @@ class TimeVectorsGame(Game[Move]):
             self._apply_choice(move.color)
             return
         point = cast(int, move.point)  # _check has ruled out None for place and swap
+        first = not s.board
+        s.swap_from = point if first and move.kind == PLACE and self.config.opening == "swap" else None
         if move.kind == SWAP:
             self._take_token(point)
             s.next_player = 0
