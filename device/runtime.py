@@ -1,0 +1,675 @@
+"""The live companion: capture, referee, persist and announce, off the web request threads.
+
+Two threads do the work. The capture thread reads the source and keeps only
+the newest frame (handed over through a ``threading.Condition``; a consumer that
+falls behind skips frames, nothing queues up). The processing thread runs the
+pipeline on that newest frame, commits every accepted move to SQLite (with a
+JPEG snapshot) *before* anything is announced, then fans the event records out
+to the dashboard's live clients and to the event bus that feeds the push
+sinks. A source that fails is reconnected with exponential backoff and the
+camera status says so. Every buffer is bounded, so memory stays flat for hours.
+
+Control (new game, accept, correct, confirm, undo, calibration) comes from the
+web request threads and runs under the same lock as the pipeline.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from device import game_view
+from device.config import OPENINGS, PLAYER_COUNTS, Config
+from device.events import CAMERA_STATUS, GAME_STARTED, MOVE, UNDO, Event, EventBus
+from device.overlay import Overlay, camera_of, encode_jpeg
+from device.sinks import Sink, SinkDispatcher
+from device.sources.base import Frame, FrameSource, SourceError
+from device.store import Store, StoredMove, UnknownGameError, iso_time
+from rules.timevectors.points import parse_point
+
+logger = logging.getLogger(__name__)
+
+# Camera status values of ``state()["camera"]["status"]``.
+CAMERA_STARTING = "starting"
+CAMERA_OK = "ok"
+CAMERA_DEMO = "demo"
+CAMERA_RECONNECTING = "reconnecting"
+CAMERA_FAILED = "failed"  # still retrying, but it has failed many times in a row
+CAMERA_ENDED = "ended"  # a video file or folder played to its end
+
+#: Consecutive failed reconnects after which the status turns from reconnecting to failed.
+FAILED_AFTER = 5
+#: Seconds without a frame from a live source before it counts as gone.
+STALL_SECONDS = 10.0
+ALERT_HISTORY = 50
+SUBSCRIBER_QUEUE = 256
+
+PipelineFactory = Callable[..., Any]
+
+
+class ControlError(ValueError):
+    """A control request that cannot be carried out (bad player count, opening, point, colour,
+    or an action that needs a calibration when there is none). Nothing was changed."""
+
+
+def default_pipeline_factory(calibration: Any, game: Any, *, palette: Any = None, game_id: str | None = None) -> Any:
+    """The real frame pipeline (imported on first use: it pulls in the vision stack)."""
+    from device.pipeline import Pipeline
+
+    return Pipeline(calibration, game, palette=palette, game_id=game_id)
+
+
+def calibration_summary(calibration: Any) -> dict[str, Any]:
+    """What the dashboard shows about the calibration in use."""
+    if calibration is None:
+        return {"loaded": False}
+    camera = camera_of(calibration)
+    summary: dict[str, Any] = {"loaded": True}
+    for key in ("board", "path", "rms_px", "created"):
+        value = getattr(calibration, key, None)
+        if isinstance(value, (str, int, float)):
+            summary[key] = value
+    if camera is not None:
+        summary["image_size"] = list(camera.image_size)
+    return summary
+
+
+def calibration_record(calibration: Any) -> dict[str, Any] | None:
+    """The calibration's JSON form when it has one (``to_dict``), for the store and bundles."""
+    to_dict = getattr(calibration, "to_dict", None)
+    return to_dict() if callable(to_dict) else None
+
+
+class Runtime:
+    """The running companion; see the module docstring. The web layer only uses this API.
+
+    ``pipeline_factory(calibration, game, palette=, game_id=)`` builds the
+    frame pipeline (the real one by default); ``game_factory(players, opening)``
+    and ``game_loader(state)`` build and restore rules engines.
+    """
+
+    def __init__(
+        self,
+        source: FrameSource,
+        *,
+        store: Store,
+        calibration: Any = None,
+        sinks: Sequence[Sink] = (),
+        pin: str,
+        config: Config | None = None,
+        palette: Sequence[Sequence[int]] | None = None,
+        pipeline_factory: PipelineFactory = default_pipeline_factory,
+        game_factory: Callable[[int, str], Any] = game_view.new_game,
+        game_loader: Callable[[dict[str, Any]], Any] = game_view.load_game,
+        backoff: tuple[float, float] = (0.5, 30.0),
+    ) -> None:
+        if not pin:
+            raise ControlError("a runtime needs a PIN for control actions")
+        self.source = source
+        self.store = store
+        self.config = config or Config()
+        self.palette = palette
+        self._pin = str(pin)
+        self._pipeline_factory = pipeline_factory
+        self._game_factory = game_factory
+        self._game_loader = game_loader
+        self._backoff_min, self._backoff_max = backoff
+
+        self._lock = threading.RLock()  # game, pipeline, calibration, alerts
+        self._subscribers_lock = threading.Lock()
+        self._subscribers: list[queue.Queue[dict[str, Any]]] = []
+        self._frame_ready = threading.Condition()
+        self._newest: Frame | None = None
+        self._newest_count = 0  # frames captured so far; tells a new frame from a repeat
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+        seconds = self.config.storage.bundle_seconds
+        self._recent_seconds = seconds
+        self._recent: deque[tuple[float, bytes]] = deque(maxlen=max(16, int(seconds * 30)))
+        self._latest_jpeg_raw: bytes | None = None
+        self._annotated: tuple[tuple[int, int], bytes] | None = None
+        self._version = 0  # bumped whenever the state changes (annotation cache key)
+        self._frame_times: deque[float] = deque(maxlen=20)
+        self._is_demo = type(source).__name__ == "DemoSource"
+        self._camera: dict[str, Any] = {
+            "status": CAMERA_STARTING,
+            "description": source.description,
+            "fps": 0.0,
+            "message": "",
+        }
+
+        self._bus = EventBus("boardcam-sinks")
+        self._dispatcher = SinkDispatcher(sinks, self.config.sinks.events, state=self.state)
+
+        self._calibration = calibration
+        self._overlay = Overlay(calibration, palette=palette) if calibration is not None else None
+        self._pipeline: Any = None
+        self._alerts: deque[dict[str, Any]] = deque(maxlen=ALERT_HISTORY)
+        self._resume_or_create()
+
+    # -- game lifecycle ----------------------------------------------------
+    def _resume_or_create(self) -> None:
+        stored = self.store.running_game()
+        if stored is not None:
+            try:
+                game = self._game_loader(stored.state)
+            except (ValueError, KeyError, TypeError) as exc:
+                logger.error("cannot resume game %s (%s); starting a new one", stored.id, exc)
+            else:
+                self._install_game(game, stored.id, stored.players, stored.opening, list(stored.names))
+                self._alerts.extend(self.store.alerts(stored.id, ALERT_HISTORY))
+                logger.info("resumed game %s after %d moves", stored.id, len(game.move_stack))
+                return
+        game_cfg = self.config.game
+        self.new_game(game_cfg.players, game_cfg.opening, list(game_cfg.names) or None)
+
+    def _install_game(self, game: Any, game_id: str, players: int, opening: str, names: list[str]) -> None:
+        self._game = game
+        self._game_id = game_id
+        self._players = players
+        self._opening = opening
+        self._names = names
+        self._alerts.clear()
+        self._pipeline = self._make_pipeline()
+
+    def _make_pipeline(self) -> Any:
+        if self._calibration is None:
+            return None
+        return self._pipeline_factory(self._calibration, self._game, palette=self.palette, game_id=self._game_id)
+
+    def new_game(self, players: int = 2, opening: str = "none", names: Sequence[str] | None = None) -> str:
+        """End the current game (kept as abandoned unless finished) and start a new one; returns its id.
+
+        Raises :class:`ControlError` for a player count, opening or names the game cannot use.
+        """
+        if not isinstance(players, int) or isinstance(players, bool) or players not in PLAYER_COUNTS:
+            raise ControlError(f"players must be one of {PLAYER_COUNTS}, not {players!r}")
+        if opening not in OPENINGS:
+            raise ControlError(f"opening must be one of {OPENINGS}, not {opening!r}")
+        names = list(names or [])
+        if names and (len(names) != players or not all(isinstance(n, str) and 0 < len(n) <= 40 for n in names)):
+            raise ControlError(f"names must be {players} texts of 1 to 40 characters")
+        with self._lock:
+            try:
+                game = self._game_factory(players, opening)
+            except ValueError as exc:
+                raise ControlError(str(exc)) from exc
+            game_id = self.store.create_game(
+                game.to_dict(), board=game_view.BOARD, players=players, opening=opening, names=names
+            )
+            self._install_game(game, game_id, players, opening, names)
+            event = Event(GAME_STARTED, {"players": players, "opening": opening, "names": names}, game_id=game_id)
+            self._handle([event], snapshot=None)
+        return game_id
+
+    # -- threads -----------------------------------------------------------
+    def start(self) -> None:
+        """Start the sinks and the capture and processing threads (returns at once)."""
+        if self._threads:
+            return
+        self._stop.clear()
+        self._dispatcher.start()
+        self._dispatcher.attach(self._bus)
+        for target, name in ((self._capture_loop, "boardcam-capture"), (self._process_loop, "boardcam-process")):
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop the threads, release the source and flush the sinks; safe to call twice."""
+        self._stop.set()
+        with self._frame_ready:
+            self._frame_ready.notify_all()
+        for thread in self._threads:
+            thread.join(timeout)
+        self._threads = []
+        try:
+            self.source.stop()
+        except Exception:
+            logger.exception("stopping the source failed")
+        self._bus.close()
+        self._dispatcher.close()
+
+    def _set_camera(self, status: str, message: str = "") -> None:
+        """Change the camera status; a change is an event (dashboard and sinks)."""
+        if status == CAMERA_OK and self._is_demo:
+            status = CAMERA_DEMO
+        with self._lock:
+            previous = self._camera["status"]
+            self._camera["status"] = status
+            self._camera["message"] = message
+            # The first "ok" after start is no news; every later change is.
+            is_first_ok = previous == CAMERA_STARTING and status in (CAMERA_OK, CAMERA_DEMO)
+            if previous != status and not is_first_ok:
+                data = {"status": status, "description": self.source.description, "message": message}
+                self._handle([Event(CAMERA_STATUS, data, game_id=self._game_id)], snapshot=None)
+
+    def _capture_loop(self) -> None:
+        backoff = self._backoff_min
+        failures = 0
+        is_open = False
+        last_frame = time.monotonic()
+        while not self._stop.is_set():
+            if not is_open:
+                try:
+                    self.source.start()
+                except SourceError as exc:
+                    failures += 1
+                    status = CAMERA_FAILED if failures >= FAILED_AFTER else CAMERA_RECONNECTING
+                    self._set_camera(status, f"{exc}; retrying in {backoff:.0f} s")
+                    logger.warning("cannot open %s: %s (retry in %.1f s)", self.source.description, exc, backoff)
+                    self._stop.wait(backoff)
+                    backoff = min(backoff * 2, self._backoff_max)
+                    continue
+                is_open = True
+                last_frame = time.monotonic()
+            try:
+                frame = self.source.read(timeout=0.5)
+            except SourceError as exc:
+                frame, error = None, str(exc)
+            else:
+                error = ""
+                if frame is None and not self.source.is_exhausted and time.monotonic() - last_frame > STALL_SECONDS:
+                    error = f"no frame for {STALL_SECONDS:.0f} s"
+            if error:
+                logger.warning("%s failed: %s", self.source.description, error)
+                try:
+                    self.source.stop()
+                except Exception:
+                    logger.debug("stopping a failed source raised", exc_info=True)
+                is_open = False
+                self._set_camera(CAMERA_RECONNECTING, error)
+                self._stop.wait(backoff)
+                backoff = min(backoff * 2, self._backoff_max)
+                continue
+            if frame is None:
+                if self.source.is_exhausted:
+                    self._set_camera(CAMERA_ENDED, "the recording has ended")
+                    self._stop.wait(0.5)
+                continue
+            failures, backoff, last_frame = 0, self._backoff_min, time.monotonic()
+            if self._camera["status"] not in (CAMERA_OK, CAMERA_DEMO):
+                self._set_camera(CAMERA_OK)
+            self._frame_times.append(last_frame)
+            with self._frame_ready:
+                self._newest = frame
+                self._newest_count += 1
+                self._frame_ready.notify_all()
+
+    def _process_loop(self) -> None:
+        done = 0
+        while not self._stop.is_set():
+            with self._frame_ready:
+                self._frame_ready.wait_for(lambda: self._stop.is_set() or self._newest_count != done, timeout=0.5)
+                if self._stop.is_set() or self._newest_count == done or self._newest is None:
+                    continue
+                frame, done = self._newest, self._newest_count
+            self.process_frame(frame)
+
+    def process_frame(self, frame: Frame) -> list[dict[str, Any]]:
+        """Run one frame through the pipeline and announce what it found; returns the event records.
+
+        Used by the processing thread; callable directly by tests and benchmarks.
+        A pipeline error is logged and the frame skipped: one bad frame must not stop the game.
+        """
+        jpeg = encode_jpeg(frame.image, 90)
+        now = time.time()
+        self._recent.append((now, jpeg))
+        while self._recent and self._recent[0][0] < now - self._recent_seconds:
+            self._recent.popleft()
+        with self._lock:
+            self._latest_frame = frame
+            self._latest_jpeg_raw = jpeg
+            events: list[Event] = []
+            if self._pipeline is not None:
+                try:
+                    events = list(self._pipeline.process(frame))
+                except Exception:
+                    logger.exception("pipeline failed on frame %s", frame.seq)
+                self._follow_pipeline_calibration()
+            self._version += 1
+            return self._handle(events, snapshot=jpeg)
+
+    # -- announcing ----------------------------------------------------------
+    def _handle(self, events: Iterable[Event], snapshot: bytes | None) -> list[dict[str, Any]]:
+        """Persist, then tell the dashboard and the sinks. Called with the lock held."""
+        events = list(events)
+        if not events:
+            return []
+        self._follow_pipeline_game(events)
+        self._persist(events, snapshot)
+        records = [event.to_record() for event in events]
+        for record in records:
+            if record["type"] not in (MOVE, GAME_STARTED):
+                self._alerts.append(record)
+        for event in events:
+            self._bus.fire(event)
+        self._version += 1
+        self._broadcast([*records, self._state_record()])
+        return records
+
+    def _follow_pipeline_game(self, events: list[Event]) -> None:
+        """The pipeline starts a new game by itself when a finished game's board is cleared."""
+        started = [e for e in events if e.type == GAME_STARTED and e.game_id and e.game_id != self._game_id]
+        game = getattr(self._pipeline, "game", None)
+        if not started or game is None or game is self._game:
+            return
+        self._game = game
+        self._game_id = self.store.create_game(
+            game.to_dict(), board=game_view.BOARD, players=self._players, opening=self._opening,
+            names=self._names, game_id=started[-1].game_id,
+        )
+        self._alerts.clear()
+        logger.info("board cleared after the game: new game %s", self._game_id)
+
+    def _follow_pipeline_calibration(self) -> None:
+        """A small camera shift is re-fitted by the pipeline: draw and keep the new calibration."""
+        calibration = getattr(self._pipeline, "calibration", self._calibration)
+        if calibration is None or calibration is self._calibration:
+            return
+        self._calibration = calibration
+        self._overlay = Overlay(calibration, palette=self.palette)
+        record = calibration_record(calibration)
+        if record is not None:
+            self.store.add_calibration(record)
+
+    def _persist(self, events: list[Event], snapshot: bytes | None) -> None:
+        """Make the store match the game (covers moves, take-backs, corrections), then log alerts."""
+        move_times = {e.data.get("point"): (e.time, e.frame) for e in events if e.type == MOVE}
+        moves = []
+        for ply, move in enumerate(self._game.move_stack):
+            point = getattr(move, "point", None)
+            name = None if point is None else game_view.names([point])[0]
+            when, frame = move_times.get(name, (time.time(), None))
+            moves.append(
+                StoredMove(
+                    ply=ply,
+                    notation=game_view.move_notation(move),
+                    point=point,
+                    color=getattr(move, "color", None),
+                    time=when,
+                    frame=frame,
+                    snapshot=snapshot,
+                )
+            )
+        outcome = self._game.outcome()
+        self.store.sync_moves(
+            self._game_id,
+            moves,
+            self._game.to_dict(),
+            winner=None if outcome is None else outcome.winner,
+            finished=outcome is not None,
+        )
+        for event in events:
+            if event.type not in (MOVE, GAME_STARTED):
+                self.store.add_alert(event.to_record(), event.game_id or self._game_id)
+
+    def _broadcast(self, records: list[dict[str, Any]]) -> None:
+        with self._subscribers_lock:
+            subscribers = list(self._subscribers)
+        for client in subscribers:
+            for record in records:
+                try:
+                    client.put_nowait(record)
+                except queue.Full:
+                    # A client that stopped reading: drop its backlog, resync it with the state.
+                    _drain(client)
+                    client.put_nowait(self._state_record())
+                    break
+
+    def subscribe(self) -> tuple[queue.Queue[dict[str, Any]], Callable[[], None]]:
+        """A queue of records for one live client and the function that unsubscribes it.
+
+        The first record is ``{"type": "state", "state": state()}``; then every event
+        record, each batch followed by a fresh state record. A client that falls
+        more than 256 records behind loses its backlog and gets a state record.
+        """
+        client: queue.Queue[dict[str, Any]] = queue.Queue(SUBSCRIBER_QUEUE)
+        with self._lock:  # no event can slip in between the state and the registration
+            client.put_nowait(self._state_record())
+            with self._subscribers_lock:
+                self._subscribers.append(client)
+
+        def unsubscribe() -> None:
+            with self._subscribers_lock:
+                if client in self._subscribers:
+                    self._subscribers.remove(client)
+
+        return client, unsubscribe
+
+    @property
+    def subscriber_count(self) -> int:
+        with self._subscribers_lock:
+            return len(self._subscribers)
+
+    # -- reading -----------------------------------------------------------
+    def _state_record(self) -> dict[str, Any]:
+        return {"type": "state", "state": self.state()}
+
+    def state(self) -> dict[str, Any]:
+        """The dashboard state (``GET /api/state``); see the README for every key."""
+        with self._lock:
+            state = game_view.describe(self._game)
+            seen = self._pipeline.state() if self._pipeline is not None else {}
+            fps = 0.0
+            if len(self._frame_times) >= 2:
+                span = self._frame_times[-1] - self._frame_times[0]
+                fps = round((len(self._frame_times) - 1) / span, 2) if span > 0 else 0.0
+            state.update(
+                game_id=self._game_id,
+                alerts=list(self._alerts),
+                camera={**self._camera, "fps": fps},
+                mismatch=game_view.names(seen.get("mismatch", ())),
+                hidden=game_view.names(seen.get("hidden", ())),
+                hand=bool(seen.get("hand", False)),
+                seen=dict(seen.get("tokens", {})),
+                pending=seen.get("pending"),
+                players=self._players,
+                names=list(self._names),
+                opening=self._opening,
+                calibration=calibration_summary(self._calibration),
+            )
+            return state
+
+    def latest_frame(self) -> np.ndarray | None:
+        """The newest raw BGR frame (do not modify it), e.g. for the calibration wizard."""
+        with self._frame_ready:
+            return None if self._newest is None else self._newest.image
+
+    def latest_jpeg(self) -> bytes | None:
+        """The newest processed frame as JPEG with the board annotations drawn on it."""
+        with self._lock:
+            frame = getattr(self, "_latest_frame", None)
+            if frame is None:
+                return None
+            key = (frame.seq, self._version)
+            if self._annotated is not None and self._annotated[0] == key:
+                return self._annotated[1]
+            if self._overlay is None:
+                data = self._latest_jpeg_raw
+            else:
+                seen = self._pipeline.state() if self._pipeline is not None else {}
+                outcome = self._game.outcome()
+                image = self._overlay.draw(
+                    frame.image,
+                    self._game.board,
+                    mismatch=_points(seen.get("mismatch", ())),
+                    hidden=_points(seen.get("hidden", ())),
+                    lines=() if outcome is None else outcome.lines,
+                )
+                data = encode_jpeg(image)
+            self._annotated = (key, data) if data is not None else None
+            return data
+
+    def recent_frames(self) -> list[tuple[float, bytes]]:
+        """The last ``bundle_seconds`` of processed frames as (wall time, JPEG)."""
+        return list(self._recent)
+
+    # -- control -------------------------------------------------------------
+    def check_pin(self, pin: str | None) -> bool:
+        """Constant-time PIN comparison."""
+        return isinstance(pin, str) and hmac.compare_digest(pin.encode(), self._pin.encode())
+
+    def _operate(self, action: str, *args: Any) -> list[dict[str, Any]]:
+        with self._lock:
+            if self._pipeline is None:
+                raise ControlError(f"cannot {action.replace('_', ' ')}: the board is not calibrated yet")
+            try:
+                events = list(getattr(self._pipeline, action)(*args) or [])
+            except (ValueError, IndexError) as exc:
+                raise ControlError(str(exc)) from exc
+            return self._handle(events, snapshot=self._latest_jpeg_raw)
+
+    def accept(self) -> list[dict[str, Any]]:
+        """Accept the board as seen (a take-back or a correction); returns the event records."""
+        return self._operate("accept")
+
+    def correct(self, point: str | int, colour: int | None) -> list[dict[str, Any]]:
+        """Fix the reading of one point (``None``: empty). Raises :class:`ControlError`."""
+        if colour is not None and (not isinstance(colour, int) or isinstance(colour, bool) or not 0 <= colour < 3):
+            raise ControlError(f"colour must be 0, 1, 2 or null, not {colour!r}")
+        return self._operate("correct", _parse_point(point), colour)
+
+    def confirm_hidden(self, point: str | int) -> list[dict[str, Any]]:
+        """Confirm a move to a point the camera cannot see. Raises :class:`ControlError`."""
+        return self._operate("confirm_hidden", _parse_point(point))
+
+    def undo(self) -> list[dict[str, Any]]:
+        """Take back the last move. Raises :class:`ControlError` when there is none."""
+        with self._lock:
+            if self._pipeline is not None:
+                return self._operate("undo")
+            try:
+                move = self._game.pop()
+            except IndexError as exc:
+                raise ControlError("no move to take back") from exc
+            data = {"notation": game_view.move_notation(move)}
+            return self._handle([Event(UNDO, data, game_id=self._game_id)], snapshot=None)
+
+    def set_calibration(self, calibration: Any) -> None:
+        """Use a new calibration from now on (kept in the store); the game goes on."""
+        with self._lock:
+            record = calibration_record(calibration)
+            if record is not None:
+                self.store.add_calibration(record)
+            self._calibration = calibration
+            self._overlay = Overlay(calibration, palette=self.palette)
+            self._pipeline = self._make_pipeline()
+            self._version += 1
+        self._broadcast([self._state_record()])
+
+    @property
+    def calibration(self) -> Any:
+        return self._calibration
+
+    # -- history -------------------------------------------------------------
+    def games(self) -> list[dict[str, Any]]:
+        """Every game, newest first: ``[{"id", "started", "moves", "winner", "status"}]``."""
+        return self.store.list_games()
+
+    def game(self, game_id: str) -> dict[str, Any]:
+        """One game with its moves and their times; raises :class:`device.store.UnknownGameError`."""
+        stored = self.store.get_game(game_id)
+        return {
+            "id": stored.id,
+            "board": stored.board,
+            "started": iso_time(stored.started),
+            "ended": iso_time(stored.ended),
+            "status": stored.status,
+            "players": stored.players,
+            "opening": stored.opening,
+            "names": list(stored.names),
+            "winner": stored.winner,
+            "moves": [
+                {
+                    "ply": m.ply,
+                    "notation": m.notation,
+                    "point": None if m.point is None else game_view.names([m.point])[0],
+                    "color": m.color,
+                    "time": iso_time(m.time),
+                }
+                for m in self.store.moves(game_id)
+            ],
+            "alerts": self.store.alerts(game_id, ALERT_HISTORY),
+        }
+
+    def snapshot(self, game_id: str, ply: int) -> bytes | None:
+        """The JPEG stored with a move, if any."""
+        return self.store.snapshot(game_id, ply)
+
+    def export(self, game_id: str, fmt: str) -> str:
+        """A game as ``pbm`` move list, ``json`` or ``ascii`` board; raises ``ValueError`` subclasses."""
+        from device.export import export_game
+
+        return export_game(self.store, game_id, fmt)
+
+    def bundle(self) -> bytes:
+        """The support bundle zip (last minute of frames, calibration, game state)."""
+        from device.bundle import build_bundle
+
+        with self._lock:
+            state = self.state()
+            calibration = calibration_record(self._calibration)
+            game_state = self._game.to_dict()
+        return build_bundle(
+            self.recent_frames(),
+            calibration=calibration,
+            palette=self.palette,
+            game=game_state,
+            state=state,
+            players=self._players,
+            opening=self._opening,
+        )
+
+    @property
+    def game_id(self) -> str:
+        return self._game_id
+
+    @property
+    def game_object(self) -> Any:
+        """The rules engine of the running game (read it under no expectation of stability)."""
+        return self._game
+
+
+def _parse_point(point: str | int) -> int:
+    if isinstance(point, int) and not isinstance(point, bool) and 0 <= point < 256:
+        return point
+    if isinstance(point, str):
+        try:
+            return parse_point(point)
+        except ValueError as exc:
+            raise ControlError(str(exc)) from exc
+    raise ControlError(f"a point is written like A3Q, not {point!r}")
+
+
+def _points(points: Iterable[Any]) -> list[int]:
+    return [p if isinstance(p, int) else parse_point(p) for p in points]
+
+
+def _drain(client: queue.Queue[Any]) -> None:
+    while True:
+        try:
+            client.get_nowait()
+        except queue.Empty:
+            return
+
+
+__all__ = [
+    "CAMERA_DEMO",
+    "CAMERA_ENDED",
+    "CAMERA_FAILED",
+    "CAMERA_OK",
+    "CAMERA_RECONNECTING",
+    "ControlError",
+    "Runtime",
+    "UnknownGameError",
+]

@@ -1,0 +1,347 @@
+"""The runtime loop with a scripted source and a pipeline that reads moves from frame names."""
+
+from __future__ import annotations
+
+import io
+import queue
+import threading
+import time
+import zipfile
+from types import SimpleNamespace
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.camera import CameraModel
+from device.config import Config
+from device.events import CAMERA_STATUS, GAME_STARTED, MOVE, WIN
+from device.runtime import CAMERA_ENDED, CAMERA_FAILED, CAMERA_OK, CAMERA_RECONNECTING, ControlError, Runtime
+from device.sinks import Sink
+from device.store import Store
+from tests.device.fakes_runtime import WINNING_NAMES, NameReadingPipeline, ScriptedSource
+
+STATE_KEYS = {
+    "board", "game_id", "tokens", "turn", "winner", "result", "alerts", "camera", "last_move", "threats",
+    "mismatch", "hidden", "hand", "seen", "pending", "players", "names", "opening", "moves", "calibration",
+}
+
+
+def wait_for(condition, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(0.01)
+
+
+def calibration() -> SimpleNamespace:
+    camera = CameraModel.looking_at((0, 0, 150), 900, 60, 0, (320, 240))
+    return SimpleNamespace(camera=camera, board="timevectors", to_dict=lambda: {"version": 1, "camera": "x"})
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path / "data")
+    yield s
+    s.close()
+
+
+def make_runtime(store, source, **kwargs) -> Runtime:
+    kwargs.setdefault("calibration", calibration())
+    kwargs.setdefault("pipeline_factory", NameReadingPipeline)
+    kwargs.setdefault("backoff", (0.02, 0.2))
+    return Runtime(source, store=store, pin="1234", **kwargs)
+
+
+def collect(client: queue.Queue, types: set[str], count: int, timeout: float = 5.0) -> list[dict]:
+    found = []
+    deadline = time.monotonic() + timeout
+    while len(found) < count:
+        record = client.get(timeout=max(0.01, deadline - time.monotonic()))
+        if record["type"] in types:
+            found.append(record)
+    return found
+
+
+def test_state_shape_before_any_frame(store):
+    runtime = make_runtime(store, ScriptedSource(["empty"]))
+    state = runtime.state()
+    assert set(state) == STATE_KEYS
+    assert state["board"] == "timevectors"
+    assert state["turn"] == 0 and state["winner"] is None and state["moves"] == []
+    assert state["camera"]["status"] == "starting"
+    assert state["calibration"]["loaded"] is True and state["calibration"]["image_size"] == [320, 240]
+    assert runtime.latest_jpeg() is None and runtime.latest_frame() is None
+    assert runtime.games()[0]["id"] == state["game_id"]
+
+
+def test_a_game_is_played_persisted_and_announced(store):
+    runtime = make_runtime(store, ScriptedSource(["empty", *WINNING_NAMES], fps=30))
+    client, unsubscribe = runtime.subscribe()
+    first = client.get_nowait()
+    assert first["type"] == "state" and set(first["state"]) == STATE_KEYS
+    runtime.start()
+    try:
+        records = collect(client, {MOVE, WIN}, 8)
+    finally:
+        runtime.stop()
+    assert [r["point"] for r in records if r["type"] == MOVE] == [n.split(":")[0] for n in WINNING_NAMES]
+    assert records[-1] == {**records[-1], "type": WIN, "color": 0, "vectors": [["A1P", "A2P", "A3P", "A4P"]]}
+    state = runtime.state()
+    assert state["winner"] == {"color": 0, "vectors": [["A1P", "A2P", "A3P", "A4P"]]}
+    assert state["result"] == "win" and state["tokens"]["A4P"] == 0
+    assert state["last_move"]["point"] == "A4P"
+    assert [a["type"] for a in state["alerts"]] == [WIN]
+    stored = store.get_game(runtime.game_id)
+    assert (stored.status, stored.winner) == ("finished", 0)
+    moves = store.moves(runtime.game_id, with_snapshots=True)
+    assert len(moves) == 7 and all(m.snapshot.startswith(b"\xff\xd8") for m in moves)
+    unsubscribe()
+    assert runtime.subscriber_count == 0
+
+
+class CheckingSink(Sink):
+    """Records, for every alert it gets, whether the move was already in the database."""
+
+    name = "checking"
+
+    def __init__(self, store):
+        self.store = store
+        self.seen: list[tuple[str, int]] = []
+
+    def deliver(self, record):
+        self.seen.append((record["type"], len(self.store.moves(record["game_id"]))))
+
+
+def test_moves_are_committed_before_sinks_hear_of_them(store):
+    sink = CheckingSink(store)
+    config = Config()
+    config.sinks.events = ["move", "win"]
+    runtime = make_runtime(store, ScriptedSource(["empty", *WINNING_NAMES], fps=30), sinks=[sink], config=config)
+    runtime.start()
+    try:
+        wait_for(lambda: len(sink.seen) == 8)
+    finally:
+        runtime.stop()
+    assert sink.seen == [("move", n) for n in range(1, 8)] + [("win", 7)]
+
+
+class SlowPipeline(NameReadingPipeline):
+    def process(self, frame):
+        time.sleep(0.03)
+        return super().process(frame)
+
+
+def test_only_the_newest_frame_is_processed(store):
+    pipelines = []
+
+    def factory(*args, **kwargs):
+        pipelines.append(SlowPipeline(*args, **kwargs))
+        return pipelines[-1]
+
+    source = ScriptedSource(["empty"], fps=0)
+    runtime = make_runtime(store, source, pipeline_factory=factory)
+    runtime.start()
+    try:
+        wait_for(lambda: len(pipelines[-1].seen_frames) >= 10)
+    finally:
+        runtime.stop()
+    seen = pipelines[-1].seen_frames
+    assert seen == sorted(set(seen)), "frames are processed in order, each once"
+    assert source.reads > 3 * len(seen), "the capture thread ran ahead and frames were skipped"
+    assert max(b - a for a, b in zip(seen, seen[1:])) > 1
+
+
+def test_camera_that_fails_mid_game_reconnects_with_backoff(store):
+    names = ["empty", "A1P:0", "H8S:1", "empty", "empty", "A2P:0"]
+    source = ScriptedSource(names, fps=30, fail_reads={4}, fail_starts=3)
+    runtime = make_runtime(store, source)
+    client, _ = runtime.subscribe()
+    runtime.start()
+    try:
+        records = collect(client, {CAMERA_STATUS, MOVE}, 5)
+    finally:
+        runtime.stop()
+    assert [r.get("status") or r["point"] for r in records] == ["A1P", "H8S", CAMERA_RECONNECTING, CAMERA_OK, "A2P"]
+    assert runtime.state()["moves"] == ["A1P:0", "H8S:1", "A2P:0"]
+    gaps = np.diff(source.start_times[1:])  # the restarts after the failure
+    assert len(gaps) == 3 and all(b > a * 1.5 for a, b in zip(gaps, gaps[1:])), gaps
+    alerts = [a["status"] for a in runtime.state()["alerts"] if a["type"] == CAMERA_STATUS]
+    assert alerts[-2:] == [CAMERA_RECONNECTING, CAMERA_OK]
+
+
+def test_camera_that_never_comes_back_is_reported_failed(store):
+    source = ScriptedSource(["empty"], fps=100, fail_reads={2}, fail_starts=100)
+    runtime = make_runtime(store, source, backoff=(0.001, 0.005))
+    runtime.start()
+    try:
+        wait_for(lambda: runtime.state()["camera"]["status"] == CAMERA_FAILED)
+        assert "camera unplugged" in runtime.state()["camera"]["message"]
+    finally:
+        runtime.stop()
+
+
+def test_a_finished_recording_is_reported_ended(store):
+    runtime = make_runtime(store, ScriptedSource(["empty", "A1P:0"], fps=30, hold=False))
+    runtime.start()
+    try:
+        wait_for(lambda: runtime.state()["camera"]["status"] == CAMERA_ENDED)
+        wait_for(lambda: runtime.state()["moves"] == ["A1P:0"])
+    finally:
+        runtime.stop()
+
+
+def test_restart_resumes_the_running_game(tmp_path):
+    store = Store(tmp_path)
+    runtime = make_runtime(store, ScriptedSource(["A1P:0", "H8S:1", "A2P:0"], fps=30, hold=False))
+    runtime.start()
+    wait_for(lambda: len(runtime.state()["moves"]) == 3)
+    runtime.stop()
+    game_id = runtime.game_id
+    store.close()
+
+    again = Store(tmp_path)
+    resumed = make_runtime(again, ScriptedSource(["A3P:1"], hold=False))
+    assert resumed.game_id == game_id
+    assert resumed.state()["moves"] == ["A1P:0", "H8S:1", "A2P:0"]
+    assert resumed.state()["turn"] == 1
+    resumed.process_frame(ScriptedSource(["x"]).names and _frame("H7S:1"))
+    assert [m.notation for m in again.moves(game_id)] == ["A1P:0", "H8S:1", "A2P:0", "H7S:1"]
+    again.close()
+
+
+def _frame(name: str):
+    from device.sources.base import Frame
+
+    return Frame(image=np.zeros((48, 64, 3), np.uint8), seq=99, name=name)
+
+
+def test_control_actions_validate_their_input(store):
+    runtime = make_runtime(store, ScriptedSource(["empty"]))
+    for bad in [dict(players=5), dict(players=True), dict(opening="chess"), dict(names=["a"]),
+                dict(players=2, names=["a", "x" * 41])]:
+        with pytest.raises(ControlError):
+            runtime.new_game(**bad)
+    with pytest.raises(ControlError, match="colour"):
+        runtime.correct("A1P", 7)
+    with pytest.raises(ControlError):
+        runtime.correct("Z9Z", 0)
+    with pytest.raises(ControlError):
+        runtime.confirm_hidden(300)
+    with pytest.raises(ControlError, match="nothing to accept"):
+        runtime.accept()
+    with pytest.raises(ControlError):
+        runtime.undo()  # no move yet
+    assert runtime.state()["moves"] == []
+
+
+def test_undo_and_new_game(store):
+    runtime = make_runtime(store, ScriptedSource(["empty"]))
+    runtime.process_frame(_frame("A1P:0"))
+    runtime.process_frame(_frame("H8S:1"))
+    old = runtime.game_id
+    records = runtime.undo()
+    assert records[0]["type"] == "undo"
+    assert runtime.state()["moves"] == ["A1P:0"]
+    assert [m.notation for m in store.moves(old)] == ["A1P:0"]
+    client, _ = runtime.subscribe()
+    client.get_nowait()
+    new = runtime.new_game(3, "none", ["Ann", "Bob", "Cy"])
+    assert new != old and runtime.game_id == new
+    assert client.get_nowait()["type"] == GAME_STARTED
+    state = runtime.state()
+    assert (state["players"], state["opening"], state["names"], state["moves"]) == (3, "none", ["Ann", "Bob", "Cy"], [])
+    assert store.get_game(old).status == "abandoned"
+
+
+def test_without_calibration_frames_are_shown_but_not_judged(store):
+    runtime = make_runtime(store, ScriptedSource(["empty"]), calibration=None)
+    runtime.process_frame(_frame("A1P:0"))
+    assert runtime.state()["moves"] == []
+    assert runtime.state()["calibration"] == {"loaded": False}
+    assert runtime.latest_jpeg().startswith(b"\xff\xd8")
+    with pytest.raises(ControlError, match="not calibrated"):
+        runtime.accept()
+    runtime.set_calibration(calibration())
+    assert store.latest_calibration() == {"version": 1, "camera": "x"}
+    runtime.process_frame(_frame("A1P:0"))
+    assert runtime.state()["moves"] == ["A1P:0"]
+
+
+def test_pin_check():
+    with pytest.raises(ControlError):
+        Runtime(ScriptedSource([]), store=None, pin="")  # type: ignore[arg-type]
+
+
+def test_check_pin(store):
+    runtime = make_runtime(store, ScriptedSource(["empty"]))
+    assert runtime.check_pin("1234")
+    assert not runtime.check_pin("1235") and not runtime.check_pin("") and not runtime.check_pin(None)
+
+
+def test_annotated_view_draws_tokens_and_the_winning_vector(store):
+    cal = calibration()
+    runtime = make_runtime(store, ScriptedSource(["empty"]), calibration=cal)
+    blank = np.zeros((240, 320, 3), np.uint8)
+    from device.sources.base import Frame
+
+    for seq, name in enumerate(WINNING_NAMES):
+        runtime.process_frame(Frame(image=blank, seq=seq, name=name))
+    annotated = cv2.imdecode(np.frombuffer(runtime.latest_jpeg(), np.uint8), cv2.IMREAD_COLOR)
+    assert annotated.shape == (240, 320, 3)
+    reds = (annotated[:, :, 2] > 150) & (annotated[:, :, 1] < 80) & (annotated[:, :, 0] < 80)
+    assert reds.sum() > 50, "the winning vector is drawn in red"
+    assert runtime.latest_jpeg() is runtime.latest_jpeg(), "cached until something changes"
+    assert not blank.any(), "the frame itself is never drawn on"
+
+
+def test_bundle_holds_recent_frames_and_state(store):
+    runtime = make_runtime(store, ScriptedSource(["empty"]))
+    for seq, name in enumerate(["empty", "A1P:0", "empty"]):
+        runtime.process_frame(_frame(name))
+    with zipfile.ZipFile(io.BytesIO(runtime.bundle())) as archive:
+        names = set(archive.namelist())
+        assert {"README.txt", "manifest.json", "calibration.json", "game.json", "state.json"} <= names
+        assert sorted(n for n in names if n.startswith("frames/")) == [f"frames/00000{i}.jpg" for i in range(3)]
+        assert "boardcam replay --calibration calibration.json" in archive.read("README.txt").decode()
+
+
+def test_buffers_stay_bounded(store):
+    config = Config()
+    config.storage.bundle_seconds = 0.05
+    runtime = make_runtime(store, ScriptedSource(["empty"]), config=config)
+    for seq in range(200):
+        runtime.process_frame(_frame("empty"))
+    assert len(runtime.recent_frames()) <= 16
+    client, _ = runtime.subscribe()
+    for _ in range(150):  # a client that never reads: 600 records are offered to it
+        runtime.process_frame(_frame("A1P:0"))
+        runtime.undo()
+    assert 0 < client.qsize() <= 256
+
+
+def test_subscribe_is_safe_while_frames_are_processed(store):
+    runtime = make_runtime(store, ScriptedSource(["empty", *WINNING_NAMES], fps=30))
+    runtime.start()
+    stop = threading.Event()
+    errors = []
+
+    def churn():
+        while not stop.is_set():
+            try:
+                client, unsubscribe = runtime.subscribe()
+                assert client.get_nowait()["type"] == "state"
+                unsubscribe()
+            except Exception as exc:  # pragma: no cover - reported below
+                errors.append(exc)
+
+    thread = threading.Thread(target=churn)
+    thread.start()
+    try:
+        wait_for(lambda: runtime.state()["result"] == "win")
+    finally:
+        stop.set()
+        thread.join()
+        runtime.stop()
+    assert errors == [] and runtime.subscriber_count == 0
