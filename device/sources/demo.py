@@ -1,0 +1,189 @@
+"""The built-in demo: the synthetic renderer playing a scripted Time Vectors game in a loop.
+
+``boardcam serve`` with no camera runs this source, so a fresh machine shows
+the whole product working: hands placing tokens, a fast two-token move, an
+illegal move put right, a win, and a new game. The board has few distinct
+states, so each view (board + hand) is rendered once and kept as JPEG bytes:
+after the first loop the demo costs a JPEG decode per frame.
+
+:func:`demo_camera`, :data:`DEMO_PALETTE` and :meth:`DemoSource.calibration`
+give the pipeline what it needs to read the demo's frames.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import cv2
+import numpy as np
+
+from calibration.camera import CameraModel
+from calibration.spec import TimeVectorsSpec, load_spec
+from device.demo_script import Board, Shot, demo_script
+from device.sources.base import Frame, FrameSource, SourceError
+from vision.render import HandSpec, SceneStyle, render_timevectors
+
+logger = logging.getLogger(__name__)
+
+RGB = tuple[int, int, int]
+
+#: Nominal token colours of the demo's sets (player i plays colour i): red, yellow, blue.
+DEMO_PALETTE: tuple[RGB, ...] = ((205, 40, 45), (240, 190, 30), (35, 85, 200))
+DEMO_SIZE = (800, 600)
+DEMO_FPS = 4.0
+
+
+def demo_camera(size: tuple[int, int] = DEMO_SIZE) -> CameraModel:
+    """The fixed camera the demo renders with: high on the south-south-west side, board filling the view."""
+    return CameraModel.looking_at((0.0, 0.0, 150.0), 760.0, 58.0, 25.0, size)
+
+
+class ShotRenderer:
+    """Renders :class:`~device.demo_script.Shot` views with one camera and scene.
+
+    Each distinct view (board, hand) is rendered once and kept as JPEG bytes
+    (``jpeg_quality``), like frames from a real camera; :meth:`image` decodes
+    them, :meth:`encoded` gives the bytes (to write frame files).
+    """
+
+    def __init__(
+        self,
+        camera: CameraModel,
+        colours_rgb: Sequence[RGB] = DEMO_PALETTE,
+        *,
+        spec: TimeVectorsSpec | None = None,
+        scene: SceneStyle | None = None,
+        seed: int = 0,
+        jpeg_quality: int = 92,
+    ) -> None:
+        self.camera = camera
+        self.colours_rgb = [tuple(c) for c in colours_rgb]
+        self.spec = spec or load_spec()
+        self.scene = scene or SceneStyle()
+        self.seed = seed
+        self.jpeg_quality = jpeg_quality
+        self._cache: dict[tuple[Board, int | None], bytes] = {}
+        self._lock = threading.Lock()
+
+    def encoded(self, shot: Shot) -> bytes:
+        """The JPEG bytes of ``shot``'s view (rendered on first use)."""
+        key = (shot.board, shot.hand_at)
+        with self._lock:
+            data = self._cache.get(key)
+            if data is None:
+                data = self._render(shot)
+                self._cache[key] = data
+        return data
+
+    def image(self, shot: Shot) -> np.ndarray:
+        """``shot``'s view as a BGR image."""
+        image = cv2.imdecode(np.frombuffer(self.encoded(shot), np.uint8), cv2.IMREAD_COLOR)
+        if image is None:  # cannot happen for bytes we encoded; a clear error if it does
+            raise SourceError("a cached demo frame could not be decoded")
+        return image
+
+    def empty_board(self) -> np.ndarray:
+        """The empty board with no hand: the calibration's reference image."""
+        return self.image(Shot(board=()))
+
+    def _render(self, shot: Shot) -> bytes:
+        started = time.perf_counter()
+        hand = HandSpec(target_point=shot.hand_at) if shot.hand_at is not None else None
+        rendered = render_timevectors(self.camera, self.spec, shot.tokens, self.colours_rgb,
+                                      hand=hand, scene=self.scene, seed=self.seed)
+        ok, buffer = cv2.imencode(".jpg", rendered.image_bgr, [cv2.IMWRITE_JPEG_QUALITY, self.jpeg_quality])
+        if not ok:
+            raise SourceError("the demo frame could not be encoded")
+        logger.debug("rendered demo view (%d tokens, hand %s) in %.0f ms", len(shot.board), shot.hand_at,
+                     1000 * (time.perf_counter() - started))
+        return buffer.tobytes()
+
+
+class DemoSource(FrameSource):
+    """Plays the scripted demo game at ``fps`` frames per second, in a loop by default.
+
+    ``fps=0`` delivers frames as fast as they are asked for (tests, benchmarks).
+    ``shots`` replaces the demo game by another script.
+    """
+
+    def __init__(
+        self,
+        fps: float = DEMO_FPS,
+        *,
+        size: tuple[int, int] = DEMO_SIZE,
+        loop: bool = True,
+        shots: Sequence[Shot] | None = None,
+        scene: SceneStyle | None = None,
+        seed: int = 0,
+    ) -> None:
+        if fps < 0:
+            raise ValueError(f"fps must be 0 or more, not {fps}")
+        self.fps = fps
+        self.loop = loop
+        self.renderer = ShotRenderer(demo_camera(size), DEMO_PALETTE, scene=scene, seed=seed)
+        script = demo_script() if shots is None else shots
+        self._timeline = [shot for shot in script for _ in range(shot.frames)]
+        if not self._timeline:
+            raise ValueError("the demo script has no frames")
+        self.description = f"demo: a scripted Time Vectors game at {fps:g} fps"
+        self._index = 0
+        self._seq = 0
+        self._next_time = 0.0
+        self._started = False
+
+    @property
+    def palette(self) -> list[RGB]:
+        """The nominal colours of the demo's token sets."""
+        return list(DEMO_PALETTE)
+
+    @property
+    def camera(self) -> CameraModel:
+        return self.renderer.camera
+
+    @property
+    def frame_count(self) -> int:
+        """Frames in one play of the script."""
+        return len(self._timeline)
+
+    def calibration(self) -> Any:
+        """A calibration of the demo camera (exact: it is the camera that renders)."""
+        from calibration.calibfile import Calibration
+
+        return Calibration.for_camera(self.renderer.camera, spec=self.renderer.spec,
+                                      palette=list(DEMO_PALETTE), reference=self.renderer.empty_board())
+
+    def start(self) -> None:
+        self._index = 0
+        self._next_time = time.monotonic()
+        self._started = True
+
+    def read(self, timeout: float = 1.0) -> Frame | None:
+        if not self._started:
+            raise SourceError(f"{self.description} is not started")
+        if self.is_exhausted:
+            return None
+        if self.fps > 0:
+            wait = self._next_time - time.monotonic()
+            if wait > timeout:
+                time.sleep(max(timeout, 0.0))
+                return None
+            if wait > 0:
+                time.sleep(wait)
+            # After a stall (a view rendered for the first time) go on at the rate, never catch up.
+            self._next_time = max(self._next_time, time.monotonic()) + 1.0 / self.fps
+        shot = self._timeline[self._index % len(self._timeline)]
+        self._index += 1
+        frame = Frame(image=self.renderer.image(shot), seq=self._seq, name=f"demo-{self._seq:06d}")
+        self._seq += 1
+        return frame
+
+    def stop(self) -> None:
+        self._started = False
+
+    @property
+    def is_exhausted(self) -> bool:
+        return not self.loop and self._index >= len(self._timeline)
