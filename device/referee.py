@@ -391,5 +391,5 @@ class Referee:
         return [self._event(ev.GAME_STARTED, frame, reason="board cleared after the game ended")]
 
     @staticmethod
-    def _event(kind: str, frame: int | None, **data: Any) -> Event:
-        return Event(kind, data, frame=frame)
+    def _event(event_type: str, frame: int | None, **data: Any) -> Event:
+        return Event(event_type, data, frame=frame)

@@ -90,6 +90,13 @@ class TestMoves:
         assert recs[3]["points"] == ["D8S"]
         assert "after the end" in recs[3]["reasons"][0]
 
+    def test_swap_opening_recolours_the_first_token(self) -> None:
+        t = Table(GameConfig(opening="swap"))
+        t.play(("A3Q", 0))
+        assert t.see({"A3Q": 1}) == [{"type": "move", "frame": 2, "point": "A3Q", "color": 1, "kind": "swap"}]
+        assert t.game.turn_color() == 0
+        assert kinds(t.see({"A3Q": 1, "B3Q": 0})) == ["move"]
+
     def test_draw_when_supplies_run_out(self) -> None:
         t = Table(GameConfig(supply=1))
         t.play(("A1P", 0))
