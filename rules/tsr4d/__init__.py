@@ -1,6 +1,15 @@
 """TSR "4D" (1979): Time-Lords, Time-warp and beam-down on a circular 60-space board."""
 
-from rules.tsr4d.actions import Action, BeamDown, Capture, EndTurn, Linger, Step, SuicideCapture, Warp
+from rules.tsr4d.actions import (
+    Action,
+    BeamDown,
+    Capture,
+    EndTurn,
+    Linger,
+    Step,
+    SuicideCapture,
+    Warp,
+)
 from rules.tsr4d.board import NEIGHBOURS, SPACE_NAMES, SPACES, WITHIN_TWO, parse_space, space_name
 from rules.tsr4d.game import SuicideRule, Tsr4dGame, TurnProgress
 from rules.tsr4d.notation import action_notation, parse_action, parse_turn, turn_notation
@@ -16,11 +25,38 @@ from rules.tsr4d.position import (
 )
 
 __all__ = [
-    "Action", "BeamDown", "Capture", "EndTurn", "Linger", "Step", "SuicideCapture", "Warp",
-    "NEIGHBOURS", "SPACE_NAMES", "SPACES", "WITHIN_TWO", "parse_space", "space_name",
-    "SuicideRule", "Tsr4dGame", "TurnProgress",
-    "action_notation", "parse_action", "parse_turn", "turn_notation",
-    "BLUE", "PLAYER_NAMES", "WHITE", "Kind", "can_capture", "token_code",
-    "STARTING_POSITION_TEXT", "Position", "PositionError", "WarpSlot", "format_position",
-    "parse_position", "starting_position",
+    "BLUE",
+    "NEIGHBOURS",
+    "PLAYER_NAMES",
+    "SPACES",
+    "SPACE_NAMES",
+    "STARTING_POSITION_TEXT",
+    "WHITE",
+    "WITHIN_TWO",
+    "Action",
+    "BeamDown",
+    "Capture",
+    "EndTurn",
+    "Kind",
+    "Linger",
+    "Position",
+    "PositionError",
+    "Step",
+    "SuicideCapture",
+    "SuicideRule",
+    "Tsr4dGame",
+    "TurnProgress",
+    "Warp",
+    "WarpSlot",
+    "action_notation",
+    "can_capture",
+    "format_position",
+    "parse_action",
+    "parse_position",
+    "parse_space",
+    "parse_turn",
+    "space_name",
+    "starting_position",
+    "token_code",
+    "turn_notation",
 ]

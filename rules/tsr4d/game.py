@@ -68,7 +68,6 @@ class TurnProgress:
     warped: bool = False  # a piece entered Time-warp this turn
     warp_resolved: bool = False  # the piece in Time-warp since an earlier turn beamed down or stayed
     acted: frozenset[int] = frozenset()  # spaces of pieces that moved or beamed down this turn
-    captures_used: frozenset[str] = frozenset()  # "move", "beam-down"
     started: bool = False  # an action other than a 'suicide' capture was made
     arrivals: frozenset[int] = frozenset()  # spaces this player's pieces moved or beamed to
 
@@ -135,7 +134,6 @@ class Tsr4dGame(Game[Action]):
             "moved": progress.moved,
             "warped": progress.warped,
             "warp_resolved": progress.warp_resolved,
-            "captures_used": sorted(progress.captures_used),
         }
         data["result"] = None if outcome is None else {
             "winner": None if outcome.winner is None else PLAYER_NAMES[outcome.winner],
@@ -173,7 +171,9 @@ class Tsr4dGame(Game[Action]):
 
     def legal_moves(self) -> list[Action]:
         """Every action the player to move may make now (captures as separate variants)."""
-        return [action for action in self._candidates() if self._check(action) is None]
+        if self.outcome() is not None:
+            return []
+        return [action for action in self._candidates() if self._reason(action) is None]
 
     def legal_moves_from(self, location: int | str) -> list[Action]:
         """Legal actions of the piece at ``location`` (a space or its name, or ``"warp"``).
@@ -279,6 +279,10 @@ class Tsr4dGame(Game[Action]):
     def _check(self, move: Action) -> str | None:
         if self.outcome() is not None:
             return "the game is over"
+        return self._reason(move)
+
+    def _reason(self, move: Action) -> str | None:
+        """Why ``move`` is illegal in a game not yet over, else ``None``."""
         try:
             action = self.resolve(move)
         except IllegalMoveError as error:
@@ -321,11 +325,10 @@ class Tsr4dGame(Game[Action]):
             return f"no piece of yours next to {where} can capture a {victim.kind.title}"
         return None
 
-    def _check_capture(self, captor: Kind, at: int, capture: Capture | None, method: str) -> str | None:
+    def _check_capture(self, captor: Kind, at: int, capture: Capture | None) -> str | None:
+        """A capture by a move or beam-down: one each per turn, as each carries at most one."""
         if capture is None:
             return None
-        if method in self._state.progress.captures_used:
-            return f"only one capture by {method} per turn"
         missing = self._enemy_at(capture)
         if missing:
             return missing
@@ -353,7 +356,7 @@ class Tsr4dGame(Game[Action]):
             )
         if step.target in position.pieces:
             return f"{space_name(step.target)} is occupied"
-        return self._check_capture(step.kind, step.target, step.capture, "move")
+        return self._check_capture(step.kind, step.target, step.capture)
 
     def _check_beam_down(self, beam: BeamDown) -> str | None:
         state = self._state
@@ -370,7 +373,7 @@ class Tsr4dGame(Game[Action]):
             )
         if beam.target in position.pieces:
             return f"{space_name(beam.target)} is occupied"
-        return self._check_capture(beam.kind, beam.target, beam.capture, "beam-down")
+        return self._check_capture(beam.kind, beam.target, beam.capture)
 
     def _check_warp(self, warp: Warp) -> str | None:
         state = self._state
@@ -443,17 +446,15 @@ class Tsr4dGame(Game[Action]):
             state.position.warp[owner] = None
             state.captured += ((owner, Kind.TIME_LORD),)
 
-    def _arrive(self, space: int, *, moved: bool, capture: Capture | None, method: str) -> None:
+    def _arrive(self, space: int, *, moved: bool, capture: Capture | None) -> None:
         state = self._state
         progress = state.progress
-        used = progress.captures_used | ({method} if capture else set())
         state.progress = replace(
             progress,
             moved=progress.moved or moved,
             warp_resolved=progress.warp_resolved or not moved,
             acted=progress.acted | {space},
             arrivals=progress.arrivals | {space},
-            captures_used=frozenset(used),
             started=True,
         )
         if capture is not None:
@@ -468,11 +469,11 @@ class Tsr4dGame(Game[Action]):
         elif isinstance(move, Step):
             assert move.origin is not None  # resolve() filled it in
             position.pieces[move.target] = position.pieces.pop(move.origin)
-            self._arrive(move.target, moved=True, capture=move.capture, method="move")
+            self._arrive(move.target, moved=True, capture=move.capture)
         elif isinstance(move, BeamDown):
             position.pieces[move.target] = (player, move.kind)
             position.warp[player] = None
-            self._arrive(move.target, moved=False, capture=move.capture, method="beam-down")
+            self._arrive(move.target, moved=False, capture=move.capture)
         elif isinstance(move, Warp):
             assert move.origin is not None  # resolve() filled it in
             del position.pieces[move.origin]

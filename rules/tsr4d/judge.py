@@ -14,7 +14,16 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from rules.game import Judgement
-from rules.tsr4d.actions import Action, BeamDown, Capture, EndTurn, Linger, Step, SuicideCapture, Warp
+from rules.tsr4d.actions import (
+    Action,
+    BeamDown,
+    Capture,
+    EndTurn,
+    Linger,
+    Step,
+    SuicideCapture,
+    Warp,
+)
 from rules.tsr4d.board import SPACE_COUNT, space_name
 from rules.tsr4d.pieces import PLAYER_NAMES, token_code, token_from_code
 from rules.tsr4d.position import Position

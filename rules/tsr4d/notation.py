@@ -4,7 +4,7 @@ Forms (the rules' own, plus two this product adds):
 
 - move ``W(b4)a8``, or ``Td1`` when the piece is unambiguous;
 - beam-down ``-Ra3``; Time-warp ``+W(b4)`` (or ``+T``);
-- staying in Time-warp ``R 1->2`` (also ``R1->2``, ``R (1) -> (2)``, ``R 1→2``);
+- staying in Time-warp ``R 1->2`` (also ``R1->2``, ``R (1) -> (2)``, ``R ①→②``);
 - a capture follows its action: ``-Rb5 x W(b6)``, ``T(c2)d1xG(d4)``
   (``x``, ``X`` or ``×``; the victim's space with or without parentheses);
 - added: a 'suicide' capture on its own, ``xW(b3)`` (the rules describe it but give
@@ -40,12 +40,13 @@ _ARROW = r"(?:->|→|>)"
 
 _FORMS = (
     ("end", re.compile(r"end\b", re.IGNORECASE)),
-    ("linger", re.compile(rf"{_KIND}\s*\(?\s*([1-3])\s*\)?\s*{_ARROW}\s*\(?\s*([1-3])\s*\)?")),
+    ("linger", re.compile(rf"{_KIND}\s*\(?\s*([1-3①②③])\s*\)?\s*{_ARROW}\s*\(?\s*([1-3①②③])\s*\)?")),
     ("warp", re.compile(rf"\+\s*{_KIND}(?:\s*\(\s*{_SPACE}\s*\))?")),
     ("beam", re.compile(rf"-\s*{_KIND}\s*{_SPACE}{_CAPTURE}?")),
     ("suicide", re.compile(rf"[xX×]\s*{_KIND}\s*\(?\s*{_SPACE}\s*\)?")),
     ("step", re.compile(rf"{_KIND}\s*(?:\(\s*{_SPACE}\s*\)\s*)?{_SPACE}{_CAPTURE}?")),
 )
+_CIRCLED = {"①": "1", "②": "2", "③": "3"}
 _SEPARATORS = re.compile(r"[\s,;]*")
 
 
@@ -59,7 +60,7 @@ def _build(form: str, groups: tuple[str | None, ...]) -> Action:
     if form == "end":
         return EndTurn()
     if form == "linger":
-        kind, start, finish = (group or "" for group in groups)
+        kind, start, finish = (_CIRCLED.get(g or "", g or "") for g in groups)
         if int(finish) != int(start) + 1:
             raise NotationError(
                 f"a piece stays in Time-warp one circle at a time: {start}->{int(start) + 1}, "

@@ -190,10 +190,10 @@ def starting_position() -> Position:
 
 __all__ = [
     "BLUE",
+    "STARTING_POSITION_TEXT",
     "WHITE",
     "Position",
     "PositionError",
-    "STARTING_POSITION_TEXT",
     "WarpSlot",
     "format_position",
     "parse_position",
