@@ -1,4 +1,4 @@
-"""``boardcam vectors``, ``boardcam check`` and ``boardcam bench rules``: the Time Vectors rules at a prompt.
+"""``boardcam vectors``, ``check`` and ``bench rules``: the Time Vectors rules at a prompt.
 
 ``vectors`` lists all 976 vectors (JSON array or grouped by type); ``check``
 reads position files ``{"board": "timevectors", "tokens": {"A1P": 0}}`` and
@@ -40,15 +40,19 @@ EXIT_BAD_INPUT = 2
 _PER_LINE = 4
 
 
-def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction) -> None:
+def register(
+    commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction
+) -> None:
     """Add ``vectors``, ``check`` and the ``rules`` bench target."""
     vectors = commands.add_parser(
         "vectors",
         help="list the 976 Time Vectors vectors",
-        description="List every vector of the Time Vectors board, by type, with its points in line order.",
+        description="List every vector of the Time Vectors board, by type, "
+        "with its points in line order.",
     )
-    vectors.add_argument("--json", action="store_true",
-                         help='one JSON array of {"points": [...], "dims": [...]}')
+    vectors.add_argument(
+        "--json", action="store_true", help='one JSON array of {"points": [...], "dims": [...]}'
+    )
     vectors.set_defaults(func=run_vectors)
 
     check = commands.add_parser(
@@ -64,7 +68,9 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     bench = bench_targets.add_parser(
         "rules", help="microseconds per move of the win check; time of check on 40 tokens"
     )
-    bench.add_argument("--moves", type=int, default=20_000, help="win checks to time (default 20000)")
+    bench.add_argument(
+        "--moves", type=int, default=20_000, help="win checks to time (default 20000)"
+    )
     bench.set_defaults(func=run_bench)
 
 
@@ -82,7 +88,9 @@ def run_vectors(args: argparse.Namespace, out: TextIO | None = None) -> int:
         dimension = "dimension" if len(dims) == 1 else "dimensions"
         out.write(f"{dims_name(dims)} {dimension}: {len(group)} vectors\n")
         for start in range(0, len(group), _PER_LINE):
-            out.write("  " + "   ".join(v.notation() for v in group[start : start + _PER_LINE]) + "\n")
+            out.write(
+                "  " + "   ".join(v.notation() for v in group[start : start + _PER_LINE]) + "\n"
+            )
         out.write("\n")
     out.write(f"{len(VECTORS)} vectors in {len(VECTOR_TYPES)} types\n")
     return 0
@@ -92,10 +100,13 @@ def run_vectors(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 
 def check_position(tokens: Mapping[int, int]) -> dict[str, Any]:
-    """Completed vectors and threats of a position, JSON-ready (the ``check`` record minus the file)."""
+    """Completed vectors and threats of a position, JSON-ready (a ``check`` record minus file)."""
     completed = [{"color": color, **vector.to_json()} for color, vector in vectors_in(tokens)]
     found = {
-        str(color): [{**vector.to_json(), "point": point_name(point)} for vector, point in threats(tokens, color)]
+        str(color): [
+            {**vector.to_json(), "point": point_name(point)}
+            for vector, point in threats(tokens, color)
+        ]
         for color in sorted(set(tokens.values()))
     }
     return {"vectors": completed, "threats": found}
@@ -110,14 +121,18 @@ def load_position(path: Path) -> dict[int, int]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise ValueError(f"not JSON: {error.msg} at line {error.lineno} column {error.colno}") from error
+        raise ValueError(
+            f"not JSON: {error.msg} at line {error.lineno} column {error.colno}"
+        ) from error
     try:
         return position_from_dict(data)
     except RulesError as error:
         raise ValueError(str(error)) from error
 
 
-def run_check(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+def run_check(
+    args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None
+) -> int:
     out, err = out or sys.stdout, err or sys.stderr
     status = 0
     for path in args.files:
@@ -136,22 +151,27 @@ def run_check(args: argparse.Namespace, out: TextIO | None = None, err: TextIO |
     return status
 
 
-def _write_check_text(path: Path, tokens: Mapping[int, int], report: dict[str, Any], out: TextIO) -> None:
+def _write_check_text(
+    path: Path, tokens: Mapping[int, int], report: dict[str, Any], out: TextIO
+) -> None:
     out.write(f"== {path}: {len(tokens)} tokens\n\n")
     out.write(render_ascii(tokens))
     out.write("\n")
     if report["vectors"]:
         out.write("Vectors:\n")
-        for found in report["vectors"]:
-            out.write(f"  colour {found['color']}: {_line(found)}\n")
+        out.writelines(
+            f"  colour {found['color']}: {_line(found)}\n" for found in report["vectors"]
+        )
     else:
         out.write("Vectors: none\n")
     threatening = {color: items for color, items in report["threats"].items() if items}
     if threatening:
         out.write("Threats (the point completes the vector):\n")
-        for color, items in threatening.items():
-            for item in items:
-                out.write(f"  colour {color}: {item['point']} completes {_line(item)}\n")
+        out.writelines(
+            f"  colour {color}: {item['point']} completes {_line(item)}\n"
+            for color, items in threatening.items()
+            for item in items
+        )
     else:
         out.write("Threats: none\n")
     out.write("\n")
@@ -213,7 +233,9 @@ def run_bench(args: argparse.Namespace, out: TextIO | None = None) -> int:
     push_us = _per_call(play_games, 1) * 1e6 / pushes
 
     position = random_position(40, rng)
-    text = json.dumps({"board": "timevectors", "tokens": {point_name(p): c for p, c in position.items()}})
+    text = json.dumps(
+        {"board": "timevectors", "tokens": {point_name(p): c for p, c in position.items()}}
+    )
 
     def check_once() -> None:
         tokens = position_from_dict(json.loads(text))
@@ -231,8 +253,12 @@ def run_bench(args: argparse.Namespace, out: TextIO | None = None) -> int:
     observed[next(p for p in POINTS if p not in observed)] = game.turn_color() or 0
     judge_us = _per_call(lambda: game.judge(observed), 200) * 1e6
 
-    out.write(f"win check (lines through the placed point, bitmask tests): {win_us:.2f} us per move\n")
-    out.write(f"push (legality, state save, win and draw check):         {push_us:.2f} us per move\n")
+    out.write(
+        f"win check (lines through the placed point, bitmask tests): {win_us:.2f} us per move\n"
+    )
+    out.write(
+        f"push (legality, state save, win and draw check):         {push_us:.2f} us per move\n"
+    )
     out.write(f"judge one new token on a 30-token board:                  {judge_us:.1f} us\n")
     out.write(f"check on a 40-token position (parse, vectors, threats):   {check_ms:.2f} ms\n")
     return 0

@@ -104,6 +104,7 @@ def _store_level(
                 continue
             if cell not in symbols:
                 raise NotationError(
-                    f"level {TIER_LETTERS[tier]} row {row + 1}: {cell!r} is not '.' or one of {symbols!r}"
+                    f"level {TIER_LETTERS[tier]} row {row + 1}: "
+                    f"{cell!r} is not '.' or one of {symbols!r}"
                 )
             tokens[point_from_global(column, row, tier)] = symbols.index(cell)

@@ -48,9 +48,13 @@ class GameConfig:
         if isinstance(self.supply, bool) or not isinstance(self.supply, int):
             raise GameConfigError(f"supply must be a whole number, not {self.supply!r}")
         if not 1 <= self.supply <= MAX_SUPPLY:
-            raise GameConfigError(f"supply must be 1..{MAX_SUPPLY} tokens per colour, not {self.supply}")
+            raise GameConfigError(
+                f"supply must be 1..{MAX_SUPPLY} tokens per colour, not {self.supply}"
+            )
         if self.opening not in OPENINGS:
-            raise GameConfigError(f"opening must be one of {', '.join(OPENINGS)}, not {self.opening!r}")
+            raise GameConfigError(
+                f"opening must be one of {', '.join(OPENINGS)}, not {self.opening!r}"
+            )
         if self.opening != "none" and (self.players != 2 or self.teams):
             raise GameConfigError(f"the {self.opening} opening is for two single players")
         if self.opening == "3meq" and self.supply < 2:

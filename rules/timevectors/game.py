@@ -36,6 +36,7 @@ logger = logging.getLogger(__name__)
 PLAY, OPENING, CHOOSING = "play", "opening", "choosing"
 """Phases: normal play; the 3MEQ first player's three tokens; waiting for the 3MEQ colour choice."""
 _MEQ_COLORS = (0, 1)
+DEFAULT_CONFIG = GameConfig()
 
 
 @dataclass
@@ -70,7 +71,7 @@ class TimeVectorsGame(Game[Move]):
 
     board_name = "timevectors"
 
-    def __init__(self, config: GameConfig = GameConfig()) -> None:
+    def __init__(self, config: GameConfig = DEFAULT_CONFIG) -> None:
         super().__init__()
         self.config = config
         self._s = _State(
@@ -183,7 +184,9 @@ class TimeVectorsGame(Game[Move]):
         if not isinstance(move, Move):
             return f"{move!r} is not a Time Vectors move"
         if s.outcome is not None:
-            return "game already won" if s.outcome.winner is not None else "game already over (draw)"
+            return (
+                "game already won" if s.outcome.winner is not None else "game already over (draw)"
+            )
         if move.kind == CHOOSE:
             return self._check_choice(move)
         if move.point not in POINTS or isinstance(move.point, bool):
@@ -227,7 +230,9 @@ class TimeVectorsGame(Game[Move]):
             return
         point = cast(int, move.point)  # _check has ruled out None for place and swap
         first = not s.board
-        s.swap_from = point if first and move.kind == PLACE and self.config.opening == "swap" else None
+        s.swap_from = (
+            point if first and move.kind == PLACE and self.config.opening == "swap" else None
+        )
         if move.kind == SWAP:
             self._take_token(point)
             s.next_player = 0

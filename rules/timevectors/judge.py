@@ -116,7 +116,7 @@ def _moved_reasons(removed: dict[int, int], added: dict[int, int]) -> list[str]:
     for color in sorted(set(removed.values()) & set(added.values())):
         sources = sorted(p for p, c in removed.items() if c == color)
         targets = sorted(p for p, c in added.items() if c == color)
-        for source, target in zip(sources, targets):
+        for source, target in zip(sources, targets, strict=False):
             reasons.append(f"token moved from {point_name(source)} to {point_name(target)}")
             del removed[source], added[target]
     return reasons

@@ -51,9 +51,7 @@ class Move:
             return cls(None, int(match.group(1)), CHOOSE)
         match = _PLACE.match(cleaned)
         if match is None:
-            raise NotationError(
-                f"{text!r} is not a move: write A3Q:0, 'swap A3Q:1' or 'choose 1'"
-            )
+            raise NotationError(f"{text!r} is not a move: write A3Q:0, 'swap A3Q:1' or 'choose 1'")
         kind = SWAP if match.group(1) else PLACE
         return cls(parse_point(match.group(2)), int(match.group(3)), kind)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from rules.errors import RecordError
@@ -68,7 +69,7 @@ def _counts_possible(counts: list[int], config: GameConfig) -> bool:
         # Swap lets colour 1 lead by one, 3MEQ lets either colour lead by one.
         return max(counts) - min(counts) <= 1
     # Colours take turns in index order, so earlier colours are never behind.
-    return all(a >= b for a, b in zip(counts, counts[1:])) and counts[0] - counts[-1] <= 1
+    return all(a >= b for a, b in pairwise(counts)) and counts[0] - counts[-1] <= 1
 
 
 def position_from_dict(data: Any) -> dict[int, int]:
@@ -99,4 +100,3 @@ def position_from_dict(data: Any) -> dict[int, int]:
 def position_to_dict(tokens: Mapping[int, int]) -> dict[str, Any]:
     """The position format for ``tokens`` (points in index order)."""
     return {"board": BOARD_NAME, "tokens": {point_name(p): tokens[p] for p in sorted(tokens)}}
-

@@ -133,7 +133,7 @@ def bitboard(tokens: Mapping[int, int], color: int) -> int:
 
 
 def completed_through(bits: int, point: int) -> list[Vector]:
-    """Vectors through ``point`` whose four points are all set in ``bits`` (the per-move win check)."""
+    """Vectors through ``point`` with all four points set in ``bits`` (the per-move win check)."""
     return [vector for mask, vector in _MASKS_THROUGH[point] if bits & mask == mask]
 
 

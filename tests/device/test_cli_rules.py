@@ -1,4 +1,4 @@
-"""``boardcam vectors``, ``boardcam check`` and ``boardcam bench rules``, in-process and as a process."""
+"""``boardcam vectors``, ``check`` and ``bench rules``, in-process and as a real process."""
 
 from __future__ import annotations
 
@@ -58,7 +58,9 @@ def test_check_json(tmp_path, capsys):
     assert len(lines) == 1
     record = json.loads(lines[0])
     assert record["file"] == str(path)
-    assert record["vectors"] == [{"color": 0, "points": ["A1S", "B1R", "C1Q", "D1P"], "dims": [1, 3]}]
+    assert record["vectors"] == [
+        {"color": 0, "points": ["A1S", "B1R", "C1Q", "D1P"], "dims": [1, 3]}
+    ]
     assert record["threats"]["0"] == []
     assert record["threats"]["1"] == [
         {"points": ["E8S", "F8S", "G8S", "H8S"], "dims": [1], "point": "E8S"}
@@ -93,7 +95,9 @@ def test_check_empty_position(tmp_path, capsys):
         ({"board": "timevectors", "tokens": {"A1P": 0, "a1p": 1}}, "given twice"),
     ],
 )
-def test_malformed_file_is_one_line_on_stderr_and_others_still_checked(tmp_path, capsys, content, problem):
+def test_malformed_file_is_one_line_on_stderr_and_others_still_checked(
+    tmp_path, capsys, content, problem
+):
     bad = write(tmp_path, "bad.json", content)
     good = write(tmp_path, "good.json", WIN_AND_THREAT)
     assert main(["check", str(bad), str(good), "--json"]) == 2

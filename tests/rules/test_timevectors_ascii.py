@@ -23,7 +23,7 @@ def _diagrams() -> list[str]:
 
 
 EXAMPLE_1, EXAMPLE_2 = _diagrams()
-X, O = 0, 1
+X, O = 0, 1  # the help file names the players X and O
 
 
 def found(tokens):
@@ -84,6 +84,9 @@ def test_colour_without_symbol_is_refused():
         render_ascii({0: 3})
 
 
+ROW_8 = " x  .  .  .     .  .  .  .   8"
+
+
 def _replace_line(text: str, old: str, new: str) -> str:
     assert old in text
     return text.replace(old, new, 1)
@@ -92,12 +95,12 @@ def _replace_line(text: str, old: str, new: str) -> str:
 @pytest.mark.parametrize(
     ("mutate", "message"),
     [
-        (lambda t: _replace_line(t, "x  .  .  .     .  .  .  .   8", "x  .  .  .     .  .  .  .   7"),
+        (lambda t: _replace_line(t, ROW_8, ROW_8[:-1] + "7"),
          "expected row 8"),
         (lambda t: _replace_line(t, "Level S", "Level T"), "unexpected label"),
         (lambda t: _replace_line(t, "Level R", "Level S"), "unexpected label"),
         (lambda t: _replace_line(t, "Level Q", ""), "no 'Level' label"),
-        (lambda t: _replace_line(t, " x  .  .  .     .  .  .  .   8", " #  .  .  .     .  .  .  .   8"),
+        (lambda t: _replace_line(t, ROW_8, ROW_8.replace("x", "#")),
          "'#' is not"),
         (lambda t: t + "hello\n", "not a board row"),
         (lambda t: t[: t.index("Level P")], "middle of a level"),

@@ -53,7 +53,8 @@ def test_turn_rotation(config, colors, players):
 @pytest.mark.parametrize(
     "kwargs",
     [
-        {"players": 1}, {"players": 4}, {"players": 3, "teams": True}, {"players": 5, "teams": True},
+        {"players": 1}, {"players": 4},
+        {"players": 3, "teams": True}, {"players": 5, "teams": True},
         {"supply": 0}, {"supply": 86}, {"supply": True}, {"opening": "pie"},
         {"players": 3, "opening": "swap"}, {"players": 4, "teams": True, "opening": "3meq"},
         {"opening": "3meq", "supply": 1}, {"color_names": ("a", "b", "c", "d")},
@@ -205,7 +206,7 @@ def test_swap_declined_by_a_normal_move_and_not_allowed_without_the_opening():
 
 def _meq_opening(colors):
     game = TimeVectorsGame(GameConfig(opening="3meq"))
-    for name, color in zip(("A1P", "B2Q", "C3R"), colors):
+    for name, color in zip(("A1P", "B2Q", "C3R"), colors, strict=True):
         assert game.turn_color() is None and game.phase == "opening"
         game.push(Move(P(name), color))
     return game
@@ -271,7 +272,8 @@ def legal_moves(game: TimeVectorsGame) -> list[Move]:
 
 def snapshot(game: TimeVectorsGame):
     return (game.board, game.turn_color(), game.turn_player(), game.phase, game.outcome(),
-            game.player_colors, game.legal_colors(), [game.tokens_left(c) for c in range(3)])  # fmt: skip
+            game.player_colors, game.legal_colors(),
+            [game.tokens_left(c) for c in range(3)])  # fmt: skip
 
 
 configs = st.sampled_from([
@@ -295,7 +297,7 @@ def test_push_then_pop_restores_and_redo_replays(config, choices):
     for expected in reversed(history[:-1]):
         game.pop()
         assert snapshot(game) == expected
-    for move, expected in zip(played, history[1:]):
+    for move, expected in zip(played, history[1:], strict=True):
         assert game.redo() == move
         assert snapshot(game) == expected
     assert not game.can_redo()
@@ -330,7 +332,9 @@ def test_move_notation_round_trip(move):
     assert Move.parse(move.notation().lower()) == move
 
 
-@pytest.mark.parametrize("text", ["", "A3Q", "A3Q:", "A3Q:x", "Z9X:0", "swap:A3Q:1", "choose", "pick 1", 7])
+@pytest.mark.parametrize(
+    "text", ["", "A3Q", "A3Q:", "A3Q:x", "Z9X:0", "swap:A3Q:1", "choose", "pick 1", 7]
+)
 def test_bad_move_notation(text):
     with pytest.raises(NotationError):
         Move.parse(text)

@@ -17,15 +17,16 @@ def P(name: str) -> int:
     return parse_point(name)
 
 
-def game_after(*names: str, config: GameConfig = GameConfig()) -> TimeVectorsGame:
-    game = TimeVectorsGame(config)
+def game_after(*names: str, config: GameConfig | None = None) -> TimeVectorsGame:
+    game = TimeVectorsGame(config or GameConfig())
     for name in names:
         game.push(Move(P(name), game.turn_color()))
     return game
 
 
-def observe(game: TimeVectorsGame, add: dict[str, int] = {}, remove: tuple[str, ...] = ()):
+def observe(game: TimeVectorsGame, add: dict[str, int] | None = None, remove: tuple[str, ...] = ()):
     board = game.board
+    add = add or {}
     for name in remove:
         del board[P(name)]
     board.update({P(n): c for n, c in add.items()})
@@ -78,9 +79,7 @@ def test_win_inside_a_burst_ends_the_game_there():
     game = game_after("A1P", "A8S", "B1P", "B8S", "C1P", "C8S")
     judgement = game.judge(observe(game, {"D1P": 0, "H8S": 1}))
     assert judgement.moves == (Move(P("D1P"), 0),)
-    assert judgement.reasons == (
-        "game already won by colour 0: token placed on H8S after the end",
-    )
+    assert judgement.reasons == ("game already won by colour 0: token placed on H8S after the end",)
     accept(game, judgement)
     assert game.outcome().winner == 0
 

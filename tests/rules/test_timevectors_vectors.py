@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from itertools import permutations
+from itertools import pairwise, permutations
 
 import pytest
 from hypothesis import given
@@ -65,7 +65,7 @@ def _is_line_in_order(points) -> bool:
     coords = [point_coords(p) for p in points]
     for d in range(4):
         values = [c[d] for c in coords]
-        steps = {(b - a) % 4 if d == 3 else b - a for a, b in zip(values, values[1:])}
+        steps = {(b - a) % 4 if d == 3 else b - a for a, b in pairwise(values)}
         if len(steps) != 1 or steps.pop() not in ((0, 1, 3) if d == 3 else (-1, 0, 1)):
             return False
     return True
