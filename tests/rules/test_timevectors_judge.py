@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import time
 
 import pytest
@@ -9,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.timevectors import GameConfig, Move, TimeVectorsGame
+from rules.timevectors import judge as judge_module
 from rules.timevectors.moves import CHOOSE, SWAP
 from rules.timevectors.points import POINTS, parse_point
 
@@ -225,14 +227,28 @@ def test_three_move_opening_with_three_of_a_colour():
     )
 
 
-def test_many_new_tokens_are_judged_quickly():
+def test_forty_new_tokens_are_judged_quickly():
+    # A seeded 40-move game in which nobody completes a vector, seen all at once.
+    rng = random.Random(40)
     game = TimeVectorsGame()
-    rng_points = [p for p in POINTS if p % 3 == 0][:40]
-    observed = {p: i % 2 for i, p in enumerate(rng_points)}
+    for _ in range(40):
+        color = game.turn_color()
+        free = [p for p in POINTS if p not in game.board and not game.completes_vector(p, color)]
+        game.push(Move(rng.choice(free), color))
     start = time.perf_counter()
-    judgement = game.judge(observed)
+    judgement = TimeVectorsGame().judge(game.board)
     assert time.perf_counter() - start < 1.0
-    assert judgement.moves or judgement.reasons
+    assert judgement.is_legal and len(judgement.moves) == 40
+
+
+def test_search_budget_falls_back_to_the_longest_order_found(monkeypatch):
+    # The burst of test_a_burst_order_found_by_search_not_greed with a search too small to
+    # backtrack: the greedy order wins early and the rest is reported, nothing raises.
+    monkeypatch.setattr(judge_module, "SEARCH_BUDGET", 5)
+    game = game_after("A1P", "H8S", "B1P", "G6R", "C3P", "E3Q", "C4P", "F1S")
+    judgement = game.judge(observe(game, {"C1P": 0, "D1P": 0, "C2P": 0, "A1S": 1, "B2S": 1}))
+    assert judgement.moves and judgement.reasons
+    assert all("after the end" in reason for reason in judgement.reasons)
 
 
 @settings(max_examples=60, deadline=None)
