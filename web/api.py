@@ -14,10 +14,11 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, jsonify, request
 
+from device.store import UnknownGameError
 from web.auth import control_required
 from web.errors import ApiError
 from web.extension import runtime
-from web.present import present_state
+from web.present import palette_of, present_state
 from web.validate import choice_field, int_field, json_object, names_field, optional_colour_field, point_field
 
 logger = logging.getLogger(__name__)
@@ -25,12 +26,12 @@ logger = logging.getLogger(__name__)
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 OPENINGS = ("none", "swap", "3meq")
+PLAYER_COUNTS = (2, 3, 4, 6)  # pairs, three colours, or two teams of 2 or 3
 EXPORT_FORMATS = {
     "pbm": ("text/plain; charset=utf-8", "txt"),
     "json": ("application/json", "json"),
     "ascii": ("text/plain; charset=utf-8", "txt"),
 }
-MAX_PLAYERS = 8
 
 
 def run_control(action: Callable[[], Any]) -> Any:
@@ -49,27 +50,24 @@ def run_control(action: Callable[[], Any]) -> Any:
 
 
 def _ok(result: Any = None) -> Response:
-    """Control answers: ``{"ok": true, "state": ...}`` so the page redraws at once."""
-    payload: dict[str, Any] = {"ok": True, "state": present_state(runtime().state())}
-    if isinstance(result, dict):
-        payload["result"] = result
-    return jsonify(payload)
+    """Control answers: ``{"ok": true, "events": [...], "state": ...}`` so the page redraws at once."""
+    rt = runtime()
+    events = result if isinstance(result, list) else []
+    return jsonify({"ok": True, "events": events, "state": present_state(rt.state(), palette_of(rt))})
 
 
 def _game_or_404(game_id: str) -> dict[str, Any]:
     try:
-        game = runtime().game(game_id)
-    except (KeyError, LookupError) as exc:
+        return runtime().game(game_id)
+    except (UnknownGameError, LookupError) as exc:
         raise ApiError(404, f"no game {game_id!r}") from exc
-    if game is None:
-        raise ApiError(404, f"no game {game_id!r}")
-    return game
 
 
 @bp.get("/state")
 def state() -> Response:
     """The whole live state (board, turn, winner, alerts, camera, mismatch, ...)."""
-    return jsonify(present_state(runtime().state()))
+    rt = runtime()
+    return jsonify(present_state(rt.state(), palette_of(rt)))
 
 
 @bp.get("/games")
@@ -106,7 +104,9 @@ def export(game_id: str) -> Response:
 def new_game() -> Response:
     """Start a new game: ``{"players": 2, "opening": "none"|"swap"|"3meq", "names": [...]}``."""
     body = json_object()
-    players = int_field(body, "players", default=2, low=2, high=MAX_PLAYERS)
+    players = int_field(body, "players", default=2, low=min(PLAYER_COUNTS), high=max(PLAYER_COUNTS))
+    if players not in PLAYER_COUNTS:
+        raise ApiError(400, f"'players' must be one of {', '.join(map(str, PLAYER_COUNTS))}")
     opening = choice_field(body, "opening", OPENINGS, default="none")
     names = names_field(body, "names", max_items=players)
     if opening != "none" and players != 2:

@@ -37,13 +37,16 @@ def describe_dimensions(vector: Sequence[str | int]) -> str:
     return join_words([ORDINALS[d] for d in changing_dimensions(vector)])
 
 
-def present_state(state: Mapping[str, Any]) -> dict[str, Any]:
+def present_state(state: Mapping[str, Any], palette: Sequence[Sequence[int]] | None = None) -> dict[str, Any]:
     """The runtime's state plus what the dashboard needs to read it at a glance.
 
-    Adds ``winner.dimensions`` (one description per winning vector). The
-    runtime's own keys are passed through unchanged.
+    Adds ``winner.dimensions`` (one description per winning vector) and
+    ``palette`` (the learned token colours as ``[r, g, b]``, or ``null``) when
+    the state has none. The runtime's own keys are passed through unchanged.
     """
     shown = dict(state)
+    if "palette" not in shown:
+        shown["palette"] = [[int(c) for c in colour] for colour in palette] if palette else None
     winner = state.get("winner")
     if isinstance(winner, Mapping) and winner.get("vectors"):
         shown["winner"] = {
@@ -51,3 +54,8 @@ def present_state(state: Mapping[str, Any]) -> dict[str, Any]:
             "dimensions": [describe_dimensions(vector) for vector in winner["vectors"]],
         }
     return shown
+
+
+def palette_of(runtime: Any) -> Sequence[Sequence[int]] | None:
+    """The runtime's learned token colours (``Runtime.palette``), if it has any."""
+    return getattr(runtime, "palette", None)

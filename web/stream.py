@@ -19,7 +19,7 @@ from flask import Blueprint, Flask, Response, current_app, request, stream_with_
 
 from web.errors import ApiError
 from web.extension import runtime
-from web.present import present_state
+from web.present import palette_of, present_state
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ def sse_message(data: Any, event: str | None = None) -> bytes:
     return f"{head}data: {json.dumps(data, separators=(',', ':'), default=str)}\n\n".encode()
 
 
-def record_message(record: Any) -> bytes:
+def record_message(record: Any, palette: Any = None) -> bytes:
     """An event record as SSE: ``state`` records as ``event: state``, the rest as plain messages.
 
     Plain messages keep the flat record (``{"type": "move", ...}``) so one
@@ -44,16 +44,19 @@ def record_message(record: Any) -> bytes:
     """
     if isinstance(record, dict) and record.get("type") == "state":
         state = record.get("state", {k: v for k, v in record.items() if k != "type"})
-        return sse_message(present_state(state), "state")
+        return sse_message(present_state(state, palette), "state")
     return sse_message(record)
 
 
 def event_stream(rt: Any, heartbeat_s: float, is_disconnected: Callable[[], bool]) -> Iterator[bytes]:
-    """The SSE body for one client: retry hint, current state at once, then every record."""
+    """The SSE body for one client: a retry hint, then every record of the subscription.
+
+    The runtime's subscription starts with a ``state`` record (the current
+    state at once, for a late client) and sends a fresh one after each batch.
+    """
     records, unsubscribe = rt.subscribe()
     try:
         yield f"retry: {SSE_RETRY_MS}\n\n".encode()
-        yield sse_message(present_state(rt.state()), "state")
         while not is_disconnected():
             try:
                 record = records.get(timeout=heartbeat_s)
@@ -62,7 +65,7 @@ def event_stream(rt: Any, heartbeat_s: float, is_disconnected: Callable[[], bool
                 continue
             if record is None:  # the runtime is shutting down
                 return
-            yield record_message(record)
+            yield record_message(record, palette_of(rt))
     finally:
         unsubscribe()
         logger.debug("SSE client gone, unsubscribed")

@@ -55,6 +55,14 @@ def draw_board_frame(camera: CameraModel) -> np.ndarray:
     return image
 
 
+class FakeControlError(ValueError):
+    """What the real runtime raises (``ControlError``) for an action it cannot carry out."""
+
+
+class UnknownFakeGame(LookupError):
+    """A game id the fake does not know."""
+
+
 class FakeRuntime:
     """Same public methods as ``device.runtime.Runtime``; tests drive the game with ``play`` etc."""
 
@@ -89,14 +97,18 @@ class FakeRuntime:
         self.threats: dict[str, list[str]] = {}
         self.camera = {"status": "ok", "description": "fake camera", "fps": 4.0}
 
-    def publish(self, record: dict[str, Any]) -> None:
+    def publish(self, record: dict[str, Any]) -> list[dict[str, Any]]:
+        """Send one record to every subscriber, followed by a fresh state record (as the runtime does)."""
         record = {**record, "time": record.get("time", time.time()), "game_id": self.game_id}
         with self._lock:
             if record["type"] in {"win", "illegal", "confirm_hidden", "camera_moved", "draw"}:
                 self.alerts.append(record)
             subscribers = list(self._subscribers)
+        state = {"type": "state", "state": self.state()}
         for subscriber in subscribers:
             subscriber.put(record)
+            subscriber.put(state)
+        return [record]
 
     def play(self, point: str, color: int) -> None:
         self.tokens[point] = color
@@ -127,18 +139,21 @@ class FakeRuntime:
             "winner": self.winner,
             "alerts": list(self.alerts),
             "camera": dict(self.camera),
-            "last_move": self.moves[-1]["point"] if self.moves else None,
+            "last_move": {"ply": len(self.moves) - 1, **self.moves[-1]} if self.moves else None,
+            "result": "win" if self.winner else "ongoing",
             "threats": {k: list(v) for k, v in self.threats.items()},
             "mismatch": list(self.mismatch),
             "hidden": list(self.hidden),
-            "players": self.names or [],
+            "players": self.players,
+            "names": list(self.names or []),
             "opening": self.opening,
             "moves": [m["point"] for m in self.moves],
-            "calibration": None,
+            "calibration": {"loaded": self.calibration is not None},
         }
 
     def subscribe(self) -> tuple[queue.Queue, Any]:
         records: queue.Queue = queue.Queue()
+        records.put({"type": "state", "state": self.state()})
         with self._lock:
             self._subscribers.append(records)
 
@@ -158,38 +173,44 @@ class FakeRuntime:
     def check_pin(self, pin: str) -> bool:
         return pin == self.pin
 
-    def new_game(self, players: int = 2, opening: str = "none", names: list[str] | None = None) -> None:
+    def new_game(self, players: int = 2, opening: str = "none", names: list[str] | None = None) -> str:
         self.calls.append(("new_game", (players, opening, names)))
+        if names and len(names) != players:
+            raise FakeControlError(f"names must be {players} texts")
+        self.past_games.append({"id": self.game_id, "started": "2026-11-22T01:00:00+00:00",
+                                "moves": len(self.moves), "winner": None, "move_list": list(self.moves)})
         self._reset(players, opening, names)
         self.publish({"type": "game_started", "frame": None})
+        return self.game_id
 
-    def accept(self) -> None:
+    def accept(self) -> list[dict[str, Any]]:
         self.calls.append(("accept", ()))
         if not self.mismatch:
-            raise RuntimeError("the board matches the game: nothing to accept")
+            raise FakeControlError("the board matches the game: nothing to accept")
         self.mismatch = []
-        self.publish({"type": "accepted", "frame": None})
+        return self.publish({"type": "accepted", "frame": None})
 
-    def correct(self, point: int, colour: int | None) -> None:
+    def correct(self, point: int, colour: int | None) -> list[dict[str, Any]]:
         self.calls.append(("correct", (point, colour)))
         name = point_name(point)
         if colour is None:
             self.tokens.pop(name, None)
         else:
             self.tokens[name] = colour
-        self.publish({"type": "corrected", "frame": None, "point": name, "color": colour})
+        return self.publish({"type": "corrected", "frame": None, "point": name, "color": colour})
 
-    def confirm_hidden(self, point: int) -> None:
+    def confirm_hidden(self, point: int) -> list[dict[str, Any]]:
         self.calls.append(("confirm_hidden", (point,)))
         self.play(point_name(point), len(self.moves) % self.players)
+        return []
 
-    def undo(self) -> None:
+    def undo(self) -> list[dict[str, Any]]:
         self.calls.append(("undo", ()))
         if not self.moves:
-            raise IndexError("no move to take back")
+            raise FakeControlError("no move to take back")
         move = self.moves.pop()
         self.tokens.pop(move["point"], None)
-        self.publish({"type": "undo", "frame": None, "point": move["point"]})
+        return self.publish({"type": "undo", "frame": None, "notation": move["point"]})
 
     def set_calibration(self, calibration: Any) -> None:
         self.calls.append(("set_calibration", (calibration,)))
@@ -207,7 +228,7 @@ class FakeRuntime:
         for past in self.past_games:
             if past["id"] == game_id:
                 return {"id": game_id, "started": past["started"], "moves": past["move_list"], "winner": None}
-        raise KeyError(game_id)
+        raise UnknownFakeGame(game_id)
 
     def export(self, game_id: str, fmt: str) -> str:
         moves = self.game(game_id)["moves"]

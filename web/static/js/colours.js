@@ -7,17 +7,22 @@ function rgbToCss(rgb) {
   return Array.isArray(rgb) && rgb.length === 3 ? `rgb(${rgb.map((v) => Math.round(v)).join(",")})` : null;
 }
 
-// CSS colours per colour index: the calibration's learned palette where there is one.
+// CSS colours per colour index: the learned palette where there is one.
 export function paletteOf(state) {
-  const learned = state && state.calibration && Array.isArray(state.calibration.palette) ? state.calibration.palette : [];
+  const learned = (state && (state.palette || (state.calibration && state.calibration.palette))) || [];
   return DEFAULT_COLOURS.map((fallback, index) => rgbToCss(learned[index]) || fallback);
 }
 
-// "Ann" when the players have names, else "Colour 1".
+// How many token colours the game uses: three players play three colours, teams and pairs two.
+export function colourCount(state) {
+  const players = state && typeof state.players === "number" ? state.players : 2;
+  return players === 3 ? 3 : 2;
+}
+
+// "Ann" when each colour has a player name, else "Colour 1".
 export function colourName(state, colour) {
   if (colour === null || colour === undefined) return "–";
-  const players = state && Array.isArray(state.players) ? state.players : [];
-  const entry = players.find((p) => p && typeof p === "object" && p.color === colour) ?? players[colour];
-  const name = typeof entry === "string" ? entry : entry && entry.name;
-  return name || `Colour ${colour + 1}`;
+  const names = state && Array.isArray(state.names) ? state.names : [];
+  if (names.length === colourCount(state) && names[colour]) return names[colour];
+  return `Colour ${colour + 1}`;
 }

@@ -1,8 +1,8 @@
-// The live dashboard: state from SSE (+ /api/state refreshes), board, alerts and control.
-import { control, getJSON } from "./api.js";
+// The live dashboard: state over SSE, the board, alerts and control.
+import { control } from "./api.js";
 import { setupPage, toast, formatTime } from "./ui.js";
 import { createBoard } from "./boards/index.js";
-import { paletteOf, colourName } from "./colours.js";
+import { paletteOf, colourName, colourCount } from "./colours.js";
 import { describe, ring, unlockAudio, enableNotifications, isSoundOn, setSoundOn } from "./alerts.js";
 
 const $ = (id) => document.getElementById(id);
@@ -20,7 +20,6 @@ let liveAlert = null;
 let hiddenCandidates = [];
 let liveAlerts = [];
 let showThreats = localStorage.getItem("boardcam.threats") === "on";
-let refreshTimer = null;
 
 const lastMoveName = (s) => (s.last_move && typeof s.last_move === "object" ? s.last_move.point : s.last_move) || null;
 const alertKey = (r) => `${r.type}|${r.time}|${r.frame}`;
@@ -33,7 +32,7 @@ function ensureBoard(kind) {
 
 function renderStatus(s) {
   const palette = paletteOf(s);
-  const over = Boolean(s.winner);
+  const over = Boolean(s.winner) || s.result === "draw";
   $("turn-text").textContent = over ? "Game over" : s.turn === null || s.turn === undefined ? "–" : colourName(s, s.turn);
   $("turn-swatch").style.background = !over && s.turn !== null && s.turn !== undefined ? palette[s.turn] : "";
   $("last-move").textContent = lastMoveName(s) || "–";
@@ -48,6 +47,13 @@ function renderStatus(s) {
 
 function renderWinner(s) {
   const banner = $("win-banner");
+  if (s.result === "draw" && !s.winner) {
+    $("win-swatch").style.background = "";
+    $("win-title").textContent = "Draw";
+    $("win-sub").textContent = "No tokens left and no vector.";
+    banner.hidden = false;
+    return;
+  }
   if (!s.winner) { banner.hidden = true; return; }
   const palette = paletteOf(s);
   const vectors = s.winner.vectors || [];
@@ -134,7 +140,7 @@ function renderCorrection(s) {
   $("correct-point").textContent = selected || "tap a point";
   const holder = $("correct-choices");
   const palette = paletteOf(s);
-  const colours = Math.max(2, (s.players || []).length || 2);
+  const colours = colourCount(s);
   const choices = [...Array(Math.min(colours, palette.length)).keys()].map((colour) => [colour, colourName(s, colour), palette[colour]]);
   choices.push([null, "Empty", ""]);
   holder.replaceChildren(...choices.map(([colour, label, css]) => {
@@ -152,7 +158,7 @@ function renderCorrection(s) {
 
 function renderLegend(s) {
   const palette = paletteOf(s);
-  const colours = Math.max(2, (s.players || []).length || 2);
+  const colours = colourCount(s);
   const items = [...Array(Math.min(colours, palette.length)).keys()]
     .map((c) => `<span><i class="swatch" style="background:${palette[c]}"></i>${escapeHtml(colourName(s, c))}</span>`);
   items.push('<span>◯ last move</span>', '<span style="color:var(--danger)">▢ differs</span>');
@@ -195,19 +201,6 @@ function applyState(next) {
   render();
 }
 
-async function refresh() {
-  try {
-    applyState(await getJSON("/api/state"));
-  } catch (error) {
-    toast(`Cannot read the state: ${error.message}`, { bad: true });
-  }
-}
-
-function scheduleRefresh() {
-  clearTimeout(refreshTimer);
-  refreshTimer = setTimeout(refresh, 60);
-}
-
 function handleRecord(record) {
   if (!record || typeof record !== "object") return;
   if (CLEARING_TYPES.has(record.type)) {
@@ -220,8 +213,7 @@ function handleRecord(record) {
     if (record.type === "confirm_hidden") hiddenCandidates = record.points || record.candidates || [];
     ring(record, describe(record, state));
   }
-  render();
-  scheduleRefresh();
+  render(); // the runtime follows each batch of records with a fresh state event
 }
 
 function setLive(on) {
