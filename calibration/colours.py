@@ -1,0 +1,305 @@
+"""Colour model: learn what the token sets look like through this camera, never assume it.
+
+Colours are compared in a space that a change of light or white balance barely
+moves: every frame is first divided by its per-channel gain against the
+reference (empty-board) appearance, then mapped to opponent chroma (two
+intensity-free axes) plus log brightness. Token colours are *prototypes* in
+that space, learned from the tokens seen (clustering) and, when the user gives
+a palette of nominal RGB colours, matched to it by hue after a grey-world
+correction of the reference (the palette says "red, blue, yellow", not what
+this camera makes of them).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from dataclasses import dataclass, field
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+RGB = tuple[int, int, int]
+
+CHROMA_SCALE = 0.045  # opponent-chroma difference treated as one unit of distance
+LIGHT_SCALE = 0.30  # log-brightness difference treated as one unit of distance
+MERGE_DISTANCE = 3.0  # token colours nearer than this (in matching units) are one colour
+# Through one to three tinted plates and in the shadow of upper tiers one token set
+# changes in saturation and brightness far more than in hue: weigh them accordingly.
+SATURATION_WEIGHT = 0.35
+LIGHT_WEIGHT = 0.5
+DEFAULT_MAX_COLOURS = 3  # the reference board ships three token sets
+FOLLOW_RATE = 0.1  # how fast a known colour follows the tokens matched to it
+_EPS = 12.0  # dark pixels carry little chroma information: damp them
+
+
+class PaletteError(ValueError):
+    """A palette that is not a list of ``[r, g, b]`` colours in 0..255."""
+
+
+def parse_palette(data: object) -> list[RGB]:
+    """Validate a palette as given by a user (``[[r, g, b], ...]``); raises :class:`PaletteError`."""
+    if not isinstance(data, (list, tuple)) or not data:
+        raise PaletteError("a palette is a non-empty list of [r, g, b] colours")
+    colours: list[RGB] = []
+    for i, entry in enumerate(data):
+        if (
+            not isinstance(entry, (list, tuple))
+            or len(entry) != 3
+            or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 255 for v in entry)
+        ):
+            raise PaletteError(f"palette entry {i} is {entry!r}; expected [r, g, b] with integers 0-255")
+        colours.append((entry[0], entry[1], entry[2]))
+    if len(set(colours)) != len(colours):
+        raise PaletteError("the palette names the same colour twice")
+    return colours
+
+
+def features(bgr: np.ndarray) -> np.ndarray:
+    """``(..., 3)`` BGR values -> ``(..., 3)`` (chroma1, chroma2, log brightness), float32.
+
+    The chroma axes do not change when the light gets brighter or dimmer; the
+    third axis does and is weighted separately (shadows darken, tokens differ).
+    """
+    bgr = np.asarray(bgr, dtype=np.float32)
+    b, g, r = bgr[..., 0], bgr[..., 1], bgr[..., 2]
+    total = b + g + r + _EPS
+    out = np.empty(bgr.shape[:-1] + (3,), np.float32)
+    out[..., 0] = (r - g) / total / CHROMA_SCALE
+    out[..., 1] = (r + g - 2 * b) / total / CHROMA_SCALE
+    out[..., 2] = np.log(total / 3) / LIGHT_SCALE
+    return out
+
+
+def channel_gain(frame_bgr: np.ndarray, reference_bgr: np.ndarray) -> np.ndarray:
+    """Per-channel gain of a frame against the reference over the same ``(N, 3)`` pixels.
+
+    The median ratio ignores the minority of pixels that changed (tokens, a hand),
+    so it measures only the light and white balance. Returns ``(3,)``, 1.0 when unknown.
+    """
+    frame = np.asarray(frame_bgr, np.float32)
+    ref = np.asarray(reference_bgr, np.float32)
+    usable = (ref.min(axis=1) > 20) & (frame.min(axis=1) > 5) & (frame.max(axis=1) < 250)
+    if usable.sum() < 50:
+        return np.ones(3, np.float32)
+    ratio = frame[usable] / ref[usable]
+    return np.median(ratio, axis=0).astype(np.float32)
+
+
+def grey_world(reference_bgr: np.ndarray) -> np.ndarray:
+    """Per-channel factors that make the average of the reference neutral grey (``(3,)``)."""
+    mean = np.asarray(reference_bgr, np.float32).reshape(-1, 3).mean(axis=0)
+    return mean.mean() / np.maximum(mean, 1.0)
+
+
+def _hue_angle_distance(a: np.ndarray, b: np.ndarray) -> float:
+    """Angle between two chroma vectors (0..pi); achromatic ones compare by brightness."""
+    na, nb = np.linalg.norm(a[:2]), np.linalg.norm(b[:2])
+    if na < 1.0 or nb < 1.0:  # a grey/white/black token: hue means nothing
+        return abs(na - nb) + abs(a[2] - b[2])
+    cos = float(np.dot(a[:2], b[:2]) / (na * nb))
+    return float(np.arccos(np.clip(cos, -1, 1))) * 3.0 + 0.05 * abs(a[2] - b[2])
+
+
+@dataclass
+class ColourModel:
+    """Token colours as prototypes in gain-normalised feature space.
+
+    ``palette`` (nominal RGB) fixes how many colours there are and their order;
+    without it, colours are numbered in the order they were first seen, up to
+    ``max_colours``.
+    ``reference_balance`` is the grey-world correction of the empty board, so
+    learned prototypes can be compared with nominal palette colours.
+    """
+
+    palette: list[RGB] | None = None
+    reference_balance: np.ndarray = field(default_factory=lambda: np.ones(3, np.float32))
+    prototypes: dict[int, np.ndarray] = field(default_factory=dict)
+    max_colours: int = DEFAULT_MAX_COLOURS
+
+    @property
+    def n_colours(self) -> int:
+        """How many colour columns an observation has."""
+        if self.palette is not None:
+            return len(self.palette)
+        return len(self.prototypes)
+
+    def prototype_array(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(indices, features)`` of the known prototypes (``(m,)`` and ``(m, 3)``)."""
+        if not self.prototypes:
+            return np.zeros(0, np.int64), np.zeros((0, 3), np.float32)
+        keys = sorted(self.prototypes)
+        return np.array(keys), np.stack([self.prototypes[k] for k in keys])
+
+    def nearest(self, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Nearest prototype index (colour index, -1 if none known) and distance per row."""
+        keys, protos = self.prototype_array()
+        if len(keys) == 0:
+            return np.full(len(feats), -1), np.full(len(feats), np.inf, np.float32)
+        d = match_distance(feats, protos)
+        best = np.argmin(d, axis=1)
+        return keys[best], d[np.arange(len(feats)), best]
+
+    def learn(self, samples: np.ndarray) -> list[int]:
+        """Take in the colours of tokens seen (``(n, 3)`` features, in order of appearance).
+
+        Samples that match no known colour are clustered and each cluster becomes a
+        new colour (without a palette, numbered in order of first appearance, at most
+        ``max_colours``; with one, the free palette entry nearest in hue). Known colours
+        follow their matched samples slowly, so a prototype first seen through three
+        plates settles on what the set looks like across the board. Returns the new
+        colour indices.
+        """
+        samples = np.asarray(samples, np.float32).reshape(-1, 3)
+        if len(samples) == 0:
+            return []
+        index, dist = self.nearest(samples)
+        known = dist <= MERGE_DISTANCE
+        for colour in np.unique(index[known]):
+            matched = samples[known & (index == colour)]
+            self.prototypes[int(colour)] += FOLLOW_RATE * (np.median(matched, axis=0) - self.prototypes[int(colour)])
+        created: list[int] = []
+        if known.all():
+            return created
+        # Cluster everything seen (the known colours anchor the grouping), keep the new groups.
+        limit = len(self.palette) if self.palette is not None else self.max_colours
+        clusters = [
+            (centre, members)
+            for centre, members in cluster(samples, max_clusters=limit)
+            if not known[members].any() and self.nearest(centre[None, :])[1][0] > MERGE_DISTANCE
+        ]
+        if self.palette is None:
+            for centre, _ in clusters:
+                if len(self.prototypes) >= self.max_colours:
+                    break
+                colour = len(self.prototypes)
+                self.prototypes[colour] = centre
+                created.append(colour)
+        else:
+            free = [i for i in range(len(self.palette)) if i not in self.prototypes]
+            for centre, colour in self._assign_to_palette([c for c, _ in clusters], free):
+                self.prototypes[colour] = centre
+                created.append(colour)
+        for colour in created:
+            logger.info("learned token colour %d: %s", colour, np.round(self.prototypes[colour], 2))
+        return created
+
+    def _assign_to_palette(
+        self, centres: list[np.ndarray], free: list[int]
+    ) -> list[tuple[np.ndarray, int]]:
+        """Best one-to-one matching of new clusters to free palette entries by hue."""
+        if not free or not centres:
+            return []
+        assert self.palette is not None
+        nominal = features(np.array([[b, g, r] for r, g, b in self.palette], np.float32))
+        # Undo the camera's cast on the learned colours before comparing hues.
+        observed = [features(feature_to_bgr(c) * self.reference_balance) for c in centres]
+        best: tuple[float, list[tuple[np.ndarray, int]]] = (np.inf, [])
+        n = min(len(observed), len(free))
+        for chosen in itertools.permutations(range(len(observed)), n):
+            for targets in itertools.permutations(free, n):
+                cost = sum(_hue_angle_distance(observed[i], nominal[t]) for i, t in zip(chosen, targets))
+                if cost < best[0]:
+                    best = (cost, [(centres[i], t) for i, t in zip(chosen, targets)])
+        return best[1]
+
+    def to_dict(self) -> dict:
+        """JSON-ready state (learned prototypes survive a restart)."""
+        return {
+            "palette": [list(c) for c in self.palette] if self.palette is not None else None,
+            "reference_balance": [float(v) for v in self.reference_balance],
+            "prototypes": {str(k): [float(v) for v in p] for k, p in self.prototypes.items()},
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ColourModel":
+        """Inverse of :meth:`to_dict`; raises :class:`PaletteError` or ``ValueError`` on bad data."""
+        try:
+            palette = parse_palette(data["palette"]) if data.get("palette") is not None else None
+            balance = np.array(data.get("reference_balance", [1, 1, 1]), np.float32).reshape(3)
+            protos = {int(k): np.array(v, np.float32).reshape(3) for k, v in data.get("prototypes", {}).items()}
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"colour model data is malformed: {exc!r}") from exc
+        return cls(palette=palette, reference_balance=balance, prototypes=protos)
+
+
+def match_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``(n, m)`` colour distances between feature rows of ``a`` and of ``b``.
+
+    Hue difference counts as the arc at the lower of the two saturations (so hue
+    means nothing for greys), saturation and brightness differences count less.
+    """
+    a = np.asarray(a, np.float32).reshape(-1, 1, 3)
+    b = np.asarray(b, np.float32).reshape(1, -1, 3)
+    sat_a, sat_b = np.hypot(a[..., 0], a[..., 1]), np.hypot(b[..., 0], b[..., 1])
+    dot = a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1]
+    angle = np.arccos(np.clip(dot / np.maximum(sat_a * sat_b, 1e-6), -1.0, 1.0))
+    return (
+        np.minimum(sat_a, sat_b) * angle
+        + SATURATION_WEIGHT * np.abs(sat_a - sat_b)
+        + LIGHT_WEIGHT * np.abs(a[..., 2] - b[..., 2])
+    )
+
+
+def cluster(
+    samples: np.ndarray, radius: float = MERGE_DISTANCE, max_clusters: int | None = None
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Group feature rows into colours by average-linkage agglomeration: the two closest
+    groups merge until every pair is farther apart than ``radius`` and there are at most
+    ``max_clusters`` groups.
+
+    Returns ``[(median feature, member indices), ...]`` ordered by each group's
+    first member (so colours are numbered in order of first appearance).
+    """
+    samples = np.asarray(samples, np.float32).reshape(-1, 3)
+    groups = [[i] for i in range(len(samples))]
+    if not groups:
+        return []
+    dist = match_distance(samples, samples)
+    np.fill_diagonal(dist, np.inf)
+    sizes = np.ones(len(samples))
+    alive = np.ones(len(samples), bool)
+    while alive.sum() > 1:
+        flat = int(np.argmin(dist))
+        i, j = divmod(flat, len(samples))
+        if dist[i, j] > radius and (max_clusters is None or alive.sum() <= max_clusters):
+            break
+        i, j = min(i, j), max(i, j)
+        # Average linkage update (Lance-Williams), then retire j.
+        merged = (dist[i] * sizes[i] + dist[j] * sizes[j]) / (sizes[i] + sizes[j])
+        dist[i, :], dist[:, i] = merged, merged
+        dist[i, i] = np.inf
+        dist[j, :], dist[:, j] = np.inf, np.inf
+        sizes[i] += sizes[j]
+        alive[j] = False
+        groups[i] += groups[j]
+        groups[j] = []
+    out = []
+    for members in groups:
+        if members:
+            members = sorted(members)
+            out.append((np.median(samples[members], axis=0).astype(np.float32), np.array(members)))
+    out.sort(key=lambda item: item[1][0])
+    return out
+
+
+def feature_to_bgr(feature: np.ndarray) -> np.ndarray:
+    """Inverse of :func:`features` for one row: the BGR colour (0..255 floats) it stands for."""
+    c1, c2, light = np.asarray(feature, np.float64) * np.array([CHROMA_SCALE, CHROMA_SCALE, LIGHT_SCALE])
+    total = 3 * np.exp(light)
+    plain = total - _EPS  # r + g + b
+    # r - g = c1 * total and r + g - 2b = c2 * total.
+    b = (plain - c2 * total) / 3
+    r = (plain - b + c1 * total) / 2
+    g = plain - b - r
+    return np.array([b, g, r])
+
+
+def display_colours(model: ColourModel) -> dict[int, RGB]:
+    """Approximate RGB of every learned colour, for drawings and the dashboard."""
+    out: dict[int, RGB] = {}
+    for index, proto in model.prototypes.items():
+        b, g, r = np.clip(feature_to_bgr(proto), 0, 255)
+        out[index] = (int(r), int(g), int(b))
+    return out

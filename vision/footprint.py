@@ -1,0 +1,339 @@
+"""Per-calibration geometry of every token position, precomputed once.
+
+A token is an opaque cylinder (19 mm x 5 mm on the reference board). Seen by
+the camera, a token on point ``p`` covers a *silhouette* (its top disc plus the
+part of its side wall that faces the camera); the top disc is what the
+visibility of a point is defined on. Because the tiers are clear acrylic,
+silhouettes of points on different tiers overlap in the image: a token nearer
+the camera hides what is behind it. Everything here depends only on the camera
+model and the board spec, so it is computed once per calibration and the
+observer does only vectorised gathers per frame.
+
+Pixel sets are stored as flat index arrays into a *working image*: the camera
+frame shrunk by an integer ``factor`` so a token's top disc is still about ten
+pixels across (enough to read a colour, cheap enough for a Raspberry Pi).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.camera import CameraModel
+from calibration.spec import TimeVectorsSpec
+
+logger = logging.getLogger(__name__)
+
+N_POINTS = 256
+_CIRCLE_VERTICES = 48
+_SUPERSAMPLE = 4  # rasterise at 4x the working resolution, then average to a coverage
+_RING_MM = 3.0  # how far around a token's outline the "must not be token" ring reaches
+_TARGET_DISC_PX = 7.0  # smallest top-disc minor axis (working pixels) the factor must keep
+_CORE_COVERAGE = 0.9
+_TOP_COVERAGE = 0.5
+
+
+def _disc_samples() -> np.ndarray:
+    """Unit-disc sample offsets of equal area (centre plus two rings), shape ``(19, 2)``."""
+    offsets = [(0.0, 0.0)]
+    for radius, count in ((0.5, 6), (0.85, 12)):
+        angles = 2 * np.pi * (np.arange(count) + 0.5 * (count == 12)) / count
+        offsets += list(zip(radius * np.cos(angles), radius * np.sin(angles)))
+    return np.array(offsets)
+
+
+DISC_SAMPLES = _disc_samples()
+
+
+def working_factor(camera: CameraModel, spec: TimeVectorsSpec) -> int:
+    """Largest power-of-two shrink that keeps nearly every top disc >= ~7 pixels across."""
+    centres = spec.point_centres()
+    centres[:, 2] += spec.token_height
+    depth = camera.to_camera(centres)[:, 2]
+    focal = float(camera.K[0, 0])
+    in_front = depth > 0
+    if not in_front.any():
+        return 1
+    # The disc's minor axis is foreshortened by the viewing angle; use its smallest extent.
+    view = camera.centre_mm()[None, :] - centres
+    sin_elev = np.abs(view[:, 2]) / np.linalg.norm(view, axis=1)
+    minor_px = focal * spec.token_diameter * sin_elev[in_front] / depth[in_front]
+    smallest = float(np.percentile(minor_px, 5))
+    factor = 1
+    while factor < 8 and smallest / (factor * 2) >= _TARGET_DISC_PX:
+        factor *= 2
+    return factor
+
+
+def _circle(centre: np.ndarray, radius: float, z: float) -> np.ndarray:
+    angles = np.linspace(0, 2 * np.pi, _CIRCLE_VERTICES, endpoint=False)
+    return np.stack(
+        [centre[0] + radius * np.cos(angles), centre[1] + radius * np.sin(angles), np.full_like(angles, z)],
+        axis=1,
+    )
+
+
+def _coverage(polygon_px: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
+    """Fractional coverage of the pixels of ``box`` (x0, y0, x1, y1) by a convex polygon."""
+    x0, y0, x1, y1 = box
+    s = _SUPERSAMPLE
+    canvas = np.zeros(((y1 - y0) * s, (x1 - x0) * s), np.uint8)
+    # Pixel centres sit at integer coordinates; the supersampled grid is offset by half a pixel.
+    local = (polygon_px - [x0 - 0.5, y0 - 0.5]) * s - 0.5
+    pts = np.round(local * 16).astype(np.int32).reshape(-1, 1, 2)
+    cv2.fillConvexPoly(canvas, pts, 255, lineType=cv2.LINE_8, shift=4)
+    blocks = canvas.reshape(y1 - y0, s, x1 - x0, s).mean(axis=(1, 3))
+    return blocks / 255.0
+
+
+def _ray_cylinder_blocked(
+    origin: np.ndarray,
+    targets: np.ndarray,
+    centres: np.ndarray,
+    radius: float,
+    z_low: np.ndarray,
+    z_high: np.ndarray,
+) -> np.ndarray:
+    """``(n_targets, n_cylinders)``: does the segment origin->target pass through each cylinder?
+
+    The segment end is excluded (a point does not hide itself: its own cylinder is
+    filtered by the caller), so only strictly-between crossings count.
+    """
+    d = targets - origin  # (T, 3)
+    ox = origin[0] - centres[None, :, 0]  # (1, C)
+    oy = origin[1] - centres[None, :, 1]
+    dx, dy, dz = d[:, 0:1], d[:, 1:2], d[:, 2:3]
+    a = dx * dx + dy * dy  # (T, 1)
+    b = 2 * (ox * dx + oy * dy)  # (T, C)
+    c = ox * ox + oy * oy - radius * radius
+    disc = b * b - 4 * a * c
+    hit = disc > 0
+    root = np.sqrt(np.where(hit, disc, 0.0))
+    safe_a = np.where(a > 1e-12, a, 1e-12)
+    t1, t2 = (-b - root) / (2 * safe_a), (-b + root) / (2 * safe_a)
+    safe_dz = np.where(np.abs(dz) > 1e-12, dz, 1e-12)
+    tz_a = (z_low[None, :] - origin[2]) / safe_dz
+    tz_b = (z_high[None, :] - origin[2]) / safe_dz
+    tz1, tz2 = np.minimum(tz_a, tz_b), np.maximum(tz_a, tz_b)
+    start = np.maximum(np.maximum(t1, tz1), 1e-6)
+    end = np.minimum(np.minimum(t2, tz2), 1.0 - 1e-4)
+    return hit & (start < end)
+
+
+@dataclass(frozen=True)
+class PixelSets:
+    """Concatenated flat pixel indices of one kind of region for all points.
+
+    ``index[k]`` is a flat index into the working image and ``point[k]`` the point
+    it belongs to; ``count[p]`` is how many pixels point ``p`` has.
+    """
+
+    index: np.ndarray
+    point: np.ndarray
+    count: np.ndarray
+
+    @classmethod
+    def from_lists(cls, per_point: list[np.ndarray]) -> "PixelSets":
+        count = np.array([len(ix) for ix in per_point], dtype=np.int64)
+        index = np.concatenate(per_point).astype(np.int64) if count.sum() else np.zeros(0, np.int64)
+        point = np.repeat(np.arange(len(per_point)), count)
+        return cls(index=index, point=point, count=count)
+
+    def select(self, points_mask: np.ndarray) -> np.ndarray:
+        """Flat indices of the pixels of every point where ``points_mask`` is true."""
+        return self.index[points_mask[self.point]]
+
+    def tally(self, labels: np.ndarray, n_labels: int) -> np.ndarray:
+        """``(n_points, n_labels)`` counts of each label value over each point's pixels."""
+        keys = self.point * n_labels + labels[self.index]
+        return np.bincount(keys, minlength=len(self.count) * n_labels).reshape(-1, n_labels)
+
+
+@dataclass(frozen=True)
+class Footprints:
+    """Everything the observer needs to know about where each point's token shows.
+
+    Attributes (``n`` = 256 points):
+
+    - ``factor``, ``size``: working image = frame shrunk by ``factor``, ``(width, height)``.
+    - ``core``: silhouette pixels fully inside the token's outline (colour is read here).
+    - ``top``: pixels at least half covered by the top disc (visibility to hands).
+    - ``silhouette``: every pixel the token touches, grown by one pixel (what a token
+      at that point explains in the image).
+    - ``ring``: pixels just outside the outline (a real token leaves them alone).
+    - ``depth``: distance from the camera centre to the token's top, mm.
+    - ``in_image``: fraction of the top disc inside the frame.
+    - ``post_visibility``: fraction of the top disc the centre post does not hide.
+    - ``ray_point``/``blocking``: sparse pairs (sample ray of a point's top disc,
+      nearer point whose token would block that ray); ``rays_per_point`` samples each.
+    - ``overlap``: ``(m, 3)`` rows ``(far point, near point, fraction)`` where a token
+      at ``near`` would hide ``fraction`` of the top disc at ``far``.
+    - ``board_mask``: working-image mask of the board's outline (all tiers and the
+      post), where anything unexplained counts as a hand.
+    - ``post_polygon``: the post's silhouette in full-frame pixels.
+    - ``disc_area``: median top-disc area in working pixels.
+    """
+
+    factor: int
+    size: tuple[int, int]
+    core: PixelSets
+    top: PixelSets
+    silhouette: PixelSets
+    ring: PixelSets
+    depth: np.ndarray
+    in_image: np.ndarray
+    post_visibility: np.ndarray
+    rays_per_point: int
+    ray_point: np.ndarray
+    blocking: np.ndarray
+    overlap: np.ndarray
+    board_mask: np.ndarray
+    post_polygon: np.ndarray
+    disc_area: float
+    tier: np.ndarray
+
+    def token_visibility(self, occupied: np.ndarray) -> np.ndarray:
+        """Fraction of each point's top disc not hidden by the post, the frame edge or
+        a token on an ``occupied`` point nearer the camera."""
+        blocked_rays = np.bincount(
+            self.ray_point[occupied[self.blocking]], minlength=N_POINTS * self.rays_per_point
+        )
+        free = (blocked_rays == 0).reshape(N_POINTS, self.rays_per_point).mean(axis=1)
+        return free * self.post_visibility * self.in_image
+
+
+def _project_regions(
+    camera: CameraModel, spec: TimeVectorsSpec, factor: int
+) -> tuple[list[np.ndarray], ...]:
+    """Rasterise every point's core, top, silhouette and ring in the working image."""
+    width, height = (camera.image_size[0] // factor, camera.image_size[1] // factor)
+    centres = spec.point_centres()
+    radius, tall = spec.token_diameter / 2, spec.token_height
+    cores, tops, sils, rings, in_image = [], [], [], [], []
+    for centre in centres:
+        z = centre[2]
+        top_px = camera.project(_circle(centre, radius, z + tall)) / factor
+        base_px = camera.project(_circle(centre, radius, z)) / factor
+        outline = cv2.convexHull(np.concatenate([top_px, base_px]).astype(np.float32)).reshape(-1, 2)
+        grown = np.concatenate(
+            [
+                camera.project(_circle(centre, radius + _RING_MM, z + tall)),
+                camera.project(_circle(centre, radius + _RING_MM, z)),
+            ]
+        ) / factor
+        grown = cv2.convexHull(grown.astype(np.float32)).reshape(-1, 2)
+        full_top = cv2.contourArea(top_px.astype(np.float32))
+        lo = np.floor(grown.min(axis=0)).astype(int) - 2
+        hi = np.ceil(grown.max(axis=0)).astype(int) + 3
+        x0, y0 = max(lo[0], 0), max(lo[1], 0)
+        x1, y1 = min(hi[0], width), min(hi[1], height)
+        if x1 <= x0 or y1 <= y0:
+            empty = np.zeros(0, np.int64)
+            cores.append(empty), tops.append(empty), sils.append(empty), rings.append(empty)
+            in_image.append(0.0)
+            continue
+        box = (x0, y0, x1, y1)
+        sil_cov = _coverage(outline, box)
+        top_cov = _coverage(top_px, box)
+        grown_cov = _coverage(grown, box)
+        in_image.append(min(1.0, float(top_cov.sum()) / max(full_top, 1e-9)))
+        touched = cv2.dilate((sil_cov > 0).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        ys, xs = np.mgrid[y0:y1, x0:x1]
+        flat = ys * width + xs
+        cores.append(flat[sil_cov >= _CORE_COVERAGE])
+        tops.append(flat[top_cov >= _TOP_COVERAGE])
+        sils.append(flat[touched])
+        rings.append(flat[(grown_cov > 0.5) & ~touched])
+    return cores, tops, sils, rings, np.array(in_image)
+
+
+def _post_polygon(camera: CameraModel, spec: TimeVectorsSpec) -> np.ndarray:
+    r = spec.post_diameter / 2
+    pts = np.concatenate([_circle(np.zeros(2), r, 0.0), _circle(np.zeros(2), r, spec.cap_top)])
+    return cv2.convexHull(camera.project(pts).astype(np.float32)).reshape(-1, 2)
+
+
+def _board_mask(camera: CameraModel, spec: TimeVectorsSpec, factor: int, size: tuple[int, int]) -> np.ndarray:
+    """Outline of everything that belongs to the board: every plate, the post and the base."""
+    half = spec.plate_size / 2
+    corners = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
+    pts = [np.column_stack([corners, np.full(4, spec.tier_spacing * k)]) for k in range(4)]
+    pts.append(np.column_stack([corners, np.full(4, -spec.base_height)]))
+    hull = cv2.convexHull((camera.project(np.concatenate(pts)) / factor).astype(np.float32))
+    mask = np.zeros((size[1], size[0]), np.uint8)
+    cv2.fillConvexPoly(mask, np.round(hull.reshape(-1, 2) * 16).astype(np.int32), 1, shift=4)
+    return mask.astype(bool)
+
+
+def _occlusion(camera: CameraModel, spec: TimeVectorsSpec) -> tuple[np.ndarray, ...]:
+    """Sample rays from the camera to each top disc; which tokens (and the post) block them."""
+    centres = spec.point_centres()
+    radius, tall = spec.token_diameter / 2, spec.token_height
+    samples = np.repeat(centres, len(DISC_SAMPLES), axis=0)
+    samples[:, :2] += np.tile(DISC_SAMPLES * radius, (N_POINTS, 1))
+    samples[:, 2] += tall
+    origin = camera.centre_mm()
+    owner = np.repeat(np.arange(N_POINTS), len(DISC_SAMPLES))
+    blocked = _ray_cylinder_blocked(
+        origin, samples, centres[:, :2], radius, centres[:, 2], centres[:, 2] + tall
+    )
+    blocked[np.arange(len(samples)), owner] = False
+    post = _ray_cylinder_blocked(
+        origin,
+        samples,
+        np.zeros((1, 2)),
+        spec.post_diameter / 2,
+        np.array([0.0]),
+        np.array([spec.cap_top]),
+    )[:, 0]
+    ray_point, blocking = np.nonzero(blocked)
+    post_visibility = 1.0 - post.reshape(N_POINTS, -1).mean(axis=1)
+    counts = np.zeros((N_POINTS, N_POINTS))
+    np.add.at(counts, (owner[ray_point], blocking), 1)
+    far, near = np.nonzero(counts)
+    overlap = np.column_stack([far, near, counts[far, near] / len(DISC_SAMPLES)])
+    return ray_point, blocking, post_visibility, overlap
+
+
+def build_footprints(camera: CameraModel, spec: TimeVectorsSpec, factor: int | None = None) -> Footprints:
+    """Precompute the footprints of all 256 points for one calibration (tens of milliseconds).
+
+    ``factor`` forces the working-image shrink (default: :func:`working_factor`).
+    Raises ``ValueError`` if the camera is not in front of the board.
+    """
+    centres = spec.point_centres()
+    if (camera.to_camera(centres)[:, 2] <= 0).all():
+        raise ValueError("the camera does not look at the board (every point is behind it)")
+    factor = int(factor or working_factor(camera, spec))
+    size = (camera.image_size[0] // factor, camera.image_size[1] // factor)
+    cores, tops, sils, rings, in_image = _project_regions(camera, spec, factor)
+    ray_point, blocking, post_visibility, overlap = _occlusion(camera, spec)
+    tops_ps = PixelSets.from_lists(tops)
+    visible_tops = tops_ps.count[tops_ps.count > 0]
+    tops_top = centres.copy()
+    tops_top[:, 2] += spec.token_height
+    depth = np.linalg.norm(tops_top - camera.centre_mm()[None, :], axis=1)
+    footprints = Footprints(
+        factor=factor,
+        size=size,
+        core=PixelSets.from_lists(cores),
+        top=tops_ps,
+        silhouette=PixelSets.from_lists(sils),
+        ring=PixelSets.from_lists(rings),
+        depth=depth,
+        in_image=in_image,
+        post_visibility=post_visibility,
+        rays_per_point=len(DISC_SAMPLES),
+        ray_point=ray_point,
+        blocking=blocking,
+        overlap=overlap,
+        board_mask=_board_mask(camera, spec, factor, size),
+        post_polygon=_post_polygon(camera, spec),
+        disc_area=float(np.median(visible_tops)) if len(visible_tops) else 0.0,
+        tier=np.arange(N_POINTS) // 16 % 4,
+    )
+    logger.debug("footprints: factor %d, working size %s, disc %.0f px", factor, size, footprints.disc_area)
+    return footprints

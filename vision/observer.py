@@ -1,0 +1,377 @@
+"""Frame -> Observation: which points hold a token, of which colour, and which are hidden.
+
+How a frame is read (all per-frame work is gathers and bincounts over index
+arrays precomputed in :mod:`vision.footprint`):
+
+1. Shrink the frame to the working size and take only the pixels some token
+   footprint or the hand grid needs.
+2. Divide by the per-channel gain against the empty-board reference (light and
+   white balance changes cancel), then mark every pixel *foreground* when its
+   colour differs from the reference at that pixel.
+3. A token at point ``p`` must fill ``p``'s silhouette (top disc and the side
+   wall facing the camera) with foreground and leave the thin ring around it
+   alone: score each point by that overlap (an IoU). Where two points' tokens
+   would cover the same image area (a token on Q and one on P seen through the
+   acrylic), only the better-fitting one survives. Then tiers are re-read from
+   the top down with the pixels already explained by nearer tokens removed.
+4. Foreground the accepted tokens do not explain, in a blob larger than a
+   couple of tokens, or motion since the last frame, is a hand.
+5. Each accepted token's colour is the mean of its visible pixels, matched to
+   the learned colour prototypes (new colours are learned when no hand is in view).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import cv2
+import numpy as np
+
+from calibration.colours import RGB, ColourModel, channel_gain, features, grey_world, match_distance
+from vision.footprint import N_POINTS, Footprints, PixelSets, build_footprints
+from vision.observation import Observation
+
+logger = logging.getLogger(__name__)
+
+FOREGROUND_DISTANCE = 2.0  # feature units between a pixel and the reference that mean "changed"
+SHADOW_WEIGHT = 0.5  # darkening counts half as much as brightening (shadows are not tokens)
+TOKEN_SCORE = 0.55  # fit score (filled core minus half the filled ring) that means "token"
+SCORE_SOFTNESS = 0.06  # width of the sigmoid turning the fit score into a probability
+NEARER_PREFERENCE = 0.05  # a farther point must fit this much better to beat a nearer one
+RING_WEIGHT = 0.5
+HAND_AREA_DISCS = 2.0  # an unexplained blob bigger than this many top discs is a hand
+MOTION_LEVEL = 30  # grey-level change between frames that counts as motion
+MIN_QUALITY = 0.5
+
+
+class FrameError(ValueError):
+    """A frame that is not a colour image of the calibrated camera's size."""
+
+
+def _reference_of(calibration: Any) -> np.ndarray | None:
+    """The empty-board image stored with a calibration, if it has one."""
+    for name in ("reference", "reference_image", "empty_image"):
+        image = getattr(calibration, name, None)
+        if image is not None:
+            return np.asarray(image)
+    return None
+
+
+def shrink(frame_bgr: np.ndarray, factor: int) -> np.ndarray:
+    """Shrink by an integer factor with area averaging (halvings are OpenCV's fast path)."""
+    out = frame_bgr
+    while factor > 1:
+        h, w = out.shape[:2]
+        out = cv2.resize(out, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+        factor //= 2
+    return out
+
+
+def _local(pixel_sets: PixelSets, positions: np.ndarray) -> PixelSets:
+    """Re-index a pixel set from working-image indices to positions in the gathered list."""
+    return PixelSets(
+        index=np.searchsorted(positions, pixel_sets.index), point=pixel_sets.point, count=pixel_sets.count
+    )
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.clip(x, -30, 30)))
+
+
+class Observer:
+    """Reads frames of one calibrated camera; keeps the reference and learned colours.
+
+    ``calibration`` needs ``camera`` (:class:`~calibration.camera.CameraModel`),
+    ``spec`` and, for reliable reading, a reference image of the empty board
+    (``reference``); ``palette`` (nominal RGB colours) fixes the colour indices,
+    otherwise the calibration's palette, otherwise colours are numbered as
+    they are first seen. Raises ``ValueError`` if the camera does not see the board.
+    """
+
+    def __init__(self, calibration: Any, *, palette: Sequence[RGB] | None = None) -> None:
+        self.camera = calibration.camera
+        self.spec = calibration.spec
+        self.footprints: Footprints = build_footprints(self.camera, self.spec)
+        fp = self.footprints
+        width, height = fp.size
+        self._prepare_sampling(fp, width, height)
+        reference = _reference_of(calibration)
+        self.has_reference = reference is not None
+        if reference is not None:
+            reference = self._check_frame(reference)
+            ref_px = shrink(reference, fp.factor).reshape(-1, 3)[self._positions].astype(np.float32)
+            self._ref_px = ref_px
+            self._ref_features = features(ref_px)
+            balance = grey_world(ref_px[self._grid_local])
+        else:
+            self._ref_px = None
+            self._ref_features = None
+            balance = np.ones(3, np.float32)
+        if palette is None:
+            palette = getattr(calibration, "palette", None)
+        self.colours = ColourModel(
+            palette=[tuple(int(v) for v in c) for c in palette] if palette is not None else None,
+            reference_balance=balance,
+        )
+        self._previous_grey: np.ndarray | None = None
+
+    # ------------------------------------------------------------------ setup
+
+    def _prepare_sampling(self, fp: Footprints, width: int, height: int) -> None:
+        """Pick the pixels read per frame: every footprint pixel plus a grid over the board."""
+        ys, xs = np.nonzero(fp.board_mask)
+        if len(ys):
+            x0, x1, y0, y1 = xs.min(), xs.max() + 1, ys.min(), ys.max() + 1
+        else:
+            x0, x1, y0, y1 = 0, width, 0, height
+        step = max(1, int(np.ceil(np.sqrt((x1 - x0) * (y1 - y0) / 20000))))
+        gy, gx = np.mgrid[y0:y1:step, x0:x1:step]
+        self._grid_shape = gy.shape
+        self._grid_step = step
+        grid_flat = (gy * width + gx).ravel()
+        self._grid_on_board = fp.board_mask.ravel()[grid_flat]
+        positions = np.unique(
+            np.concatenate([fp.core.index, fp.ring.index, fp.silhouette.index, fp.top.index, grid_flat])
+        )
+        self._positions = positions
+        self._grid_local = np.searchsorted(positions, grid_flat)
+        self._core = _local(fp.core, positions)
+        self._ring = _local(fp.ring, positions)
+        self._silhouette = _local(fp.silhouette, positions)
+        self._top = _local(fp.top, positions)
+        pairs = fp.overlap[fp.overlap[:, 2] >= 0.5]
+        self._nms_far = pairs[:, 0].astype(np.int64)
+        self._nms_near = pairs[:, 1].astype(np.int64)
+
+    def _check_frame(self, frame: Any) -> np.ndarray:
+        if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3:
+            raise FrameError("a frame must be a colour image (height x width x 3)")
+        if frame.dtype != np.uint8:
+            raise FrameError(f"a frame must be 8-bit (got {frame.dtype})")
+        w, h = self.camera.image_size
+        if frame.shape[:2] != (h, w):
+            raise FrameError(
+                f"frame is {frame.shape[1]}x{frame.shape[0]} but the calibration is for {w}x{h}"
+            )
+        return frame
+
+    # ------------------------------------------------------------------ per frame
+
+    def observe(self, frame_bgr: np.ndarray, *, compare_previous: bool = True) -> Observation:
+        """Read one BGR frame. Raises :class:`FrameError` for a frame of the wrong shape or type;
+        a blank or unreadable picture gives an observation with ``quality`` 0 instead.
+
+        ``compare_previous`` (camera streams) counts motion since the previous frame as a
+        hand; unrelated still pictures pass ``False``.
+        """
+        frame = self._check_frame(frame_bgr)
+        fp = self.footprints
+        small = shrink(frame, fp.factor)
+        px = small.reshape(-1, 3)[self._positions].astype(np.float32)
+        grey = px[self._grid_local].mean(axis=1)
+        if float(grey.std()) < 2.0:  # blank, covered lens, or a failed decode
+            self._previous_grey = None
+            return self._blind()
+        moving = self._motion(grey) if compare_previous else False
+        feats, foreground = self._foreground(px)
+        score, accepted, visible_core = self._read_tokens(foreground)
+        explained = self._paint(self._silhouette, accepted)
+        unexplained = foreground & ~explained
+        hand_blob, changed_fraction = self._hand(unexplained)
+        hand_present = hand_blob or moving
+        visibility = fp.token_visibility(accepted)
+        if hand_present:
+            top_unexplained = self._top.tally(unexplained.astype(np.int64), 2)
+            cover = top_unexplained[:, 1] / np.maximum(self._top.count, 1)
+            visibility = visibility * (1.0 - cover)
+        probs = self._probabilities(feats, foreground, score, accepted, visible_core, learn=not hand_present)
+        quality = float(np.clip((0.75 - changed_fraction) / 0.45, 0.0, 1.0))
+        return Observation(
+            probs=probs, visibility=visibility, hand_present=bool(hand_present), quality=quality
+        )
+
+    def _blind(self) -> Observation:
+        probs = np.zeros((N_POINTS, 1 + self.colours.n_colours))
+        probs[:, 0] = 1.0
+        return Observation(probs=probs, visibility=np.zeros(N_POINTS), hand_present=False, quality=0.0)
+
+    def _motion(self, grey: np.ndarray) -> bool:
+        previous, self._previous_grey = self._previous_grey, grey
+        if previous is None:
+            return False
+        moved = (np.abs(grey - previous) > MOTION_LEVEL) & self._grid_on_board
+        # Anything larger than half a top disc moving on the board (grid cells are step^2 pixels).
+        return bool(moved.sum() * self._grid_step**2 > 0.5 * self.footprints.disc_area)
+
+    def _foreground(self, px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Gain-normalised features of the gathered pixels and which differ from the board."""
+        if self._ref_px is not None:
+            grid = self._grid_local
+            gain = channel_gain(px[grid], self._ref_px[grid])
+            feats = features(px / gain)
+            ref = self._ref_features
+        else:
+            feats = features(px)
+            ref = self._estimated_background(feats)
+        delta = feats - ref
+        light = np.where(delta[:, 2] < 0, delta[:, 2] * SHADOW_WEIGHT, delta[:, 2])
+        distance = np.sqrt(delta[:, 0] ** 2 + delta[:, 1] ** 2 + light**2)
+        return feats, distance > FOREGROUND_DISTANCE
+
+    def _estimated_background(self, feats: np.ndarray) -> np.ndarray:
+        """Without a reference image: the median colour of the board area stands in for it.
+
+        Weak (a patterned table or a crowded board breaks it); calibrate with an
+        empty-board image for real use.
+        """
+        board = feats[self._grid_local[self._grid_on_board]]
+        return np.broadcast_to(np.median(board, axis=0), feats.shape)
+
+    def _paint(self, pixel_sets: PixelSets, points: np.ndarray) -> np.ndarray:
+        mask = np.zeros(len(self._positions), bool)
+        mask[pixel_sets.select(points)] = True
+        return mask
+
+    @staticmethod
+    def _fit(core_fg: np.ndarray, core_n: np.ndarray, ring_fg: np.ndarray, ring_n: np.ndarray) -> np.ndarray:
+        """How well a token at each point explains the foreground: its core must be filled and
+        the ring around it must not be (a point seen *inside* a bigger, nearer token's image
+        has its ring filled too, which is what tells the two apart)."""
+        return core_fg / np.maximum(core_n, 1) - RING_WEIGHT * ring_fg / np.maximum(ring_n, 1)
+
+    def _read_tokens(self, foreground: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Which points hold a token: fit score, accepted mask and visible core pixel counts."""
+        fg = foreground.astype(np.int64)
+        core = self._core.tally(fg, 2)
+        ring = self._ring.tally(fg, 2)
+        first = self._fit(core[:, 1], self._core.count, ring[:, 1], self._ring.count)
+        ghost = self._suppressed(first, first >= TOKEN_SCORE)
+        candidate = (first >= TOKEN_SCORE) & ~ghost
+        # Second pass: remove what nearer accepted tokens explain, read each tier again.
+        tier = self.footprints.tier
+        explained_all = self._paint(self._silhouette, candidate)
+        above = [self._paint(self._silhouette, candidate & (tier > z)) for z in range(4)]
+        hidden_by_nearer = np.stack(above)[tier[self._core.point], self._core.index]
+        core_keys = self._core.point * 4 + fg[self._core.index] * 2 + hidden_by_nearer
+        core_counts = np.bincount(core_keys, minlength=N_POINTS * 4).reshape(N_POINTS, 4)
+        visible_core = core_counts[:, 0] + core_counts[:, 2]
+        ring_open = ~explained_all[self._ring.index]
+        ring_n = np.bincount(self._ring.point, weights=ring_open, minlength=N_POINTS)
+        ring_fg = np.bincount(
+            self._ring.point, weights=ring_open & foreground[self._ring.index], minlength=N_POINTS
+        )
+        score = self._fit(core_counts[:, 2], visible_core, ring_fg, ring_n)
+        enough = visible_core >= np.maximum(3, 0.25 * self._core.count)
+        accepted = (score >= TOKEN_SCORE) & enough & ~ghost
+        accepted &= ~self._suppressed(score, accepted)
+        return score, accepted, visible_core
+
+    def _suppressed(self, score: np.ndarray, candidate: np.ndarray) -> np.ndarray:
+        """Of two candidates whose tokens would cover the same image area, drop the worse fit
+        (the nearer one wins unless the farther fits clearly better)."""
+        far, near = self._nms_far, self._nms_near
+        both = candidate[far] & candidate[near]
+        far_wins = score[far] > score[near] + NEARER_PREFERENCE
+        out = np.zeros(N_POINTS, bool)
+        out[far[both & ~far_wins]] = True
+        out[near[both & far_wins]] = True
+        return out
+
+    def _hand(self, unexplained: np.ndarray) -> tuple[bool, float]:
+        """Is there an unexplained blob bigger than a couple of tokens on the board?"""
+        grid = (unexplained[self._grid_local] & self._grid_on_board).reshape(self._grid_shape)
+        on_board = max(int(self._grid_on_board.sum()), 1)
+        changed_fraction = float(grid.sum()) / on_board
+        cell_area = self._grid_step**2
+        min_cells = HAND_AREA_DISCS * self.footprints.disc_area / cell_area
+        if grid.sum() < min_cells:
+            return False, changed_fraction
+        grid_u8 = cv2.morphologyEx(grid.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        n, _, stats, _ = cv2.connectedComponentsWithStats(grid_u8, connectivity=8)
+        largest = stats[1:, cv2.CC_STAT_AREA].max() if n > 1 else 0
+        return bool(largest >= min_cells), changed_fraction
+
+    def _token_colours(
+        self, feats: np.ndarray, foreground: np.ndarray, accepted: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Mean colour feature of each accepted token's changed top-disc pixels (the top is
+        lit most evenly), falling back to the whole core; and how many pixels were used."""
+        mean = np.zeros((N_POINTS, 3))
+        used = np.zeros(N_POINTS, np.int64)
+        for pixel_sets in (self._core, self._top):  # the top overrides where it has pixels
+            idx, pts = pixel_sets.index, pixel_sets.point
+            use = foreground[idx] & accepted[pts]
+            n = np.bincount(pts[use], minlength=N_POINTS)
+            sums = np.stack(
+                [np.bincount(pts[use], weights=feats[idx[use], k], minlength=N_POINTS) for k in range(3)],
+                axis=1,
+            )
+            better = n >= 3
+            mean[better] = sums[better] / n[better, None]
+            used[better] = n[better]
+        return mean, used
+
+    def _probabilities(
+        self,
+        feats: np.ndarray,
+        foreground: np.ndarray,
+        score: np.ndarray,
+        accepted: np.ndarray,
+        visible_core: np.ndarray,
+        *,
+        learn: bool,
+    ) -> np.ndarray:
+        """Token probability from the overlap score; colour from the mean of the token's pixels."""
+        mean, n = self._token_colours(feats, foreground, accepted)
+        readable = accepted & (n > 0)
+        if learn and readable.any():
+            self.colours.learn(mean[readable])
+        p_token = _sigmoid((score - TOKEN_SCORE) / SCORE_SOFTNESS)
+        p_token[~(visible_core > 0)] = 0.0
+        n_colours = self.colours.n_colours
+        probs = np.zeros((N_POINTS, 1 + n_colours))
+        keys, protos = self.colours.prototype_array()
+        if n_colours == 0 or len(keys) == 0:
+            probs[:, 0] = 1.0 - p_token
+            if n_colours:
+                probs[:, 1:] = p_token[:, None] / n_colours
+            else:
+                probs[:, 0] = 1.0
+            return probs
+        d = match_distance(mean, protos)
+        likelihood = np.exp(-0.5 * (d / 1.5) ** 2) + 1e-6
+        share = likelihood / likelihood.sum(axis=1, keepdims=True)
+        probs[:, 0] = 1.0 - p_token
+        probs[:, 1 + keys] = p_token[:, None] * share
+        # Points the reader did not accept but scored high (suppressed as a see-through
+        # ghost) must not out-vote emptiness: cap them below one half.
+        ghost = ~accepted & (p_token > 0.5)
+        probs[ghost, 1:] *= 0.45 / np.maximum(probs[ghost, 1:].sum(axis=1, keepdims=True), 1e-9)
+        probs[ghost, 0] = 0.55
+        return probs
+
+
+def analyze_image(
+    calibration: Any,
+    image_bgr: np.ndarray,
+    palette: Sequence[RGB] | None = None,
+    *,
+    observer: Observer | None = None,
+) -> dict:
+    """Read one still picture: ``{"tokens": {"A1P": 0, ...}, "hidden": [...], "hand": bool}``.
+
+    Pass the same ``observer`` for a series of pictures of one camera so that learned
+    colour indices stay the same across them (``palette`` is then the observer's).
+    Raises :class:`FrameError` for an image of the wrong size or type.
+    """
+    from rules.timevectors.points import point_name
+
+    reader = observer or Observer(calibration, palette=palette)
+    observation = reader.observe(image_bgr, compare_previous=False)
+    return {
+        "tokens": {point_name(p): colour for p, colour in sorted(observation.tokens().items())},
+        "hidden": [point_name(p) for p in observation.hidden()],
+        "hand": observation.hand_present,
+    }

@@ -1,0 +1,85 @@
+"""Observations -> stable snapshots: only a board that holds still with no hand counts.
+
+A snapshot is produced when the read board (token states of the visible points
+and which points are hidden) has been the same for ``stable_frames`` frames in a
+row, with no hand or motion and a usable picture, and differs from the last
+snapshot. Hidden points keep their last known state. Anything that is not
+board or token (a hand, an arm, motion) resets the count: a move is only ever
+read once the hand has gone.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from vision.observation import Observation, Snapshot
+
+logger = logging.getLogger(__name__)
+
+MIN_QUALITY = 0.5  # observations of worse pictures neither count as stable nor break a run
+MIN_VISIBILITY = 0.5
+
+
+class Tracker:
+    """Turns per-frame observations into :class:`Snapshot` s of a board that holds still.
+
+    ``stable_frames`` (>= 1) is how many consecutive calm, identical readings make a
+    snapshot. Raises ``ValueError`` for a count below 1.
+    """
+
+    def __init__(self, stable_frames: int = 3, *, min_visibility: float = MIN_VISIBILITY) -> None:
+        if stable_frames < 1:
+            raise ValueError(f"stable_frames must be at least 1, not {stable_frames}")
+        self.stable_frames = int(stable_frames)
+        self.min_visibility = float(min_visibility)
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget everything (after a re-calibration): the next stable board is a first snapshot."""
+        self._run_key: bytes | None = None
+        self._run_length = 0
+        self._emitted_key: bytes | None = None
+        self._known: dict[int, int] = {}
+        self.last_snapshot: Snapshot | None = None
+
+    def update(self, observation: Observation, frame_bgr: np.ndarray | None, frame_index: int) -> Snapshot | None:
+        """Take one frame's observation; return a new snapshot when the board has settled.
+
+        ``frame_bgr`` is accepted for trackers that keep pictures; this one needs only
+        the observation (before/after differencing happens in the observer).
+        """
+        if observation.quality < MIN_QUALITY:
+            return None  # a glitched frame neither confirms nor breaks the current run
+        if observation.hand_present:
+            self._run_key, self._run_length = None, 0
+            return None
+        states = observation.states()
+        visible = observation.visibility >= self.min_visibility
+        reading = np.where(visible, states, -2).astype(np.int16)  # -2 marks "hidden"
+        key = reading.tobytes()
+        if key == self._run_key:
+            self._run_length += 1
+        else:
+            self._run_key, self._run_length = key, 1
+        if self._run_length < self.stable_frames or key == self._emitted_key:
+            return None
+        return self._snapshot(reading, frame_index, key)
+
+    def _snapshot(self, reading: np.ndarray, frame_index: int, key: bytes) -> Snapshot | None:
+        hidden = frozenset(int(p) for p in np.flatnonzero(reading == -2))
+        tokens = {int(p): int(reading[p]) for p in np.flatnonzero(reading >= 0)}
+        for point in hidden:
+            if point in self._known:
+                tokens[point] = self._known[point]
+        self._emitted_key = key
+        if self.last_snapshot is not None and tokens == self.last_snapshot.tokens and (
+            hidden == self.last_snapshot.hidden
+        ):
+            return None
+        self._known = dict(tokens)
+        snapshot = Snapshot(frame=frame_index, tokens=tokens, hidden=hidden)
+        logger.debug("snapshot at frame %d: %d tokens, %d hidden", frame_index, len(tokens), len(hidden))
+        self.last_snapshot = snapshot
+        return snapshot
