@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
 from importlib import resources
 from pathlib import Path
 
@@ -88,9 +89,42 @@ def _spec_from_table(data: dict) -> TimeVectorsSpec:
         if isinstance(exc, SpecError):
             raise
         raise SpecError(f"board spec is incomplete or malformed: {exc!r}") from exc
+    return _checked(spec)
+
+
+def _checked(spec: TimeVectorsSpec) -> TimeVectorsSpec:
+    """Refuse specs no board could have; returns ``spec`` unchanged."""
+    values = spec_values(spec)
+    if not all(np.isfinite(v) for v in values.values()):
+        raise SpecError("board spec has a value that is not a finite number")
+    if not all(v > 0 for name, v in values.items() if name != "first_centre"):
+        raise SpecError("board spec is physically impossible (every size must be positive)")
     if spec.tier_spacing <= spec.token_height or spec.pitch <= spec.token_diameter * 0.5:
         raise SpecError("board spec is physically impossible (tiers or points too close)")
     return spec
+
+
+def spec_values(spec: TimeVectorsSpec) -> dict[str, float | int]:
+    """Flat ``{field: value}`` of a spec, as stored inline in calibration files."""
+    return asdict(spec)
+
+
+def spec_from_values(values: Mapping[str, object]) -> TimeVectorsSpec:
+    """Inverse of :func:`spec_values`; raises :class:`SpecError` for missing, ill-typed or
+    impossible values."""
+    if not isinstance(values, Mapping):
+        raise SpecError("board spec values must be an object of named sizes")
+    kwargs: dict[str, float | int] = {}
+    for f in fields(TimeVectorsSpec):
+        value = values.get(f.name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise SpecError(f"board spec value {f.name!r} must be a number, not {value!r}")
+        if f.type in ("int", int):
+            if value != int(value):
+                raise SpecError(f"board spec value {f.name!r} must be a whole number, not {value!r}")
+            value = int(value)
+        kwargs[f.name] = value if f.type in ("int", int) else float(value)
+    return _checked(TimeVectorsSpec(**kwargs))
 
 
 def load_spec(source: str | Path = "timevectors") -> TimeVectorsSpec:

@@ -1,0 +1,300 @@
+"""Calibration files: versioned JSON with the camera, the board spec and an empty-board reference.
+
+Schema (version 1)::
+
+    {
+      "version": 1,
+      "board": "timevectors",
+      "spec": {"name": "timevectors" | null, "values": {"tier_spacing": 105.0, ...}},
+      "camera": {"K": [[fx,0,cx],[0,fy,cy],[0,0,1]], "dist": [k1,k2,p1,p2,k3],
+                 "rvec": [3], "tvec": [3], "image_size": [w, h]},
+      "image_size": [w, h],
+      "reprojection_px": 1.4,
+      "created": "2026-11-22T01:40:00+00:00",
+      "palette_rgb": [[r, g, b], ...] | null,
+      "landmarks": {"P": {"NW": [u, v], ...}, ...} | null,
+      "reference_image": {"jpeg_base64": "..."} | {"path": "empty.png"} | null
+    }
+
+Loading validates every field and raises :class:`CalibrationError` with a
+message that names the field. A file from an older version is upgraded by the
+migration registered for each version bump (:data:`MIGRATIONS`); a newer
+version is refused.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import logging
+import math
+import os
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration.camera import CameraModel
+from calibration.fit import Clicks, ClicksError, parse_clicks
+from calibration.spec import SpecError, TimeVectorsSpec, spec_from_values, spec_values
+
+logger = logging.getLogger(__name__)
+
+CALIBRATION_VERSION = 1
+# MIGRATIONS[v] turns a version-v document into a version v+1 document.
+Migration = Callable[[dict], dict]
+MIGRATIONS: dict[int, Migration] = {}
+
+
+class CalibrationError(ValueError):
+    """A calibration file that is unreadable, corrupt, of an unknown version or impossible."""
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Everything the vision pipeline needs to read one camera's view of one board.
+
+    ``palette_rgb`` is the learned token colours (RGB as the camera sees them), if any.
+    The reference is a small JPEG of the empty board (``reference_jpeg``) or a
+    path to an image file (``reference_path``, relative to the calibration file).
+    """
+
+    board: str
+    spec: TimeVectorsSpec
+    camera: CameraModel
+    rms_px: float
+    spec_name: str | None = "timevectors"
+    created: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    palette_rgb: tuple[tuple[int, int, int], ...] | None = None
+    landmarks: Clicks | None = None
+    reference_jpeg: bytes | None = None
+    reference_path: str | None = None
+    version: int = CALIBRATION_VERSION
+
+    @property
+    def image_size(self) -> tuple[int, int]:
+        """``(width, height)`` of the frames this calibration is for."""
+        return self.camera.image_size
+
+    def reference_image(self, base_dir: str | Path | None = None) -> np.ndarray | None:
+        """The empty-board reference as a BGR image, or ``None`` if there is none.
+
+        Raises :class:`CalibrationError` if the stored image cannot be decoded or read.
+        """
+        if self.reference_jpeg is not None:
+            image = cv2.imdecode(np.frombuffer(self.reference_jpeg, np.uint8), cv2.IMREAD_COLOR)
+            if image is None:
+                raise CalibrationError("the embedded reference image is not a readable JPEG")
+            return image
+        if self.reference_path is not None:
+            path = Path(self.reference_path)
+            if base_dir is not None and not path.is_absolute():
+                path = Path(base_dir) / path
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            if image is None:
+                raise CalibrationError(f"reference image {path} cannot be read")
+            return image
+        return None
+
+    def with_reference(self, image_bgr: np.ndarray, max_width: int = 640, quality: int = 85) -> Calibration:
+        """A copy with ``image_bgr`` (downscaled to ``max_width``) embedded as the reference JPEG."""
+        h, w = image_bgr.shape[:2]
+        if w > max_width:
+            image_bgr = cv2.resize(image_bgr, (max_width, round(h * max_width / w)), interpolation=cv2.INTER_AREA)
+        ok, buf = cv2.imencode(".jpg", image_bgr, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        if not ok:
+            raise CalibrationError("could not encode the reference image as JPEG")
+        return replace(self, reference_jpeg=buf.tobytes(), reference_path=None)
+
+    def to_dict(self) -> dict:
+        """The JSON document (see the module docstring for the schema)."""
+        reference: dict | None = None
+        if self.reference_jpeg is not None:
+            reference = {"jpeg_base64": base64.b64encode(self.reference_jpeg).decode("ascii")}
+        elif self.reference_path is not None:
+            reference = {"path": self.reference_path}
+        return {
+            "version": CALIBRATION_VERSION,
+            "board": self.board,
+            "spec": {"name": self.spec_name, "values": spec_values(self.spec)},
+            "camera": self.camera.to_dict(),
+            "image_size": list(self.image_size),
+            "reprojection_px": self.rms_px,
+            "created": self.created,
+            "palette_rgb": None if self.palette_rgb is None else [list(c) for c in self.palette_rgb],
+            "landmarks": None if self.landmarks is None else
+            {t: {c: list(uv) for c, uv in corners.items()} for t, corners in self.landmarks.items()},
+            "reference_image": reference,
+        }
+
+
+def save_calibration(calibration: Calibration, path: str | Path) -> None:
+    """Write the calibration atomically (a crash never leaves half a file)."""
+    path = Path(path)
+    text = json.dumps(calibration.to_dict(), indent=2)
+    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(text + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def upgrade(document: dict, migrations: Mapping[int, Migration] = MIGRATIONS,
+            current: int = CALIBRATION_VERSION) -> dict:
+    """Bring a decoded document to ``current`` by applying one migration per version bump.
+
+    Raises :class:`CalibrationError` for a missing or non-integer version, a version
+    newer than ``current`` or a gap in the migrations.
+    """
+    version = document.get("version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise CalibrationError(f"calibration file has no valid 'version' (found {version!r})")
+    if version > current:
+        raise CalibrationError(f"calibration file version {version} is newer than this boardcam "
+                               f"understands (up to {current}); upgrade boardcam")
+    if version < 1:
+        raise CalibrationError(f"calibration file version {version} is not a boardcam version")
+    while version < current:
+        if version not in migrations:
+            raise CalibrationError(f"no migration from calibration version {version}; recalibrate")
+        document = migrations[version](dict(document))
+        version += 1
+        document["version"] = version
+        logger.info("calibration upgraded to version %d", version)
+    return document
+
+
+def _require(document: Mapping, key: str, kind: type | tuple[type, ...], what: str) -> object:
+    if key not in document:
+        raise CalibrationError(f"calibration file is missing {key!r} ({what})")
+    value = document[key]
+    if isinstance(value, bool) and kind is not bool or not isinstance(value, kind):
+        raise CalibrationError(f"calibration field {key!r} must be {what}, not {value!r}")
+    return value
+
+
+def _number_array(value: object, shape: tuple[int, ...] | None, name: str) -> np.ndarray:
+    try:
+        array = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise CalibrationError(f"camera {name} must be numbers, not {value!r}") from exc
+    if shape is not None and array.shape != shape:
+        raise CalibrationError(f"camera {name} must have shape {shape}, not {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise CalibrationError(f"camera {name} holds a value that is not a finite number")
+    return array
+
+
+def _camera_from(data: object, image_size: tuple[int, int]) -> CameraModel:
+    if not isinstance(data, Mapping):
+        raise CalibrationError("calibration field 'camera' must be an object")
+    K = _number_array(data.get("K"), (3, 3), "K")
+    dist = _number_array(data.get("dist"), None, "dist").reshape(-1)
+    if dist.size not in (4, 5, 8, 12, 14):
+        raise CalibrationError(f"camera dist must have 4, 5, 8, 12 or 14 values, not {dist.size}")
+    rvec = _number_array(data.get("rvec"), None, "rvec").reshape(-1)
+    tvec = _number_array(data.get("tvec"), None, "tvec").reshape(-1)
+    if rvec.size != 3 or tvec.size != 3:
+        raise CalibrationError("camera rvec and tvec must have 3 values each")
+    cam_size = tuple(_number_array(data.get("image_size"), (2,), "image_size").astype(int))
+    if cam_size != image_size:
+        raise CalibrationError(f"camera image_size {cam_size} differs from the file's image_size {image_size}")
+    w, h = image_size
+    if K[0, 0] <= 0 or K[1, 1] <= 0 or not (0 < K[0, 2] < w and 0 < K[1, 2] < h):
+        raise CalibrationError("camera K is impossible: focal lengths must be positive and the "
+                               "principal point inside the image")
+    if not np.allclose(K[2], [0, 0, 1]) or K[1, 0] != 0:
+        raise CalibrationError("camera K must have the form [[fx, s, cx], [0, fy, cy], [0, 0, 1]]")
+    camera = CameraModel(K=K, dist=dist, rvec=rvec, tvec=tvec, image_size=image_size)
+    if tvec[2] <= 0:
+        raise CalibrationError("camera pose is impossible: the board would be behind the camera")
+    return camera
+
+
+def calibration_from_dict(document: object) -> Calibration:
+    """Validate a decoded calibration document (upgrading old versions); see :func:`load_calibration`."""
+    if not isinstance(document, dict):
+        raise CalibrationError("calibration file must hold a JSON object")
+    document = upgrade(document)
+    board = _require(document, "board", str, "a board name")
+    if board != "timevectors":
+        raise CalibrationError(f"calibration is for board {board!r}; only 'timevectors' is supported")
+    spec_doc = _require(document, "spec", dict, "an object with the board spec")
+    spec_name = spec_doc.get("name")
+    if spec_name is not None and not isinstance(spec_name, str):
+        raise CalibrationError(f"spec name must be a string or null, not {spec_name!r}")
+    try:
+        spec = spec_from_values(spec_doc.get("values"))
+    except SpecError as exc:
+        raise CalibrationError(f"calibration spec: {exc}") from exc
+    size_list = _require(document, "image_size", list, "[width, height]")
+    if len(size_list) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size_list):
+        raise CalibrationError(f"image_size must be two positive whole numbers, not {size_list!r}")
+    image_size = (size_list[0], size_list[1])
+    camera = _camera_from(document.get("camera"), image_size)
+    rms = _require(document, "reprojection_px", (int, float), "a number of pixels")
+    if not math.isfinite(rms) or rms < 0:
+        raise CalibrationError(f"reprojection_px must be a non-negative number, not {rms!r}")
+    created = _require(document, "created", str, "an ISO 8601 time")
+    try:
+        datetime.fromisoformat(created)
+    except ValueError as exc:
+        raise CalibrationError(f"created {created!r} is not an ISO 8601 time") from exc
+    palette = document.get("palette_rgb")
+    if palette is not None:
+        if not isinstance(palette, list) or not all(
+                isinstance(c, list) and len(c) == 3 and all(isinstance(v, int) and not isinstance(v, bool)
+                                                            and 0 <= v <= 255 for v in c) for c in palette):
+            raise CalibrationError("palette_rgb must be a list of [r, g, b] with whole numbers 0..255")
+        palette = tuple(tuple(c) for c in palette)
+    landmarks = document.get("landmarks")
+    if landmarks is not None:
+        try:
+            landmarks = parse_clicks(landmarks)
+        except ClicksError as exc:
+            raise CalibrationError(f"calibration landmarks: {exc}") from exc
+    reference_jpeg, reference_path = None, None
+    reference = document.get("reference_image")
+    if reference is not None:
+        if not isinstance(reference, dict) or len(reference) != 1 or not (
+                isinstance(reference.get("jpeg_base64"), str) or isinstance(reference.get("path"), str)):
+            raise CalibrationError('reference_image must be {"jpeg_base64": ...}, {"path": ...} or null')
+        if "jpeg_base64" in reference:
+            try:
+                reference_jpeg = base64.b64decode(reference["jpeg_base64"], validate=True)
+            except (binascii.Error, ValueError) as exc:
+                raise CalibrationError("reference_image.jpeg_base64 is not valid base64") from exc
+            if not reference_jpeg.startswith(b"\xff\xd8"):
+                raise CalibrationError("reference_image.jpeg_base64 does not hold a JPEG")
+        else:
+            reference_path = reference["path"]
+    return Calibration(board=board, spec=spec, camera=camera, rms_px=float(rms), spec_name=spec_name,
+                       created=created, palette_rgb=palette, landmarks=landmarks,
+                       reference_jpeg=reference_jpeg, reference_path=reference_path)
+
+
+def load_calibration(path: str | Path) -> Calibration:
+    """Read and validate a calibration file.
+
+    Raises :class:`CalibrationError` for an unreadable file, corrupt JSON, a wrong
+    version, missing or ill-typed fields and impossible values.
+    """
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise CalibrationError(f"cannot read calibration file {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise CalibrationError(f"calibration file {path} is not text") from exc
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CalibrationError(f"calibration file {path} is not valid JSON ({exc})") from exc
+    return calibration_from_dict(document)

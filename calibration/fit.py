@@ -1,0 +1,254 @@
+"""Camera model from the 16 clicked landmarks (4 outer marking corners on each of 4 tiers).
+
+The tiers are 105 mm apart, so the landmarks are not coplanar and one view fixes
+the focal length as well as the pose. The principal point is taken at the image
+centre with square pixels (true of every camera module the product targets);
+the focal length is found by a 1-D search whose cost is the reprojection error
+of the best pose for that focal length (``cv2.solvePnP``), which is smooth and
+has one clear minimum. Radial distortion ``k1`` can be fitted on top.
+
+Clicks are validated before fitting so that a person gets a message that says
+what is wrong with the clicks (a missing or duplicated tier, swapped or rotated
+corners, a point off the image) rather than a bad camera.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration.camera import CameraModel
+from calibration.spec import CORNERS, TimeVectorsSpec
+from rules.timevectors.points import TIER_LETTERS
+
+logger = logging.getLogger(__name__)
+
+Clicks = dict[str, dict[str, tuple[float, float]]]
+
+DEFAULT_MAX_RMS_PX = 8.0
+
+
+class ClicksError(ValueError):
+    """Landmark clicks that cannot be a view of the board (the message says why)."""
+
+
+@dataclass(frozen=True)
+class FitResult:
+    """The fitted camera, its RMS reprojection error and the error at each landmark ("Q.NE")."""
+
+    camera: CameraModel
+    rms_px: float
+    per_landmark_px: dict[str, float]
+
+
+# -- parsing and validation ---------------------------------------------------------------
+def parse_clicks(data: object) -> Clicks:
+    """Check the structure of decoded clicks JSON and return it with float pairs.
+
+    Raises :class:`ClicksError` for anything but ``{"P": {"NW": [u, v], ...}, ...}``
+    with the four tiers and four corners each.
+    """
+    if not isinstance(data, Mapping):
+        raise ClicksError('clicks must be an object like {"P": {"NW": [u, v], ...}, "Q": ...}')
+    unknown = sorted(set(data) - set(TIER_LETTERS))
+    if unknown:
+        raise ClicksError(f"unknown tier(s) {', '.join(map(str, unknown))}: tiers are P, Q, R, S")
+    clicks: Clicks = {}
+    for tier in TIER_LETTERS:
+        if tier not in data:
+            raise ClicksError(f"tier {tier} is missing: click the 4 outer marking corners of every tier")
+        corners = data[tier]
+        if not isinstance(corners, Mapping):
+            raise ClicksError(f"tier {tier} must map NW, NE, SE, SW to [u, v]")
+        extra = sorted(set(corners) - set(CORNERS))
+        if extra:
+            raise ClicksError(f"tier {tier}: unknown corner(s) {', '.join(map(str, extra))} (use NW, NE, SE, SW)")
+        clicks[tier] = {}
+        for corner in CORNERS:
+            if corner not in corners:
+                raise ClicksError(f"tier {tier} is missing corner {corner}")
+            value = corners[corner]
+            if (not isinstance(value, (list, tuple, np.ndarray)) or len(value) != 2
+                    or not all(isinstance(c, numbers.Real) and not isinstance(c, bool) for c in value)
+                    or not all(math.isfinite(c) for c in value)):
+                raise ClicksError(f"{tier}.{corner} must be two finite numbers [u, v], not {value!r}")
+            clicks[tier][corner] = (float(value[0]), float(value[1]))
+    return clicks
+
+
+def load_clicks(path: str | Path) -> Clicks:
+    """Read and parse a clicks JSON file; raises :class:`ClicksError` with the reason."""
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise ClicksError(f"cannot read clicks file {path}: {exc.strerror}") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ClicksError(f"clicks file {path} is not valid JSON: {exc}") from exc
+    return parse_clicks(data)
+
+
+def _quad(clicks: Clicks, tier: str) -> np.ndarray:
+    return np.array([clicks[tier][c] for c in CORNERS], dtype=np.float64)
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a[0] * b[1] - a[1] * b[0])
+
+
+def _angle_between(a: float, b: float) -> float:
+    d = (a - b + math.pi) % (2 * math.pi) - math.pi
+    return abs(d)
+
+
+def validate_clicks(clicks: Clicks, image_size: tuple[int, int]) -> None:
+    """Refuse clicks that cannot be the board; raises :class:`ClicksError` naming the problem."""
+    w, h = image_size
+    for tier in TIER_LETTERS:
+        for corner in CORNERS:
+            u, v = clicks[tier][corner]
+            if not (0 <= u < w and 0 <= v < h):
+                raise ClicksError(f"{tier}.{corner} ({u:.1f}, {v:.1f}) is off the {w}x{h} image")
+    diagonal = math.hypot(w, h)
+    for tier in TIER_LETTERS:
+        quad = _quad(clicks, tier)
+        edges = np.roll(quad, -1, axis=0) - quad
+        turns = [_cross(edges[i], edges[(i + 1) % 4]) for i in range(4)]
+        if min(np.linalg.norm(edges, axis=1)) < 0.01 * diagonal:
+            raise ClicksError(f"tier {tier}: two corners are (almost) the same pixel")
+        if all(t < 0 for t in turns):
+            raise ClicksError(
+                f"tier {tier}: corners go anticlockwise on screen; seen from above the board "
+                "NW, NE, SE, SW go clockwise (east and west, or north and south, are mixed up)")
+        if not all(t > 0 for t in turns):
+            raise ClicksError(f"tier {tier}: the corners cross over or fold in (two neighbouring corners are "
+                              "swapped, e.g. NW and NE)")
+    letters = list(TIER_LETTERS)
+    for i, a in enumerate(letters):
+        for b in letters[i + 1:]:
+            gap = np.linalg.norm(_quad(clicks, a) - _quad(clicks, b), axis=1).mean()
+            if gap < 0.01 * diagonal:
+                raise ClicksError(f"tiers {a} and {b} have the same corners: was one tier clicked twice?")
+    headings = {t: math.atan2(*(_quad(clicks, t)[1] - _quad(clicks, t)[0])[::-1]) for t in letters}
+    for tier in letters:
+        others = [headings[o] for o in letters if o != tier]
+        agreeing = sum(_angle_between(headings[tier], o) < math.radians(45) for o in others)
+        others_agree = all(_angle_between(x, y) < math.radians(45) for x in others for y in others)
+        if agreeing == 0 and others_agree:
+            raise ClicksError(
+                f"tier {tier}: its corners are rotated against the other tiers "
+                "(NW must be the same corner of the board on every tier)")
+
+
+# -- fitting -------------------------------------------------------------------------------
+def _object_points(spec: TimeVectorsSpec) -> np.ndarray:
+    return np.array([spec.landmarks(t)[c] for t in range(4) for c in CORNERS], dtype=np.float64)
+
+
+def _image_points(clicks: Clicks) -> np.ndarray:
+    return np.array([clicks[t][c] for t in TIER_LETTERS for c in CORNERS], dtype=np.float64)
+
+
+def _intrinsics(focal: float, image_size: tuple[int, int]) -> np.ndarray:
+    w, h = image_size
+    return np.array([[focal, 0, w / 2], [0, focal, h / 2], [0, 0, 1]], dtype=np.float64)
+
+
+def _pose_for_focal(obj: np.ndarray, img: np.ndarray, K: np.ndarray, dist: np.ndarray
+                    ) -> tuple[float, np.ndarray, np.ndarray]:
+    """Best pose for fixed intrinsics and its RMS reprojection error (inf if it fails)."""
+    ok, rvec, tvec = cv2.solvePnP(obj, img, K, dist, flags=cv2.SOLVEPNP_SQPNP)
+    if not ok:
+        return math.inf, np.zeros(3), np.zeros(3)
+    rvec, tvec = cv2.solvePnPRefineLM(obj, img, K, dist, rvec, tvec)
+    projected, _ = cv2.projectPoints(obj, rvec, tvec, K, dist)
+    rms = float(np.sqrt(np.mean(np.sum((projected.reshape(-1, 2) - img) ** 2, axis=1))))
+    return rms, rvec.reshape(3), tvec.reshape(3)
+
+
+def _search_focal(obj: np.ndarray, img: np.ndarray, image_size: tuple[int, int]) -> float:
+    """Focal length minimising the reprojection error: coarse log grid, then golden section."""
+    w = image_size[0]
+    zero = np.zeros(5)
+    grid = np.geomspace(0.25 * w, 6.0 * w, 48)
+    costs = [_pose_for_focal(obj, img, _intrinsics(f, image_size), zero)[0] for f in grid]
+    best = int(np.argmin(costs))
+    lo, hi = math.log(grid[max(best - 1, 0)]), math.log(grid[min(best + 1, len(grid) - 1)])
+
+    def cost(log_f: float) -> float:
+        return _pose_for_focal(obj, img, _intrinsics(math.exp(log_f), image_size), zero)[0]
+
+    ratio = (math.sqrt(5) - 1) / 2
+    a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
+    fa, fb = cost(a), cost(b)
+    for _ in range(40):
+        if fa < fb:
+            hi, b, fb = b, a, fa
+            a = hi - ratio * (hi - lo)
+            fa = cost(a)
+        else:
+            lo, a, fa = a, b, fb
+            b = lo + ratio * (hi - lo)
+            fb = cost(b)
+    return math.exp(0.5 * (lo + hi))
+
+
+def _refine_distortion(obj: np.ndarray, img: np.ndarray, K: np.ndarray, image_size: tuple[int, int],
+                       rvec: np.ndarray, tvec: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Let ``calibrateCamera`` free the focal length and ``k1`` around the current solution."""
+    flags = (cv2.CALIB_USE_INTRINSIC_GUESS | cv2.CALIB_FIX_PRINCIPAL_POINT | cv2.CALIB_FIX_ASPECT_RATIO
+             | cv2.CALIB_ZERO_TANGENT_DIST | cv2.CALIB_FIX_K2 | cv2.CALIB_FIX_K3)
+    _, K2, dist, rvecs, tvecs = cv2.calibrateCamera(
+        [obj.astype(np.float32)], [img.astype(np.float32)], image_size, K.copy(), np.zeros(5),
+        rvecs=[rvec.reshape(3, 1).copy()], tvecs=[tvec.reshape(3, 1).copy()], flags=flags)
+    return K2, dist.reshape(-1), rvecs[0].reshape(3), tvecs[0].reshape(3)
+
+
+def fit_camera(
+    clicks: Mapping[str, Mapping[str, tuple[float, float]]],
+    spec: TimeVectorsSpec,
+    image_size: tuple[int, int],
+    *,
+    fit_distortion: bool = False,
+    max_rms_px: float = DEFAULT_MAX_RMS_PX,
+) -> FitResult:
+    """Fit a camera to the 16 landmark clicks (``{"P": {"NW": (u, v), ...}, ...}``).
+
+    Raises :class:`ClicksError` when the clicks cannot be the board: malformed,
+    missing or duplicated tiers, swapped or rotated corners, points off the image,
+    a camera that would have to be below the top tier, or an RMS reprojection
+    error above ``max_rms_px``.
+    """
+    parsed = parse_clicks(clicks)
+    validate_clicks(parsed, image_size)
+    obj, img = _object_points(spec), _image_points(parsed)
+    focal = _search_focal(obj, img, image_size)
+    K, dist = _intrinsics(focal, image_size), np.zeros(5)
+    rms, rvec, tvec = _pose_for_focal(obj, img, K, dist)
+    if fit_distortion and math.isfinite(rms):
+        K, dist, rvec, tvec = _refine_distortion(obj, img, K, image_size, rvec, tvec)
+    camera = CameraModel(K=K, dist=dist, rvec=rvec, tvec=tvec, image_size=image_size)
+    errors = np.linalg.norm(camera.project(obj) - img, axis=1)
+    rms = float(np.sqrt(np.mean(errors**2)))
+    names = [f"{t}.{c}" for t in TIER_LETTERS for c in CORNERS]
+    per_landmark = {name: float(e) for name, e in zip(names, errors)}
+    logger.info("fitted focal %.1f px, rms %.2f px", camera.K[0, 0], rms)
+    if not math.isfinite(rms) or rms > max_rms_px:
+        worst = sorted(per_landmark.items(), key=lambda kv: -kv[1])[:3]
+        listing = ", ".join(f"{name} {err:.1f} px" for name, err in worst)
+        raise ClicksError(
+            f"reprojection error {rms:.1f} px is too large (limit {max_rms_px:g} px); worst: {listing}. "
+            "Check that each tier's corners are the outer corners of its own marking")
+    if camera.centre_mm()[2] <= spec.tier_spacing * 3:
+        raise ClicksError("these clicks put the camera below the top tier: are the tiers P..S "
+                          "in the right order (P is the bottom tier)?")
+    return FitResult(camera=camera, rms_px=rms, per_landmark_px=per_landmark)
