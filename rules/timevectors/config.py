@@ -11,6 +11,8 @@ from rules.errors import GameConfigError
 COLORS = 3
 """The board ships with tokens of three colours, indexed 0..2."""
 OPENINGS = ("none", "swap", "3meq")
+PLAY, OPENING, CHOOSING = "play", "opening", "choosing"
+"""Game phases: normal play; the 3MEQ first player's three tokens; the 3MEQ colour choice."""
 MAX_SUPPLY = 85
 """With three colours of 85 tokens the 256 points can never all be filled by one game."""
 

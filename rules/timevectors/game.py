@@ -25,7 +25,8 @@ from typing import Any, cast
 
 from rules.errors import IllegalMoveError, NotationError, RecordError, RulesError
 from rules.game import Game, Judgement, Outcome
-from rules.timevectors.config import COLORS, GameConfig
+from rules.timevectors.config import CHOOSING, COLORS, OPENING, PLAY, GameConfig
+from rules.timevectors.judge import judge_observation
 from rules.timevectors.moves import CHOOSE, PLACE, SWAP, Move
 from rules.timevectors.points import POINTS, point_name
 from rules.timevectors.position import Status, position_status
@@ -33,8 +34,6 @@ from rules.timevectors.vectors import Vector, completed_through, threats
 
 logger = logging.getLogger(__name__)
 
-PLAY, OPENING, CHOOSING = "play", "opening", "choosing"
-"""Phases: normal play; the 3MEQ first player's three tokens; waiting for the 3MEQ colour choice."""
 _MEQ_COLORS = (0, 1)
 DEFAULT_CONFIG = GameConfig()
 
@@ -168,8 +167,6 @@ class TimeVectorsGame(Game[Move]):
 
     def judge(self, observed: Mapping[Any, int]) -> Judgement[Move]:
         """Read an observed board against the position; see :func:`judge_observation`."""
-        from rules.timevectors.judge import judge_observation
-
         return judge_observation(self, observed)
 
     # -- Game hooks ------------------------------------------------------------

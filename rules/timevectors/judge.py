@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from rules.errors import NotationError
 from rules.game import Judgement
-from rules.timevectors.config import COLORS, GameConfig
+from rules.timevectors.config import CHOOSING, COLORS, GameConfig
 from rules.timevectors.moves import SWAP, Move
 from rules.timevectors.points import POINTS, parse_point, point_name
 
@@ -198,7 +198,7 @@ def _after_end(sim: TimeVectorsGame, tokens: dict[int, int]) -> list[str]:
 
 def _stuck_reasons(sim: TimeVectorsGame, leftover: dict[int, int]) -> list[str]:
     """Why no legal move places any of ``leftover`` on ``sim``'s position."""
-    if sim.phase == "choosing":
+    if sim.phase == CHOOSING:
         return ["the second player must choose a colour before play goes on (three-move opening)"]
     upcoming = sim.upcoming_colors(len(leftover))
     if upcoming is None:
