@@ -63,7 +63,8 @@ def pbm_move_list(store: Store, game_id: str) -> str:
     ]
     for move in store.moves(game_id):
         symbol = SYMBOLS[move.color] if move.color is not None and 0 <= move.color < len(SYMBOLS) else "?"
-        lines.append(f"{move.ply + 1} {symbol} {move.notation}")
+        # The server's move is just the point ("A3Q"); swap and choose keep their word.
+        lines.append(f"{move.ply + 1} {symbol} {move.notation.split(':')[0]}")
     return "\n".join(lines) + "\n"
 
 

@@ -238,6 +238,14 @@ class Runtime:
             logger.exception("stopping the source failed")
         self._bus.close()
         self._dispatcher.close()
+        with self._subscribers_lock:
+            subscribers = list(self._subscribers)
+        for client in subscribers:  # ``None`` tells a live client's stream to end
+            try:
+                client.put_nowait(None)  # type: ignore[arg-type]
+            except queue.Full:
+                _drain(client)
+                client.put_nowait(None)  # type: ignore[arg-type]
 
     def _set_camera(self, status: str, message: str = "") -> None:
         """Change the camera status; a change is an event (dashboard and sinks)."""
@@ -430,7 +438,7 @@ class Runtime:
         """A queue of records for one live client and the function that unsubscribes it.
 
         The first record is ``{"type": "state", "state": state()}``; then every event
-        record, each batch followed by a fresh state record. A client that falls
+        record, each batch followed by a fresh state record; ``None`` when the runtime stops. A client that falls
         more than 256 records behind loses its backlog and gets a state record.
         """
         client: queue.Queue[dict[str, Any]] = queue.Queue(SUBSCRIBER_QUEUE)
@@ -515,6 +523,11 @@ class Runtime:
         return list(self._recent)
 
     # -- control -------------------------------------------------------------
+    @property
+    def pin(self) -> str:
+        """The control PIN (``boardcam serve`` prints it)."""
+        return self._pin
+
     def check_pin(self, pin: str | None) -> bool:
         """Constant-time PIN comparison."""
         return isinstance(pin, str) and hmac.compare_digest(pin.encode(), self._pin.encode())
