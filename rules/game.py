@@ -37,8 +37,10 @@ class Judgement(Generic[MoveT]):
     """The rules' reading of an observed board against the last accepted one.
 
     ``moves`` are the moves the change represents, in play order (empty when the
-    board is unchanged or the change is illegal). ``reasons`` say, in words a
-    player understands, why the change is illegal (empty when legal).
+    board is unchanged or nothing in it is a legal move). ``reasons`` say, in
+    words a player understands, why the change (or the part of it after
+    ``moves``) is illegal: a burst of tokens can hold a winning move followed by
+    tokens placed after the end, giving both moves and reasons.
     ``changed`` lists the locations that differ from the accepted position.
     ``take_back`` is true when the change is exactly the removal of the last
     move, which an operator may accept as a take-back.
