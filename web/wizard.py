@@ -21,6 +21,8 @@ import numpy as np
 import platformdirs
 from flask import Blueprint, Flask, Response, current_app, jsonify
 
+from calibration.calibfile import Calibration, save_calibration
+from calibration.fit import ClicksError, FitResult, fit_camera
 from calibration.spec import CORNERS, TimeVectorsSpec, load_spec
 from rules.timevectors.points import TIER_LETTERS
 from web.auth import control_required
@@ -138,10 +140,8 @@ def parse_palette(body: dict[str, Any]) -> list[tuple[int, int, int]]:
     return palette
 
 
-def _fit(clicks: dict, size: tuple[int, int]) -> Any:
+def _fit(clicks: dict, size: tuple[int, int]) -> FitResult:
     """Fit the camera to 16 landmarks; a refusal of the fit is a 422 saying why."""
-    from calibration.fit import ClicksError, fit_camera
-
     try:
         return fit_camera(clicks, _spec(), size)
     except ClicksError as exc:
@@ -235,9 +235,11 @@ def calibration_summary() -> Response:
 @bp.post("/calibration")
 @control_required
 def save() -> Response:
-    """Fit, write the calibration file and use it: ``{"capture", "clicks", "palette"}``."""
-    from calibration.calibfile import Calibration, save_calibration
+    """Fit, write the calibration file and use it: ``{"capture", "clicks", "palette"}``.
 
+    The captured frame becomes the calibration's reference image (drift
+    detection compares later frames with it).
+    """
     body = json_object()
     shot = _store().get(body.get("capture"))
     clicks = parse_clicks(body, shot.size)
@@ -246,7 +248,16 @@ def save() -> Response:
     if missing:
         raise ApiError(400, f"click all 4 corners of every tier first (missing: {', '.join(missing)})")
     result = _fit(clicks, shot.size)
-    calibration = Calibration(camera=result.camera, palette=palette or None, rms_px=float(result.rms_px))
+    spec_source = current_app.config["BOARDCAM_SPEC"]
+    calibration = Calibration(
+        board="timevectors",
+        spec=_spec(),
+        camera=result.camera,
+        rms_px=float(result.rms_px),
+        spec_name=spec_source if "/" not in spec_source and not spec_source.endswith(".toml") else None,
+        palette_rgb=tuple(palette) or None,
+        landmarks=clicks,
+    ).with_reference(shot.image)
     path = calibration_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     save_calibration(calibration, path)

@@ -61,7 +61,9 @@ def serve(app: Flask) -> Iterator[str]:
     """Run ``app`` under waitress on a free localhost port for the duration of a test."""
     from waitress.server import create_server
 
-    server = create_server(app, host="127.0.0.1", port=_free_port(), threads=16, channel_request_lookahead=1)
+    server = create_server(
+        app, host="127.0.0.1", port=_free_port(), threads=16, channel_request_lookahead=1, asyncore_loop_timeout=0.1
+    )
     thread = threading.Thread(target=server.run, name="waitress-test", daemon=True)
     thread.start()
     try:
