@@ -5,8 +5,8 @@ Placement (documented for users in the README):
 * dictionary ``DICT_4X4_50``; marker id = ``4 * tier + corner`` with tier
   P, Q, R, S = 0..3 and corner NW, NE, SE, SW = 0..3 (tier P's NW is id 0,
   tier S's SW is id 15);
-* each marker's black square is :data:`MARKER_MM` (15 mm) across, printed on a
-  sticker with a white border of a quarter of that, and stuck on the top face
+* each marker's black square is :data:`MARKER_MM` (18 mm) across, printed on a
+  sticker with a 2 mm white border (22 mm square), and stuck on the top face
   of the plate diagonally *outside* the marking, upright (the marker's top edge
   toward north), with the black square's inner corner exactly on the outer
   corner of the printed 8x8 marking (the calibration landmark).
@@ -20,18 +20,20 @@ plate edge of the reference board.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 import cv2
 import numpy as np
 
+from calibration.fit import DEFAULT_MAX_RMS_PX, ClicksError, FitResult, check_fit, fit_correspondences
 from calibration.spec import CORNERS, TimeVectorsSpec
 from rules.timevectors.points import TIER_LETTERS
 
 logger = logging.getLogger(__name__)
 
 DICTIONARY = cv2.aruco.DICT_4X4_50
-MARKER_MM = 15.0
-BORDER_FRACTION = 0.25  # white border around the black square, as a fraction of its side
+MARKER_MM = 18.0
+BORDER_FRACTION = 2.0 / 18.0  # white border around the black square, as a fraction of its side
 _CELLS = 6  # 4x4 bits plus the black frame
 # For each corner of the board, the direction from the landmark outward (x, y signs).
 _OUTWARD = {"NW": (-1, 1), "NE": (1, 1), "SE": (1, -1), "SW": (-1, -1)}
@@ -78,30 +80,82 @@ def marker_corners_mm(spec: TimeVectorsSpec, tier: int, corner_index: int) -> tu
     return square(MARKER_MM * (1 + 2 * BORDER_FRACTION)), square(MARKER_MM)
 
 
+def _detector() -> cv2.aruco.ArucoDetector:
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    params.minMarkerPerimeterRate = 0.01  # markers are small in a frame of the whole board
+    params.perspectiveRemovePixelPerCell = 8
+    return cv2.aruco.ArucoDetector(_dictionary(), params)
+
+
+def _detect_once(grey: np.ndarray, scale: float) -> dict[int, np.ndarray]:
+    image = grey if scale == 1 else cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+    corners, ids, _ = _detector().detectMarkers(image)
+    found: dict[int, np.ndarray] = {}
+    if ids is None:
+        return found
+    flat = ids.reshape(-1).tolist()
+    for marker, quad in zip(flat, corners):
+        if marker >= 16:
+            continue
+        if flat.count(marker) > 1:
+            logger.warning("marker id %d seen %d times; ignoring it", marker, flat.count(marker))
+            continue
+        # Corner positions at the upscaled resolution map back with pixel centres aligned.
+        found[marker] = (quad.reshape(4, 2).astype(np.float64) + 0.5) / scale - 0.5
+    return found
+
+
+def detect_markers(image_bgr: np.ndarray) -> dict[int, np.ndarray]:
+    """Corner markers in the image: id -> ``(4, 2)`` corners (ArUco order) in pixels.
+
+    Small or blurred markers are looked for again in a 2x upscaled copy. An id
+    seen twice is dropped, since its landmark would be ambiguous.
+    """
+    grey = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY) if image_bgr.ndim == 3 else image_bgr
+    found = _detect_once(grey, 1.0)
+    if len(found) < 16:
+        for marker, quad in _detect_once(grey, 2.0).items():
+            found.setdefault(marker, quad)
+    return found
+
+
+def clicks_from_markers(markers: Mapping[int, np.ndarray]) -> dict[str, dict[str, list[float]]]:
+    """The landmarks (clicks-file structure) of the markers given; missing ones are left out."""
+    clicks: dict[str, dict[str, list[float]]] = {}
+    for marker, quad in sorted(markers.items()):
+        tier, corner = divmod(marker, 4)
+        name = CORNERS[corner]
+        u, v = quad[_INNER_CORNER[name]]
+        clicks.setdefault(TIER_LETTERS[tier], {})[name] = [float(u), float(v)]
+    return clicks
+
+
 def detect_clicks(image_bgr: np.ndarray) -> dict[str, dict[str, list[float]]]:
     """Find the corner markers and return the landmarks in the clicks-file structure.
 
     Only the markers found are returned (a missing tier or corner is reported by
-    the clicks validation of :func:`calibration.fit.fit_camera`). A marker id
-    seen twice keeps neither, since the landmark would be ambiguous.
+    the clicks validation of :func:`calibration.fit.fit_camera`).
     """
-    grey = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY) if image_bgr.ndim == 3 else image_bgr
-    params = cv2.aruco.DetectorParameters()
-    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
-    detector = cv2.aruco.ArucoDetector(_dictionary(), params)
-    corners, ids, _ = detector.detectMarkers(grey)
-    clicks: dict[str, dict[str, list[float]]] = {}
-    if ids is None:
-        return clicks
-    flat = ids.reshape(-1).tolist()
-    for found, marker in zip(flat, corners):
-        if found >= 16:
-            continue
-        if flat.count(found) > 1:
-            logger.warning("marker id %d seen %d times; ignoring it", found, flat.count(found))
-            continue
-        tier, corner = divmod(found, 4)
-        name = CORNERS[corner]
-        u, v = marker.reshape(4, 2)[_INNER_CORNER[name]]
-        clicks.setdefault(TIER_LETTERS[tier], {})[name] = [float(u), float(v)]
-    return clicks
+    return clicks_from_markers(detect_markers(image_bgr))
+
+
+def fit_from_markers(markers: Mapping[int, np.ndarray], spec: TimeVectorsSpec, image_size: tuple[int, int],
+                     *, max_rms_px: float = DEFAULT_MAX_RMS_PX) -> FitResult:
+    """Fit the camera to all four corners of every marker found (needs markers on 2+ tiers).
+
+    Raises :class:`ClicksError` when the markers are too few, all on one tier, or
+    fit badly (e.g. a sticker put at the wrong corner).
+    """
+    tiers = {marker // 4 for marker in markers}
+    if len(markers) < 3 or len(tiers) < 2:
+        raise ClicksError(f"found {len(markers)} corner marker(s) on {len(tiers)} tier(s); need at least "
+                          "3 markers on 2 or more tiers (are the stickers visible and the right size?)")
+    obj, img, names = [], [], []
+    for marker, quad in sorted(markers.items()):
+        tier, corner = divmod(marker, 4)
+        obj.append(marker_corners_mm(spec, tier, corner)[1])
+        img.append(quad)
+        names += [f"marker {marker} corner {k}" for k in range(4)]
+    camera, errors = fit_correspondences(np.vstack(obj), np.vstack(img), image_size)
+    return check_fit(camera, errors, names, spec, max_rms_px)

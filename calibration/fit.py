@@ -213,6 +213,53 @@ def _refine_distortion(obj: np.ndarray, img: np.ndarray, K: np.ndarray, image_si
     return K2, dist.reshape(-1), rvecs[0].reshape(3), tvecs[0].reshape(3)
 
 
+def fit_correspondences(
+    object_mm: np.ndarray,
+    image_px: np.ndarray,
+    image_size: tuple[int, int],
+    *,
+    fit_distortion: bool = False,
+) -> tuple[CameraModel, np.ndarray]:
+    """Fit a camera to any set of non-coplanar 3D-2D correspondences (at least 6).
+
+    Returns the camera and the reprojection error of each correspondence in pixels.
+    Raises :class:`ClicksError` when there are too few points or no pose fits them.
+    """
+    obj = np.asarray(object_mm, dtype=np.float64).reshape(-1, 3)
+    img = np.asarray(image_px, dtype=np.float64).reshape(-1, 2)
+    if len(obj) < 6 or len(obj) != len(img):
+        raise ClicksError(f"need at least 6 matching landmarks to fit a camera, got {len(img)}")
+    if np.ptp(obj[:, 2]) <= 0:
+        raise ClicksError("the landmarks all lie on one tier: the camera cannot be fitted from them")
+    focal = _search_focal(obj, img, image_size)
+    K, dist = _intrinsics(focal, image_size), np.zeros(5)
+    rms, rvec, tvec = _pose_for_focal(obj, img, K, dist)
+    if not math.isfinite(rms):
+        raise ClicksError("no camera pose fits these landmarks")
+    if fit_distortion:
+        K, dist, rvec, tvec = _refine_distortion(obj, img, K, image_size, rvec, tvec)
+    camera = CameraModel(K=K, dist=dist, rvec=rvec, tvec=tvec, image_size=image_size)
+    return camera, np.linalg.norm(camera.project(obj) - img, axis=1)
+
+
+def check_fit(camera: CameraModel, errors: np.ndarray, names: list[str], spec: TimeVectorsSpec,
+              max_rms_px: float) -> FitResult:
+    """Accept a fitted camera or raise :class:`ClicksError` (error too large, camera below the top)."""
+    rms = float(np.sqrt(np.mean(errors**2)))
+    per_landmark = {name: float(e) for name, e in zip(names, errors)}
+    logger.info("fitted focal %.1f px, rms %.2f px", camera.K[0, 0], rms)
+    if not math.isfinite(rms) or rms > max_rms_px:
+        worst = sorted(per_landmark.items(), key=lambda kv: -kv[1])[:3]
+        listing = ", ".join(f"{name} {err:.1f} px" for name, err in worst)
+        raise ClicksError(
+            f"reprojection error {rms:.1f} px is too large (limit {max_rms_px:g} px); worst: {listing}. "
+            "Check that each tier's corners are the outer corners of its own marking")
+    if camera.centre_mm()[2] <= spec.tier_spacing * 3:
+        raise ClicksError("these clicks put the camera below the top tier: are the tiers P..S "
+                          "in the right order (P is the bottom tier)?")
+    return FitResult(camera=camera, rms_px=rms, per_landmark_px=per_landmark)
+
+
 def fit_camera(
     clicks: Mapping[str, Mapping[str, tuple[float, float]]],
     spec: TimeVectorsSpec,
@@ -230,25 +277,7 @@ def fit_camera(
     """
     parsed = parse_clicks(clicks)
     validate_clicks(parsed, image_size)
-    obj, img = _object_points(spec), _image_points(parsed)
-    focal = _search_focal(obj, img, image_size)
-    K, dist = _intrinsics(focal, image_size), np.zeros(5)
-    rms, rvec, tvec = _pose_for_focal(obj, img, K, dist)
-    if fit_distortion and math.isfinite(rms):
-        K, dist, rvec, tvec = _refine_distortion(obj, img, K, image_size, rvec, tvec)
-    camera = CameraModel(K=K, dist=dist, rvec=rvec, tvec=tvec, image_size=image_size)
-    errors = np.linalg.norm(camera.project(obj) - img, axis=1)
-    rms = float(np.sqrt(np.mean(errors**2)))
+    camera, errors = fit_correspondences(_object_points(spec), _image_points(parsed), image_size,
+                                         fit_distortion=fit_distortion)
     names = [f"{t}.{c}" for t in TIER_LETTERS for c in CORNERS]
-    per_landmark = {name: float(e) for name, e in zip(names, errors)}
-    logger.info("fitted focal %.1f px, rms %.2f px", camera.K[0, 0], rms)
-    if not math.isfinite(rms) or rms > max_rms_px:
-        worst = sorted(per_landmark.items(), key=lambda kv: -kv[1])[:3]
-        listing = ", ".join(f"{name} {err:.1f} px" for name, err in worst)
-        raise ClicksError(
-            f"reprojection error {rms:.1f} px is too large (limit {max_rms_px:g} px); worst: {listing}. "
-            "Check that each tier's corners are the outer corners of its own marking")
-    if camera.centre_mm()[2] <= spec.tier_spacing * 3:
-        raise ClicksError("these clicks put the camera below the top tier: are the tiers P..S "
-                          "in the right order (P is the bottom tier)?")
-    return FitResult(camera=camera, rms_px=rms, per_landmark_px=per_landmark)
+    return check_fit(camera, errors, names, spec, max_rms_px)
