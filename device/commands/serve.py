@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import signal
+import socket
 import sys
 import urllib.error
 import urllib.request
@@ -95,6 +96,20 @@ def banner(url: str, pin: str, source: str, calibration: str) -> str:
     return "\n".join(lines)
 
 
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A bound TCP socket for waitress; raises ``OSError`` (port in use, not our address)."""
+    family, kind, proto, _, address = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
+                                                          flags=socket.AI_PASSIVE)[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
 def run_serve(args: argparse.Namespace) -> int:
     """Run the companion until interrupted (Ctrl-C or SIGTERM from systemd)."""
     if args.print_config:
@@ -119,13 +134,13 @@ def run_serve(args: argparse.Namespace) -> int:
             runtime=runtime,
         )
         try:
-            server = waitress.server.create_server(
-                app, host=config.server.host, port=config.server.port, threads=config.server.threads,
-                channel_timeout=60, ident="boardcam",
-            )
+            listening = bind_socket(config.server.host, config.server.port)
         except OSError as exc:
             return _fail(f"cannot listen on {config.server.host}:{config.server.port}: {exc.strerror} "
                          "(another boardcam running? choose --port)")
+        server = waitress.server.create_server(
+            app, sockets=[listening], threads=config.server.threads, channel_timeout=60, ident="boardcam",
+        )
         runtime.start()
         print(banner(url, runtime.pin, runtime.source.description, calibration_origin), flush=True)
 
