@@ -125,6 +125,12 @@ class ColourModel:
             return len(self.palette)
         return len(self.prototypes)
 
+    @property
+    def is_full(self) -> bool:
+        """Every colour slot (palette entry, or ``max_colours``) has a learned prototype."""
+        limit = len(self.palette) if self.palette is not None else self.max_colours
+        return len(self.prototypes) >= limit
+
     def prototype_array(self) -> tuple[np.ndarray, np.ndarray]:
         """``(indices, features)`` of the known prototypes (``(m,)`` and ``(m, 3)``)."""
         if not self.prototypes:
@@ -158,9 +164,9 @@ class ColourModel:
         known = dist <= MERGE_DISTANCE
         for colour in np.unique(index[known]):
             matched = samples[known & (index == colour)]
-            self.prototypes[int(colour)] += FOLLOW_RATE * (np.median(matched, axis=0) - self.prototypes[int(colour)])
+            self.prototypes[int(colour)] += FOLLOW_RATE * (matched.mean(axis=0) - self.prototypes[int(colour)])
         created: list[int] = []
-        if known.all():
+        if known.all() or self.is_full:
             return created
         # Cluster everything seen (the known colours anchor the grouping), keep the new groups.
         limit = len(self.palette) if self.palette is not None else self.max_colours

@@ -31,7 +31,7 @@ N_POINTS = 256
 _CIRCLE_VERTICES = 48
 _SUPERSAMPLE = 4  # rasterise at 4x the working resolution, then average to a coverage
 _RING_MM = 3.0  # how far around a token's outline the "must not be token" ring reaches
-_TARGET_DISC_PX = 7.0  # smallest top-disc minor axis (working pixels) the factor must keep
+_TARGET_DISC_PX = 12.0  # smallest top-disc minor axis (working pixels) the factor must keep
 _CORE_COVERAGE = 0.9
 _TOP_COVERAGE = 0.5
 
@@ -49,7 +49,7 @@ DISC_SAMPLES = _disc_samples()
 
 
 def working_factor(camera: CameraModel, spec: TimeVectorsSpec) -> int:
-    """Largest power-of-two shrink that keeps nearly every top disc >= ~7 pixels across."""
+    """Largest power-of-two shrink that keeps nearly every top disc >= ~12 pixels across."""
     centres = spec.point_centres()
     centres[:, 2] += spec.token_height
     depth = camera.to_camera(centres)[:, 2]
@@ -141,6 +141,28 @@ class PixelSets:
         index = np.concatenate(per_point).astype(np.int64) if count.sum() else np.zeros(0, np.int64)
         point = np.repeat(np.arange(len(per_point)), count)
         return cls(index=index, point=point, count=count)
+
+    def thinned(self, cap: int) -> "PixelSets":
+        """At most about ``cap`` pixels per point, spread evenly over each point's region
+        (the fractions the observer measures need a sample, not every pixel)."""
+        keep = np.zeros(len(self.index), bool)
+        starts = np.concatenate([[0], np.cumsum(self.count)[:-1]])
+        stride = np.maximum(1, np.ceil(self.count / cap)).astype(np.int64)
+        rank = np.arange(len(self.index)) - np.repeat(starts, self.count)
+        keep = rank % np.repeat(stride, self.count) == 0
+        return self._subset(keep)
+
+    def within(self, universe: np.ndarray) -> "PixelSets":
+        """Only the pixels that are in the sorted index array ``universe``."""
+        pos = np.clip(np.searchsorted(universe, self.index), 0, max(len(universe) - 1, 0))
+        keep = universe[pos] == self.index if len(universe) else np.zeros(len(self.index), bool)
+        return self._subset(keep)
+
+    def _subset(self, keep: np.ndarray) -> "PixelSets":
+        point = self.point[keep]
+        return PixelSets(
+            index=self.index[keep], point=point, count=np.bincount(point, minlength=len(self.count))
+        )
 
     def select(self, points_mask: np.ndarray) -> np.ndarray:
         """Flat indices of the pixels of every point where ``points_mask`` is true."""
