@@ -171,3 +171,17 @@ def test_serve_runs_a_real_server_until_sigterm(tmp_path):
     assert process.returncode == 0, stderr
     assert f"http://127.0.0.1:{port}/" in stdout and "PIN for control actions: 2468" in stdout
     assert "\u2588" in stdout  # the QR code's blocks
+
+
+def test_systemd_unit_starts_serve_at_boot_and_restarts_on_failure():
+    import configparser
+
+    unit = configparser.ConfigParser(strict=False, interpolation=None)
+    unit.optionxform = str
+    unit.read_string((ROOT / "device" / "systemd" / "boardcam.service").read_text())
+    service = unit["Service"]
+    assert service["ExecStart"].split()[1:3] == ["serve", "--config"]
+    assert service["ExecStart"].split()[0].endswith("/bin/boardcam")
+    assert service["Restart"] == "on-failure" and service["User"] == "@USER@"
+    assert unit["Install"]["WantedBy"] == "multi-user.target"
+    assert "network-online.target" in unit["Unit"]["After"]
