@@ -134,13 +134,13 @@ def load_palette(path: str | Path) -> list[list[int]]:
 
 
 def resolve_palette(config: Config, source: FrameSource, calibration: Any) -> list[list[int]] | None:
-    """Configured palette file, else the demo's, else the calibration's sampled colours, else none."""
+    """Configured palette file, else the demo's, else none (the pipeline then uses the colours
+    sampled into the calibration, or learns them from the first moves)."""
     if config.camera.palette:
         return load_palette(config.camera.palette)
     if is_demo(source):
         return [list(c) for c in source.palette]  # type: ignore[attr-defined]
-    palette = getattr(calibration, "palette", None)
-    return [list(c) for c in palette] if palette else None
+    return None
 
 
 def build_runtime(config: Config, **runtime_options: Any) -> tuple[Any, str]:

@@ -185,3 +185,24 @@ def test_systemd_unit_starts_serve_at_boot_and_restarts_on_failure():
     assert service["Restart"] == "on-failure" and service["User"] == "@USER@"
     assert unit["Install"]["WantedBy"] == "multi-user.target"
     assert "network-online.target" in unit["Unit"]["After"]
+
+
+def test_dashboard_address_and_qr_codes():
+    from device.netinfo import dashboard_url, lan_address, qr_svg, qr_terminal
+
+    assert dashboard_url("127.0.0.1", 8080) == "http://127.0.0.1:8080/"
+    assert dashboard_url("::1", 8080) == "http://[::1]:8080/"
+    assert dashboard_url("0.0.0.0", 9000) == f"http://{lan_address()}:9000/"
+    socket.inet_aton(lan_address())
+    svg = qr_svg("http://192.0.2.5:8080/")
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+    rows = qr_terminal("http://192.0.2.5:8080/").splitlines()
+    assert len(rows) > 10 and len(set(map(len, rows))) == 1  # a square block of text
+
+
+def test_banner_prints_address_qr_and_pin():
+    from device.commands.serve import banner
+
+    text = banner("http://192.0.2.5:8080/", "123456", "demo", "")
+    assert "http://192.0.2.5:8080/" in text and "PIN for control actions: 123456" in text
+    assert "none yet: open the dashboard and calibrate" in text
