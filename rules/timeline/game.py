@@ -86,6 +86,16 @@ class TimelineGame(Game[Move]):
         """``A5P-A8P``, with ``xCOLOUR`` when the move captures (in the current position)."""
         return Move(move.origin, move.target, captures=self.victim_of(move)).notation()
 
+    def move_to_dict(self, move: Move) -> dict[str, Any]:
+        """JSON-ready form of a move in the current position, for the dashboard."""
+        victim = self.victim_of(move)
+        return {
+            "notation": self.notation(move),
+            "from": point_name(move.origin),
+            "to": point_name(move.target),
+            "captures": None if victim is None else victim.colour,
+        }
+
     # -- moves ------------------------------------------------------------------
     def _mover(self, origin: int) -> Piece | None:
         for piece, square in self.pieces_on_board().items():

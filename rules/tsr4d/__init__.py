@@ -12,7 +12,13 @@ from rules.tsr4d.actions import (
 )
 from rules.tsr4d.board import NEIGHBOURS, SPACE_NAMES, SPACES, WITHIN_TWO, parse_space, space_name
 from rules.tsr4d.game import SuicideRule, Tsr4dGame, TurnProgress
-from rules.tsr4d.notation import action_notation, parse_action, parse_turn, turn_notation
+from rules.tsr4d.notation import (
+    action_notation,
+    action_to_dict,
+    parse_action,
+    parse_turn,
+    turn_notation,
+)
 from rules.tsr4d.pieces import BLUE, PLAYER_NAMES, WHITE, Kind, can_capture, token_code
 from rules.tsr4d.position import (
     STARTING_POSITION_TEXT,
@@ -49,6 +55,7 @@ __all__ = [
     "Warp",
     "WarpSlot",
     "action_notation",
+    "action_to_dict",
     "can_capture",
     "format_position",
     "parse_action",

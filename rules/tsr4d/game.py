@@ -14,6 +14,11 @@ checked. Choices where the rules leave room (each documented where it acts):
   piece standing, at the start of the turn, next to one of the player's pieces
   that outranks it.
 - After a beam-down the Marker stays where it is until the next Time-warp.
+- On the first turns ("a move, and then a Time-warp") the two actions may come
+  in either order, as in every later turn.
+- The per-method capture limits need no counting: each move or beam-down
+  carries at most one capture, and a turn has one of each; 'suicide' captures
+  are unlimited but only come before any other action.
 """
 
 from __future__ import annotations
@@ -53,7 +58,8 @@ class SuicideRule(Enum):
     ``ADJACENT`` (default): any enemy piece standing next to one of the
     player's pieces that outranks it, whoever brought them together - the
     rules call that position a 'suicide' position. ``ARRIVED``: only pieces the
-    opponent moved or beamed down next to such a piece in the turn just ended.
+    opponent moved or beamed down next to such a piece in the turn just ended
+    (a game started from a position text knows of no such arrivals yet).
     """
 
     ADJACENT = "adjacent"

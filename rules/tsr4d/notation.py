@@ -18,6 +18,7 @@ semicolons: ``-Rb1; T(c2)d1; +W(b4)``. Every parser raises
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from rules.errors import NotationError
 from rules.tsr4d.actions import (
@@ -142,6 +143,45 @@ def action_notation(action: Action) -> str:
         return _capture_text(action.victim)
     origin = "" if action.origin is None else f"({space_name(action.origin)})"
     return f"{action.kind.value}{origin}{space_name(action.target)}{_capture_text(action.capture)}"
+
+
+_ACTION_TYPES = {
+    Step: "move",
+    BeamDown: "beam-down",
+    Warp: "time-warp",
+    Linger: "stay-in-warp",
+    SuicideCapture: "suicide-capture",
+    EndTurn: "end-turn",
+}
+
+
+def action_to_dict(action: Action) -> dict[str, Any]:
+    """JSON-ready form for the dashboard's highlighting: type, piece, spaces and notation.
+
+    ``from`` is the space the piece leaves (``"warp"`` for a beam-down or a stay in
+    Time-warp), ``to`` the space it reaches (``"warp"`` for a Time-warp); ``capture``
+    is ``{"kind": "W", "space": "b6"}`` or ``None``.
+    """
+    kind = getattr(action, "kind", None)
+    origin = getattr(action, "origin", None)
+    target = getattr(action, "target", None)
+    capture = action.victim if isinstance(action, SuicideCapture) else getattr(action, "capture", None)
+    if isinstance(action, (BeamDown, Linger)):
+        origin_text: str | None = "warp"
+    else:
+        origin_text = None if origin is None else space_name(origin)
+    return {
+        "type": _ACTION_TYPES[type(action)],
+        "notation": action_notation(action),
+        "kind": None if kind is None else kind.value,
+        "from": origin_text,
+        "to": "warp" if isinstance(action, (Warp, Linger)) else (
+            None if target is None else space_name(target)
+        ),
+        "capture": None if capture is None else {
+            "kind": capture.kind.value, "space": space_name(capture.space)
+        },
+    }
 
 
 def turn_notation(actions: list[Action] | tuple[Action, ...]) -> str:

@@ -241,3 +241,18 @@ class TestPositionText:
     def test_bad_positions(self, text, words):
         with pytest.raises(PositionError, match=words):
             parse_position(text)
+
+
+def test_moves_and_position_as_dicts_for_the_dashboard():
+    game = TimelineGame(parse_position(EXAMPLE))
+    game.push(move(sq(0, 0), sq(0, 3)))
+    record = game.move_to_dict(move(sq(2, 1), sq(0, 1)))
+    assert record == {"notation": "C6P-A6Pxred", "from": "C6P", "to": "A6P", "captures": "red"}
+    game.push(move(sq(2, 1), sq(0, 1)))
+    data = game.to_dict()
+    red = next(p for p in data["pieces"] if p["colour"] == "red")
+    assert red == {
+        "colour": "red", "kind": "rook", "team": "warm", "square": None, "captured_by": "black",
+        "timeline": [sq(0, 0), sq(0, 1)],
+    }
+    assert data["to_move"] == "warm" and data["result"] is None
