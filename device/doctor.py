@@ -154,7 +154,7 @@ def check_data_dir(directory: Path) -> list[CheckResult]:
     return [*results, CheckResult(name, Level.OK, f"{directory}: {games} games stored{resume}")]
 
 
-def boardcam_answers(port: int, timeout: float = 2.0) -> bool:
+def boardcam_answers(port: int, timeout: float = 1.0) -> bool:
     """True when a boardcam dashboard already answers on this machine's ``port``."""
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=timeout) as response:

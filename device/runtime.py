@@ -576,7 +576,10 @@ class Runtime:
                 self.store.add_calibration(record)
             self._calibration = calibration
             self._overlay = Overlay(calibration, palette=self.palette)
-            self._pipeline = self._make_pipeline()
+            if self._pipeline is not None and callable(getattr(self._pipeline, "set_calibration", None)):
+                self._pipeline.set_calibration(calibration)  # keeps the referee's pending alert
+            else:
+                self._pipeline = self._make_pipeline()
             self._version += 1
         self._broadcast([self._state_record()])
 
