@@ -494,7 +494,11 @@ class Runtime:
             return None if self._newest is None else self._newest.image
 
     def latest_jpeg(self) -> bytes | None:
-        """The newest processed frame as JPEG with the board annotations drawn on it."""
+        """The newest processed frame as JPEG with the board annotations drawn on it.
+
+        Drawing and encoding happen outside the lock (the pipeline keeps running);
+        the result is cached until a new frame or a state change.
+        """
         with self._lock:
             frame = getattr(self, "_latest_frame", None)
             if frame is None:
@@ -502,21 +506,19 @@ class Runtime:
             key = (frame.seq, self._version)
             if self._annotated is not None and self._annotated[0] == key:
                 return self._annotated[1]
-            if self._overlay is None:
-                data = self._latest_jpeg_raw
-            else:
-                seen = self._pipeline.state() if self._pipeline is not None else {}
-                outcome = self._game.outcome()
-                image = self._overlay.draw(
-                    frame.image,
-                    self._game.board,
-                    mismatch=_points(seen.get("mismatch", ())),
-                    hidden=_points(seen.get("hidden", ())),
-                    lines=() if outcome is None else outcome.lines,
-                )
-                data = encode_jpeg(image)
-            self._annotated = (key, data) if data is not None else None
-            return data
+            overlay = self._overlay
+            if overlay is None:
+                return self._latest_jpeg_raw
+            seen = self._pipeline.state() if self._pipeline is not None else {}
+            outcome = self._game.outcome()
+            tokens = dict(self._game.board)
+            mismatch = _points(seen.get("mismatch", ()))
+            hidden = _points(seen.get("hidden", ()))
+            lines = () if outcome is None else outcome.lines
+        data = encode_jpeg(overlay.draw(frame.image, tokens, mismatch=mismatch, hidden=hidden, lines=lines))
+        with self._lock:
+            self._annotated = (key, data)
+        return data
 
     def recent_frames(self) -> list[tuple[float, bytes]]:
         """The last ``bundle_seconds`` of processed frames as (wall time, JPEG)."""
