@@ -266,7 +266,7 @@ class TimelineGame(Game[Move]):
         if self.outcome() is not None:
             return Judgement(reasons=("the game is already over",), changed=changed, take_back=take_back)
         for move in self.legal_moves():
-            redo = self._redo
+            redo = list(self._redo)
             self.push(move)
             after = {square: piece.value for piece, square in self.pieces_on_board().items()}
             self.pop()

@@ -243,11 +243,13 @@ class Tsr4dGame(Game[Action]):
 
     def push(self, move: Action) -> None:
         """Play one action; raises :class:`IllegalMoveError` (nothing changes) if it is illegal."""
+        if self.outcome() is not None:
+            raise IllegalMoveError("the game is over")
         super().push(self.resolve(move))
 
     def push_trial(self, move: Action) -> None:
         """Push without touching the redo list (for searches that pop again)."""
-        redo = self._redo
+        redo = list(self._redo)
         self.push(move)
         self._redo = redo
 

@@ -116,3 +116,12 @@ def test_judge_unchanged_illegal_and_take_back():
     assert back.take_back and not back.is_legal
     assert not game.judge({0: 99}).is_legal
     assert not game.judge({0: 1, 1: 1}).is_legal  # one piece seen twice
+
+
+def test_judging_keeps_the_redo_list():
+    game = TimelineGame()
+    game.push(parse_move("A5P-A8P"))
+    observed = board(game)
+    game.pop()
+    assert game.judge(observed).moves == (parse_move("A5P-A8P"),)
+    assert game.can_redo() and game.redo() == parse_move("A5P-A8P")

@@ -105,3 +105,13 @@ def test_legal_actions_as_dicts_for_the_dashboard():
     assert {"type": "stay-in-warp", "notation": "R 1->2", "kind": "R", "from": "warp",
             "to": "warp", "capture": None} in records
     assert {r["type"] for r in records} == {"move", "beam-down", "stay-in-warp"}
+
+
+def test_judging_keeps_the_redo_list():
+    game = Tsr4dGame(parse_position(EXAMPLE_OF_PLAY))
+    game.push(parse_turn("T(c2)d1")[0])
+    observed = board_codes(game.position)
+    game.pop()
+    assert game.judge(observed).moves == tuple(parse_turn("T(c2)d1"))
+    assert game.can_redo()
+    assert action_notation(game.redo()) == "T(c2)d1"
