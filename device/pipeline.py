@@ -24,6 +24,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+import cv2
 import numpy as np
 
 from device import events as ev
@@ -53,15 +54,49 @@ class DriftLike(Protocol):
     refit: Any
 
 
+class DriftCheckerLike(Protocol):
+    def check(self, frame_bgr: np.ndarray) -> DriftLike: ...
+
+
 ObserverFactory = Callable[..., ObserverLike]  # (calibration, *, palette) -> observer
 TrackerFactory = Callable[[], TrackerLike]
-DriftCheck = Callable[[Any, np.ndarray], DriftLike]  # (calibration, frame_bgr) -> DriftResult
+DriftFactory = Callable[[Any], DriftCheckerLike | None]  # calibration -> detector (None: cannot check)
+
+
+def _reference_image(calibration: Any) -> np.ndarray | None:
+    """The calibration's empty-board reference image, if it has one."""
+    reference = getattr(calibration, "reference_image", None)
+    return reference() if callable(reference) else reference
+
+
+@dataclasses.dataclass(frozen=True)
+class ObserverCalibration:
+    """What the observer reads off a calibration, with the reference as a full-size image.
+
+    Calibration files keep a downscaled JPEG of the empty board (or a path to one);
+    the observer compares it pixel by pixel with frames, so it gets it decoded and
+    at the camera's resolution.
+    """
+
+    camera: Any
+    spec: Any
+    reference: np.ndarray | None
+    palette: Sequence[RGB] | None = None
+
+    @classmethod
+    def of(cls, calibration: Any) -> ObserverCalibration:
+        reference = _reference_image(calibration)
+        size = tuple(calibration.camera.image_size)
+        if reference is not None and (reference.shape[1], reference.shape[0]) != size:
+            reference = cv2.resize(reference, size, interpolation=cv2.INTER_LINEAR)
+        palette = getattr(calibration, "palette_rgb", None) or getattr(calibration, "palette", None)
+        return cls(calibration.camera, calibration.spec, reference, palette)
 
 
 def _default_observer(calibration: Any, *, palette: Sequence[RGB] | None = None) -> ObserverLike:
     from vision.observer import Observer
 
-    return Observer(calibration, palette=palette)
+    return Observer(ObserverCalibration.of(calibration), palette=palette)
 
 
 def _default_tracker(stable_frames: int) -> TrackerFactory:
@@ -73,10 +108,42 @@ def _default_tracker(stable_frames: int) -> TrackerFactory:
     return make
 
 
-def _default_drift_check(calibration: Any, frame_bgr: np.ndarray) -> DriftLike:
-    from calibration.drift import check_drift
+def _default_drift_detector(calibration: Any) -> DriftCheckerLike | None:
+    from calibration.drift import DriftDetector
 
-    return check_drift(calibration, frame_bgr)
+    reference = _reference_image(calibration)
+    if reference is None:
+        logger.info("the calibration has no empty-board reference: camera drift is not checked")
+        return None
+    return DriftDetector(calibration.camera, calibration.spec, reference)
+
+
+def warp_reference(reference: np.ndarray, old: Any, new: Any, spec: Any) -> np.ndarray:
+    """The reference image as camera ``new`` would see it, from camera ``old``'s view.
+
+    A bump mostly turns the camera, which moves the image by a homography; it is
+    fitted on the projections of every point centre and landmark (all tiers) and
+    applied to the (possibly downscaled) reference.
+    """
+    landmarks = [xyz for tier in range(4) for xyz in spec.landmarks(tier).values()]
+    points = np.vstack([spec.point_centres(), np.array(landmarks, dtype=np.float64)])
+    scale = reference.shape[1] / old.image_size[0]
+    homography, _ = cv2.findHomography(old.project(points) * scale, new.project(points) * scale)
+    if homography is None:
+        return reference
+    size = (reference.shape[1], reference.shape[0])
+    return cv2.warpPerspective(reference, homography, size, flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def refitted_calibration(calibration: Any, camera: Any) -> Any:
+    """``calibration`` with a re-fitted camera and its reference image moved to match."""
+    moved = dataclasses.replace(calibration, camera=camera)
+    reference = _reference_image(calibration)
+    if reference is None or not hasattr(moved, "with_reference"):
+        return moved
+    warped = warp_reference(reference, calibration.camera, camera, calibration.spec)
+    return moved.with_reference(warped, max_width=warped.shape[1])  # keep its resolution
 
 
 def new_game_id() -> str:
@@ -91,7 +158,7 @@ class Pipeline:
     moves are pushed as they are read). When a finished game's board is cleared
     a new game with the same settings starts (``game_started``) and gets a new
     id, if the pipeline was given one. ``observer_factory``, ``tracker_factory``
-    and ``drift_check`` default to the vision and calibration packages' parts;
+    and ``drift_factory`` default to the vision and calibration packages' parts;
     tests pass their own.
     """
 
@@ -106,18 +173,19 @@ class Pipeline:
         drift_interval: float = 5.0,
         observer_factory: ObserverFactory = _default_observer,
         tracker_factory: TrackerFactory | None = None,
-        drift_check: DriftCheck | None = _default_drift_check,
+        drift_factory: DriftFactory | None = _default_drift_detector,
     ) -> None:
         self._lock = threading.RLock()
         self._palette = list(palette) if palette is not None else None
         self._observer_factory = observer_factory
         self._tracker_factory = tracker_factory or _default_tracker(stable_frames)
-        self._drift_check = drift_check
+        self._drift_factory = drift_factory
         self._drift_interval = drift_interval
         self.game_id = game_id
         self._calibration = calibration
         self._observer = observer_factory(calibration, palette=self._palette)
         self._tracker = self._tracker_factory()
+        self._drift = drift_factory(calibration) if drift_factory is not None else None
         self._referee = Referee(game, new_game=self._fresh_game_factory(game))
         self._last_observation: Observation | None = None
         self._last_frame: int | None = None
@@ -149,9 +217,9 @@ class Pipeline:
             self._last_observation = observation
             self._last_frame = frame.seq
             out: list[Event] = []
-            check = self._drift_check
-            if check is not None and not observation.hand_present and self._drift_due(frame.timestamp):
-                out += self._check_drift(check, frame)
+            drift = self._drift
+            if drift is not None and not observation.hand_present and self._drift_due(frame.timestamp):
+                out += self._check_drift(drift, frame)
             if self._needs_recalibration:
                 return self._stamp(out, stamp)
             snapshot = self._tracker.update(observation, frame.image, frame.seq)
@@ -168,16 +236,16 @@ class Pipeline:
         self._last_drift_check = timestamp
         return True
 
-    def _check_drift(self, check: DriftCheck, frame: Frame) -> list[Event]:
+    def _check_drift(self, drift: DriftCheckerLike, frame: Frame) -> list[Event]:
         try:
-            result = check(self._calibration, frame.image)
+            result = drift.check(frame.image)
         except Exception:  # a drift check must never stop the game being watched
             logger.exception("drift check failed on frame %d", frame.seq)
             return []
         self._last_shift_px = float(result.shift_px)
         if result.refit is not None:
             logger.info("camera moved %.1f px; re-fitted the calibration", result.shift_px)
-            self._set_calibration(dataclasses.replace(self._calibration, camera=result.refit))
+            self._set_calibration(refitted_calibration(self._calibration, result.refit))
             self._needs_recalibration = False
             return [Event(ev.CAMERA_MOVED, {"shift_px": round(float(result.shift_px), 1), "refit": True,
                                             "recalibrate": False}, frame=frame.seq)]
@@ -264,6 +332,7 @@ class Pipeline:
         self._calibration = calibration
         self._observer = self._observer_factory(calibration, palette=self._palette)
         self._tracker = self._tracker_factory()
+        self._drift = self._drift_factory(calibration) if self._drift_factory is not None else None
 
     def _act(self, action: Callable[[], list[Event]]) -> list[Event]:
         with self._lock:

@@ -153,8 +153,10 @@ class DemoSource(FrameSource):
         """A calibration of the demo camera (exact: it is the camera that renders)."""
         from calibration.calibfile import Calibration
 
-        return Calibration.for_camera(self.renderer.camera, spec=self.renderer.spec,
-                                      palette=list(DEMO_PALETTE), reference=self.renderer.empty_board())
+        reference = self.renderer.empty_board()
+        calibration = Calibration(board="timevectors", spec=self.renderer.spec, camera=self.renderer.camera,
+                                  rms_px=0.0)
+        return calibration.with_reference(reference, max_width=reference.shape[1], quality=95)
 
     def start(self) -> None:
         self._index = 0

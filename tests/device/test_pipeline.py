@@ -96,11 +96,11 @@ class Harness:
             drift_interval=drift_interval,
             observer_factory=lambda cal, *, palette=None: FakeObserver(cal, palette=palette, script=self.script),
             tracker_factory=FakeTracker,
-            drift_check=self._drift if drift is not None else None,
+            drift_factory=(lambda cal: self) if drift is not None else None,
         )
         self.seq = 0
 
-    def _drift(self, calibration: Any, frame_bgr: np.ndarray) -> FakeDrift:
+    def check(self, frame_bgr: np.ndarray) -> FakeDrift:
         self.drift_calls += 1
         result = self.drift_results.pop(0)
         if isinstance(result, Exception):
