@@ -36,7 +36,7 @@ from typing import Any, TextIO
 
 from rules.errors import RulesError
 from rules.game import Game, Outcome
-from rules.timeline import TEAM_NAMES, TimelineGame, parse_move
+from rules.timeline import TEAM_NAMES, CrossingRule, TimelineGame, parse_move
 from rules.timeline import parse_position as parse_timeline_position
 from rules.tsr4d import PLAYER_NAMES, SuicideRule, Tsr4dGame, parse_turn, turn_notation
 from rules.tsr4d import parse_position as parse_tsr4d_position
@@ -103,7 +103,8 @@ def _play_tsr4d_turn(game: Tsr4dGame, text: str) -> str:
 
 
 def _new_timeline(header: str | None, args: argparse.Namespace) -> TimelineGame:
-    return TimelineGame(None if header is None else parse_timeline_position(header))
+    position = None if header is None else parse_timeline_position(header)
+    return TimelineGame(position, crossing_rule=CrossingRule(args.crossing_rule))
 
 
 def _play_timeline_move(game: TimelineGame, text: str) -> str:
@@ -147,6 +148,12 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         choices=[rule.value for rule in SuicideRule],
         default=SuicideRule.ADJACENT.value,
         help="tsr4d: which enemy pieces may be captured as 'suicides' (default adjacent)",
+    )
+    play.add_argument(
+        "--crossing-rule",
+        choices=[rule.value for rule in CrossingRule],
+        default=CrossingRule.SQUARES.value,
+        help="timeline: whether bishop paths cutting through each other cross (default squares)",
     )
     play.set_defaults(func=run_play)
 

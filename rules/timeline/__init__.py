@@ -1,6 +1,6 @@
 """Timeline (George Marino, 1985): 4D chess with rooks, bishops and timelines of chits."""
 
-from rules.timeline.game import TimelineGame
+from rules.timeline.game import CrossingRule, TimelineGame
 from rules.timeline.moves import Move, parse_move, path_of
 from rules.timeline.pieces import COOL, STARTING_SQUARES, TEAM_NAMES, WARM, Kind, Piece, parse_piece
 from rules.timeline.position import (
@@ -20,6 +20,7 @@ __all__ = [
     "TEAM_NAMES",
     "WARM",
     "Chit",
+    "CrossingRule",
     "Kind",
     "Move",
     "Piece",

@@ -2,8 +2,10 @@
 
 Choices where the rules leave room (documented where they act):
 
-- "Crossing" a timeline means entering a square that holds a chit; a diagonal
-  step between two chits of a timeline that shares no square is not a crossing.
+- "Crossing" a timeline: by default (:attr:`CrossingRule.SQUARES`) a move
+  crosses a timeline only by entering a square holding one of its chits. Two
+  bishop paths can also cut through each other diagonally without sharing a
+  square; players who count that as crossing choose :attr:`CrossingRule.DIAGONALS`.
 - The draw test "neither bishop can release another piece" is read statically:
   a bishop *could* release a teammate when some chit of that teammate's captor,
   laid before the capture, lies on a square of the bishop's colour holding no
@@ -15,6 +17,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from enum import Enum
+from itertools import pairwise
 from typing import Any
 
 from rules.game import Game, Judgement, Outcome
@@ -23,9 +27,33 @@ from rules.timeline.pieces import TEAM_NAMES, Kind, Piece
 from rules.timeline.position import TimelinePosition, starting_position, validate_timelines
 from rules.timeline.space import square_colour
 from rules.timeline.timelines import Chit, captor_of, chits_on, free_pieces, truncate
-from rules.timevectors.points import point_name
+from rules.timevectors.points import point_coords, point_index, point_name
 
 logger = logging.getLogger(__name__)
+
+
+class CrossingRule(Enum):
+    """When a move counts as crossing a timeline (which no move may do).
+
+    ``SQUARES`` (default): entering a square that holds a chit of it.
+    ``DIAGONALS``: also a bishop step that cuts between two consecutive chits of
+    a bishop's timeline, the two paths forming an X on one plane.
+    """
+
+    SQUARES = "squares"
+    DIAGONALS = "diagonals"
+
+
+def _corners(start: int, end: int) -> frozenset[int]:
+    """The two squares beside a diagonal step ``start`` -> ``end`` (one axis changed each)."""
+    a, b = point_coords(start), point_coords(end)
+    corners = set()
+    for axis in range(4):
+        if a[axis] != b[axis]:
+            corner = list(a)
+            corner[axis] = b[axis]
+            corners.add(point_index(*corner))
+    return frozenset(corners)
 
 
 class TimelineGame(Game[Move]):
@@ -36,8 +64,14 @@ class TimelineGame(Game[Move]):
 
     board_name = "timeline"
 
-    def __init__(self, position: TimelinePosition | None = None) -> None:
+    def __init__(
+        self,
+        position: TimelinePosition | None = None,
+        *,
+        crossing_rule: CrossingRule = CrossingRule.SQUARES,
+    ) -> None:
         super().__init__()
+        self.crossing_rule = crossing_rule
         start = starting_position() if position is None else position.copy()
         validate_timelines(start.timelines)
         # Positions are replaced, never changed in place, so caches keyed on identity stay true.
@@ -53,6 +87,19 @@ class TimelineGame(Game[Move]):
 
     def _squares(self) -> dict[int, dict[Piece, Chit]]:
         return self._cached("squares", lambda: chits_on(self._position.timelines))
+
+    def _diagonal_segments(self) -> dict[frozenset[int], Piece]:
+        """Consecutive chit pairs of bishop timelines -> the bishop (for ``DIAGONALS``)."""
+
+        def build() -> dict[frozenset[int], Piece]:
+            return {
+                frozenset({before.point, after.point}): piece
+                for piece, chits in self._position.timelines.items()
+                if piece.kind is Kind.BISHOP
+                for before, after in pairwise(chits)
+            }
+
+        return self._cached("segments", build)
 
     # -- views ------------------------------------------------------------------
     @property
@@ -127,13 +174,20 @@ class TimelineGame(Game[Move]):
         squares = self._squares()
         found = []
         for path in reachable_paths(piece.kind, origin):
-            if self._path_problem(piece, path, squares) is None:
+            if self._path_problem(piece, origin, path, squares) is None:
                 found.append(Move(origin, path[-1]))
         return found
 
     def _path_problem(
-        self, piece: Piece, path: list[int], squares: dict[int, dict[Piece, Chit]]
+        self, piece: Piece, origin: int, path: list[int], squares: dict[int, dict[Piece, Chit]]
     ) -> str | None:
+        if piece.kind is Kind.BISHOP and self.crossing_rule is CrossingRule.DIAGONALS:
+            segments = self._diagonal_segments()
+            for start, end in zip([origin, *path], path):
+                cut = segments.get(_corners(start, end))
+                if cut is not None:
+                    corners = " and ".join(sorted(point_name(c) for c in _corners(start, end)))
+                    return f"the move would cut across the {cut.title}'s timeline between {corners}"
         for index, point in enumerate(path):
             here = squares.get(point, {})
             own = [p for p in here if p.team == piece.team]
@@ -164,7 +218,7 @@ class TimelineGame(Game[Move]):
             if piece.kind is Kind.ROOK:
                 return "a rook moves one to three steps in one direction (a row, column, level or day)"
             return "a bishop moves one to three diagonal steps (two directions at once) in one line"
-        problem = self._path_problem(piece, path, self._squares())
+        problem = self._path_problem(piece, move.origin, path, self._squares())
         if problem is not None:
             return problem
         victim = self.victim_of(move)

@@ -111,6 +111,14 @@ def test_timeline_win_and_bad_capture_note(tmp_path, capsys):
     }
 
 
+def test_timeline_crossing_rule_option(tmp_path, capsys):
+    text = "position: white: A6P; red: D8R; green: A5P B6P; to move: warm\nA6P-B5P\n"
+    path = write(tmp_path, text)
+    assert play_json(capsys, "timeline", path)[0] == 0
+    status, record = play_json(capsys, "timeline", path, "--crossing-rule", "diagonals")
+    assert status == 2 and "cut across the green bishop" in record["illegal"]["reason"]
+
+
 def test_timeline_from_the_starting_position_and_bad_notation(tmp_path, capsys):
     status, record = play_json(capsys, "timeline", write(tmp_path, "A5P-A8P\nD4S-D1S\nA8P-A9P\n"))
     assert status == 2 and record["illegal"]["move"] == 3

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from rules.errors import IllegalMoveError
-from rules.timeline.game import TimelineGame
+from rules.timeline.game import CrossingRule, TimelineGame
 from rules.timeline.moves import Move, parse_move
 from rules.timeline.pieces import COOL, WARM, Piece
 from rules.timeline.position import (
@@ -256,3 +256,18 @@ def test_moves_and_position_as_dicts_for_the_dashboard():
         "timeline": [sq(0, 0), sq(0, 1)],
     }
     assert data["to_move"] == "warm" and data["result"] is None
+
+
+@pytest.mark.parametrize(("rule", "legal"), [(CrossingRule.SQUARES, True), (CrossingRule.DIAGONALS, False)])
+def test_crossing_rule_for_bishop_paths_that_cut_through_each_other(rule, legal):
+    # The green bishop went sq(0, 0) -> sq(1, 1); the white bishop steps sq(0, 1) -> sq(1, 0).
+    text = f"white: {sq(0, 1)}; red: {sq(3, 3, 3)}; green: {sq(0, 0)} {sq(1, 1)}; to move: warm"
+    game = TimelineGame(parse_position(text), crossing_rule=rule)
+    step = move(sq(0, 1), sq(1, 0))
+    assert game.is_legal(step) is legal
+    if not legal:
+        assert "cut across the green bishop's timeline between A5P and B6P" in reason(
+            game, step.notation()
+        )
+    # A move that shares no plane with the green path is legal either way.
+    assert game.is_legal(move(sq(0, 1), sq(1, 2)))
