@@ -38,7 +38,7 @@ from rules.errors import RulesError
 from rules.game import Game, Outcome
 from rules.timeline import TEAM_NAMES, CrossingRule, TimelineGame, parse_move
 from rules.timeline import parse_position as parse_timeline_position
-from rules.tsr4d import PLAYER_NAMES, SuicideRule, Tsr4dGame, parse_turn, turn_notation
+from rules.tsr4d import PLAYER_NAMES, EndTurn, SuicideRule, Tsr4dGame, parse_turn, turn_notation
 from rules.tsr4d import parse_position as parse_tsr4d_position
 from rules.tsr4d.judge import board_codes
 
@@ -97,6 +97,8 @@ def _play_tsr4d_turn(game: Tsr4dGame, text: str) -> str:
     actions = parse_turn(text)
     if not actions:
         raise RulesError("the line holds no action")
+    if EndTurn() in actions[:-1]:
+        raise RulesError("one turn per line: 'end' may only close the line")
     before = len(game.move_stack)
     game.play_turn(actions)
     return turn_notation(game.move_stack[before:])

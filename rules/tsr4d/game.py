@@ -16,6 +16,8 @@ checked. Choices where the rules leave room (each documented where it acts):
 - After a beam-down the Marker stays where it is until the next Time-warp.
 - On the first turns ("a move, and then a Time-warp") the two actions may come
   in either order, as in every later turn.
+- The rules forbid changing an action once its piece is released; ``pop()``
+  (take-back) is still offered, as an operator's correction.
 - The per-method capture limits need no counting: each move or beam-down
   carries at most one capture, and a turn has one of each; 'suicide' captures
   are unlimited but only come before any other action.

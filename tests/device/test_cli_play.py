@@ -64,6 +64,13 @@ def test_tsr4d_turn_obligations_are_checked_at_the_end_of_the_line(tmp_path, cap
     assert status == 2 and "Time-warp is obligatory" in record["illegal"]["reason"]
 
 
+def test_tsr4d_one_turn_per_line(tmp_path, capsys):
+    path = write(tmp_path, "W(c2)d1; +W(b2); end\nW(c6)d3; +W(b10) end; W(d1)d2\n")
+    status, record = play_json(capsys, "tsr4d", path)
+    assert status == 2 and record["illegal"]["move"] == 2
+    assert "one turn per line" in record["illegal"]["reason"]
+
+
 def test_tsr4d_draw_and_move_after_the_end(tmp_path, capsys):
     text = (
         "position: blue: Ta10 Gb2 Rc1; white: Ta20 Wa3 Ga22; to move: blue\n"
