@@ -202,6 +202,20 @@ class TestResults:
         assert where(game, Piece.RED) == sq(1, 1)
         assert timeline(game, Piece.BLACK) == [sq(3, 1), sq(2, 1)]
 
+    def test_draw_when_the_only_release_chits_are_on_the_other_colour(self):
+        # Black captured red on sq(1, 1), then went on to sq(3, 1) where the white bishop
+        # captured it. Black's only chit before sq(1, 1) is sq(1, 2), a square of the other
+        # colour than white's: no bishop can ever free a piece.
+        text = (
+            f"red: {sq(0, 1)} {sq(1, 1)}; white: {sq(2, 0)} {sq(3, 1)}*; "
+            f"black: {sq(1, 2)} {sq(1, 1)}* {sq(2, 1)} {sq(3, 1)}; green: {sq(3, 2, 3, 3)}; "
+            "to move: warm"
+        )
+        game = TimelineGame(parse_position(text))
+        assert set(game.pieces_on_board()) == {Piece.WHITE, Piece.GREEN}
+        outcome = game.outcome()
+        assert outcome is not None and outcome.winner is None
+
     def test_a_team_without_a_legal_move_draws(self):
         # The red rook sits in Monday's corner; each of its four neighbours holds its own
         # chit or one of the (captured) white bishop's, so it cannot move at all.
