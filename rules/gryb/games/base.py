@@ -27,7 +27,7 @@ from rules.errors import NotationError, RulesError
 from rules.game import Game, Judgement, Outcome
 from rules.gryb.dice import DIE_FACES, Dice
 from rules.gryb.games.moves import GrybMove, move_order, player_name
-from rules.gryb.nodes import COLOUR_NAMES, focus, node_name, parse_node
+from rules.gryb.nodes import COLOUR_NAMES, focus, is_node, node_name, parse_node
 from rules.gryb.scoring import RING_COLOURS, Gryb, gryb_at
 from rules.gryb.shapes import block_moves, components, hops, line_changes, shape_changes
 from rules.gryb.traversal import NEIGHBOURS, REACH
@@ -187,8 +187,8 @@ class GrybGame(Game[GrybMove]):
         return (self.state.scores[0], self.state.scores[1])
 
     def position(self) -> dict[str, int]:
-        """What the board should show: node -> ring colour."""
-        return dict(self.state.board)
+        """What the board should show: node -> ring colour (a ring passing over another on top)."""
+        return _visible(self.state)
 
     def die(self) -> str | None:
         """The die to roll now (``colour``, ``node`` or ``leaf``), or ``None`` if no roll is due."""
@@ -490,35 +490,37 @@ class GrybGame(Game[GrybMove]):
         target, bad = _read_observed(observed)
         if bad:
             return Judgement(reasons=tuple(bad))
-        current = self.state.board
+        current = self.position()
         changed = tuple(sorted(n for n in set(target) | set(current) if target.get(n) != current.get(n)))
         if not changed:
             return Judgement()
-        if self._is_take_back(target):
+        take_back = self._is_take_back(target)
+        if self.state.result is None:
+            found = self._search(target, self._judge_depth())
+            if found is not None:
+                return Judgement(moves=tuple(found), changed=changed, take_back=take_back)
+        if take_back:
             last = next(m for m in reversed(self.move_stack) if m.kind != "roll")
             return Judgement(reasons=(f"the last move ({last}) was taken back",), changed=changed,
                              take_back=True)
         if self.state.result is not None:
             return Judgement(reasons=(f"the game is over: {self.state.result.reason}",), changed=changed)
-        found = self._search(target, self._judge_depth())
-        if found is not None:
-            return Judgement(moves=tuple(found), changed=changed)
         return Judgement(reasons=tuple(self._diagnose(target)), changed=changed)
 
     def _is_take_back(self, target: Mapping[str, int]) -> bool:
         for saved in reversed(self._stack):
             if saved.move.kind != "roll":
-                return saved.state.board == target
+                return _visible(saved.state) == target
         return False
 
     def _differences(self, target: Mapping[str, int]) -> int:
-        board = self.state.board
+        board = self.position()
         return sum(1 for n in set(target) | set(board) if target.get(n) != board.get(n))
 
     def _search(self, target: Mapping[str, int], depth: int) -> list[GrybMove] | None:
         """Moves (rolls included) that lead from the position to ``target``, depth first."""
         s = self.state
-        if s.board == target:
+        if self.position() == target:
             return []
         if depth == 0 or s.result is not None:
             return None
@@ -556,7 +558,7 @@ class GrybGame(Game[GrybMove]):
 
     def _diagnose(self, target: Mapping[str, int]) -> list[str]:
         """Reasons a player understands for a change that no legal move explains."""
-        board = self.state.board
+        board = self.position()
         player = self.state.to_move
         gone = [n for n in board if board[n] == player and target.get(n) != player]
         came = [n for n in target if target[n] == player and board.get(n) != player]
@@ -604,7 +606,7 @@ class GrybGame(Game[GrybMove]):
             face = focus(move.to[0]) if die == "colour" else move.to[0]
             self._apply(GrybMove.roll(self.to_move, face or ""))
         self._apply(move)
-        expected = self.state.board
+        expected = self.position()
         self.state = saved
         return [
             f"{node_name(n)} should {_state_words(expected.get(n))}"
@@ -623,6 +625,13 @@ def _reshapes(group: frozenset[str]) -> list[tuple[str, str]]:
     """(source, target) of every change and hop of a line or shape."""
     reshaped = line_changes(group) if len(group) == 2 else shape_changes(group) | hops(group)
     return sorted(((next(iter(group - new)), next(iter(new - group))) for new in reshaped))
+
+
+def _visible(state: GrybState) -> dict[str, int]:
+    board = dict(state.board)
+    if state.transit is not None:
+        board[state.transit] = state.to_move
+    return board
 
 
 def _consistent(move: GrybMove, target: Mapping[str, int]) -> bool:
@@ -652,7 +661,7 @@ def _read_observed(observed: Mapping[Any, int]) -> tuple[dict[str, int], list[st
         return board, [f"the observed board must map nodes to ring colours, not {observed!r}"]
     for key, colour in observed.items():
         try:
-            node = parse_node(key)
+            node = key if is_node(key) else parse_node(key)
         except NotationError as error:
             bad.append(str(error))
             continue
