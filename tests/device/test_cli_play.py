@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from device.cli import main
-from device.commands.play import MoveFileError, read_move_list
+from device.commands.play import MoveFileError, read_move_list, result_record
+from rules.timeline import TEAM_NAMES, TimelineGame
+from rules.tsr4d import PLAYER_NAMES, EndTurn, Tsr4dGame, turn_notation
 
 DATA = Path(__file__).parent.parent / "rules" / "data"
 WINNING = DATA / "tsr4d_winning_example.txt"
@@ -177,3 +180,40 @@ def test_bench_play_prints_figures(capsys):
     for game in ("tsr4d", "timeline"):
         assert figures[game]["plies"] == 5
         assert figures[game]["legal_moves_ms"] > 0 and figures[game]["judge_ms"] > 0
+
+
+def _tsr4d_random_game(seed: int) -> tuple[list[str], str]:
+    rng = random.Random(seed)
+    game = Tsr4dGame()
+    turns: list[list] = [[]]
+    while not game.is_over() and len(turns) < 60:
+        action = rng.choice(game.legal_moves())
+        game.push(action)
+        if isinstance(action, EndTurn):
+            turns.append([])
+        else:
+            turns[-1].append(action)
+    lines = [turn_notation(turn) for turn in turns if turn]
+    return lines, result_record(game.outcome(), PLAYER_NAMES, None)["result"]
+
+
+def _timeline_random_game(seed: int) -> tuple[list[str], str]:
+    rng = random.Random(seed)
+    game = TimelineGame()
+    lines = []
+    while not game.is_over() and len(lines) < 80:
+        move = rng.choice(game.legal_moves())
+        lines.append(game.notation(move))
+        game.push(move)
+    return lines, result_record(game.outcome(), TEAM_NAMES, None)["result"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize(("game", "generate"), [("tsr4d", _tsr4d_random_game),
+                                                 ("timeline", _timeline_random_game)])
+def test_random_games_written_by_the_engine_replay_through_the_cli(
+    tmp_path, capsys, seed, game, generate
+):
+    lines, result = generate(seed)
+    status, record = play_json(capsys, game, write(tmp_path, "\n".join(lines) + "\n"))
+    assert status == 0 and record["illegal"] is None and record["result"] == result
