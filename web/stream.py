@@ -30,6 +30,14 @@ MJPEG_BOUNDARY = "frame"
 SSE_RETRY_MS = 2000
 
 
+def disconnect_probe() -> Callable[[], bool]:
+    """waitress's "has the client gone?" check (with ``channel_request_lookahead`` > 0).
+
+    Without it a gone client is still noticed, at the next write.
+    """
+    return request.environ.get("waitress.client_disconnected") or (lambda: False)
+
+
 def sse_message(data: Any, event: str | None = None) -> bytes:
     """One SSE message; ``data`` is sent as one line of JSON."""
     head = f"event: {event}\n" if event else ""
@@ -76,10 +84,8 @@ def events() -> Response:
     """``text/event-stream`` of the event records (see :func:`event_stream`)."""
     rt = runtime()
     heartbeat = float(current_app.config["BOARDCAM_SSE_HEARTBEAT_S"])
-    # waitress offers a disconnect probe when request lookahead is on; otherwise rely on writes.
-    probe = request.environ.get("waitress.client_disconnected") or (lambda: False)
     response = Response(
-        stream_with_context(event_stream(rt, heartbeat, probe)), mimetype="text/event-stream"
+        stream_with_context(event_stream(rt, heartbeat, disconnect_probe())), mimetype="text/event-stream"
     )
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"  # nginx in front must not buffer the stream
@@ -98,12 +104,20 @@ def mjpeg_part(jpeg: bytes) -> bytes:
     return jpeg + b"\r\n" + PART_HEAD
 
 
-def mjpeg_stream(latest: Callable[[], bytes | None], interval_s: float, resend_s: float = 5.0) -> Iterator[bytes]:
-    """Send each new annotated frame once; resend the last one every ``resend_s`` as a keep-alive."""
+def mjpeg_stream(
+    latest: Callable[[], bytes | None],
+    interval_s: float,
+    is_disconnected: Callable[[], bool] = lambda: False,
+    resend_s: float = 5.0,
+) -> Iterator[bytes]:
+    """Send each new annotated frame once; resend the last one every ``resend_s`` as a keep-alive.
+
+    Ends when ``is_disconnected()`` says the client left (or at the next write after it left).
+    """
     yield PART_HEAD
     last: bytes | None = None
     sent_at = 0.0
-    while True:
+    while not is_disconnected():
         jpeg = latest()
         now = time.monotonic()
         if jpeg is not None and (jpeg is not last or now - sent_at >= resend_s):
@@ -118,7 +132,7 @@ def camera_stream() -> Response:
     rt = runtime()
     interval = float(current_app.config["BOARDCAM_MJPEG_INTERVAL_S"])
     response = Response(
-        mjpeg_stream(rt.latest_jpeg, interval),
+        mjpeg_stream(rt.latest_jpeg, interval, disconnect_probe()),
         mimetype=f"multipart/x-mixed-replace; boundary={MJPEG_BOUNDARY}",
     )
     response.headers["Cache-Control"] = "no-cache"

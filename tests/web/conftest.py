@@ -69,8 +69,11 @@ def serve(app: Flask) -> Iterator[str]:
     try:
         yield f"http://127.0.0.1:{server.effective_port}"
     finally:
-        server.close()
+        # Close every socket from inside the server's own loop (closing them from here races
+        # its select()); with its map empty the loop returns.
+        server.trigger.pull_trigger(lambda: [dispatcher.close() for dispatcher in list(server._map.values())])
         thread.join(timeout=5)
+        server.task_dispatcher.shutdown(timeout=2)
 
 
 @pytest.fixture

@@ -158,3 +158,8 @@ class TestLiveServer:
         with self._get(live_server.url, "/snapshot.jpg") as response:
             assert response.status == 200
             assert response.read() == live_server.runtime.latest_jpeg()
+
+
+def test_mjpeg_stops_when_client_gone():
+    gone = iter([False, True])
+    assert list(mjpeg_stream(lambda: b"A", 0.0, lambda: next(gone))) == [PART_HEAD, b"A\r\n" + PART_HEAD]

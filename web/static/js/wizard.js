@@ -6,7 +6,7 @@ import { setupPage, toast } from "./ui.js";
 const $ = (id) => document.getElementById(id);
 const SVG_NS = "http://www.w3.org/2000/svg";
 const TIERS = ["P", "Q", "R", "S"];
-const TIER_WORDS = { P: "bottom tier P", Q: "tier Q (second from the bottom)", R: "tier R (second from the top)", S: "top tier S" };
+const TIER_WORDS = { P: "tier P (bottom)", Q: "tier Q (second from the bottom)", R: "tier R (third from the bottom)", S: "tier S (top)" };
 const CORNERS = ["NW", "NE", "SE", "SW"];
 const CORNER_WORDS = { NW: "north-west", NE: "north-east", SE: "south-east", SW: "south-west" };
 const HINT_DOT = { NW: [8, 8], NE: [52, 8], SE: [52, 52], SW: [8, 52] };
@@ -56,10 +56,16 @@ function instruct() {
   hint.hidden = wizard.step !== "landmarks";
   if (wizard.step === "capture") {
     title.textContent = "Capture a frame";
-    text.textContent = "Make sure nothing hides a corner of the printed grids, then capture.";
+    text.textContent = "Best with the board empty (the frame becomes the reference for noticing a moved camera). Nothing may hide a corner of the printed grids.";
+  } else if (wizard.step === "landmarks" && !nextLandmark()) {
+    hint.hidden = true;
+    title.textContent = "All 16 corners set";
+    text.textContent = wizard.preview && wizard.preview.problem
+      ? "The corners do not fit the board: drag the wrong one (see below), or undo and click again."
+      : "Fitting the camera…";
   } else if (wizard.step === "landmarks") {
     const [tier, corner] = nextLandmark();
-    title.textContent = `Tap the ${CORNER_WORDS[corner]} corner of the ${TIER_WORDS[tier]}`;
+    title.textContent = `Tap the ${CORNER_WORDS[corner]} corner of ${TIER_WORDS[tier]}`;
     text.textContent = "The outer corner of the 8×8 marking. Hold and slide to aim with the magnifier; drag a marker to adjust it.";
     const [cx, cy] = HINT_DOT[corner];
     $("hint-dot").setAttribute("cx", cx);
@@ -157,6 +163,7 @@ async function refit() {
   document.body.dataset.fit = wizard.preview.complete ? "complete" : "partial";
   drawOverlay();
   if (wizard.step === "landmarks" && !nextLandmark() && wizard.preview.complete) setStep("colours");
+  else instruct();
 }
 
 function setLandmark(tier, corner, uv) {
@@ -248,6 +255,7 @@ async function captureFrame() {
   image.onload = () => {
     $("stage-empty").hidden = true;
     image.hidden = false;
+    $("stage").scrollIntoView({ block: "nearest" });
     $("overlay").setAttribute("viewBox", `0 0 ${wizard.capture.width} ${wizard.capture.height}`);
     $("capture-button").textContent = "Capture again";
     renderPalette();

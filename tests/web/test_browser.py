@@ -1,0 +1,203 @@
+"""Real headless Chromium against the real app under waitress (fake runtime driving the game).
+
+Set ``BOARDCAM_SCREENSHOTS=DIR`` to keep PNG screenshots of the pages.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from calibration.calibfile import load_calibration
+from tests.web.fake_runtime import landmark_pixels
+
+pytestmark = pytest.mark.browser
+
+SHOTS = os.environ.get("BOARDCAM_SCREENSHOTS")
+
+
+def shot(page, name: str) -> None:
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(SHOTS) / f"{name}.png"), full_page=True)
+
+
+def open_dashboard(page, live_server) -> None:
+    page.goto(live_server.url + "/", wait_until="domcontentloaded")
+    page.wait_for_selector("body[data-live='yes']")
+    page.wait_for_selector("#board rect.cell")
+
+
+def test_dashboard_follows_the_game_to_an_illegal_change_and_a_win(phone_page, live_server):
+    page, runtime = phone_page, live_server.runtime
+    open_dashboard(page, live_server)
+    assert page.locator("#board rect.cell").count() == 256
+    assert page.locator("#board .compass").count() == 16
+    assert page.locator("#turn-text").inner_text() == "Colour 1"
+
+    for ply, (point, colour) in enumerate([("A1P", 0), ("H8S", 1), ("B2Q", 0), ("G7R", 1), ("C3R", 0)], 1):
+        runtime.play(point, colour)
+        page.wait_for_selector(f"body[data-moves='{ply}']")
+        assert page.locator(f"circle[data-token='{point}']").count() == 1
+    assert page.locator("#last-move").inner_text() == "C3R"
+    assert page.locator("#turn-text").inner_text() == "Colour 2"
+
+    runtime.illegal(["token removed from C2R"], ["C2R"])
+    banner = page.locator("#alert-banner")
+    banner.wait_for(state="visible")
+    assert "Illegal change" in banner.inner_text()
+    assert "token removed from C2R" in banner.inner_text()
+    assert page.locator("rect[data-mismatch='C2R']").count() == 1
+    assert page.locator("#mismatch-card").is_visible()
+    assert "Illegal change" in page.locator("#alert-list").inner_text()
+    shot(page, "phone-illegal")
+
+    runtime.mismatch = []
+    runtime.publish({"type": "restored", "frame": 6})
+    banner.wait_for(state="hidden")
+    assert page.locator("rect[data-mismatch]").count() == 0
+
+    runtime.play("D4S", 0)
+    runtime.win(0, [["A1P", "B2Q", "C3R", "D4S"]])
+    win = page.locator("#win-banner")
+    win.wait_for(state="visible")
+    assert "Colour 1 wins!" in win.inner_text()
+    assert "1st, 2nd and 3rd dimensions" in win.inner_text()
+    assert page.locator("polyline[data-vector='A1P B2Q C3R D4S']").count() == 1
+    assert page.locator("#turn-text").inner_text() == "Game over"
+    shot(page, "phone-win")
+
+
+def test_late_phone_sees_the_current_game_at_once(phone_page, live_server):
+    runtime = live_server.runtime
+    runtime.play("A1P", 0)
+    runtime.play("E5Q", 1)
+    runtime.threats = {"0": ["B2Q"]}
+    open_dashboard(phone_page, live_server)
+    phone_page.wait_for_selector("body[data-moves='2']")
+    assert phone_page.locator("circle[data-token='E5Q']").count() == 1
+    assert phone_page.locator("circle[data-threat]").count() == 0
+    phone_page.locator("#threats-toggle").check()
+    assert phone_page.locator("circle[data-threat='B2Q']").count() == 1
+
+
+def test_control_without_pin_is_refused_then_works_with_it(phone_page, live_server):
+    page, runtime = phone_page, live_server.runtime
+    runtime.play("A1P", 0)
+    open_dashboard(page, live_server)
+    page.locator("#undo-button").click()
+    dialog = page.locator("#pin-dialog")
+    dialog.wait_for(state="visible")
+    page.locator("#pin-cancel").click()
+    page.locator("#toast").wait_for(state="visible")
+    assert "PIN" in page.locator("#toast").inner_text()
+    assert runtime.calls == []
+
+    page.locator("#undo-button").click()
+    page.locator("#pin-input").fill("1111")
+    page.locator("#pin-submit").click()
+    page.locator("#pin-error").wait_for(state="visible")
+    assert page.locator("#pin-error").inner_text() == "wrong PIN"
+    assert runtime.calls == []
+
+    page.locator("#pin-input").fill("2468")
+    page.locator("#pin-submit").click()
+    page.wait_for_selector("body[data-moves='0']")
+    assert runtime.calls == [("undo", ())]
+    assert "unlocked" in page.locator("#lock-button").get_attribute("class")
+
+
+def test_operator_corrects_a_point_by_tapping_it(desktop_page, live_server):
+    page, runtime = desktop_page, live_server.runtime
+    page.goto(live_server.url + "/", wait_until="domcontentloaded")
+    page.evaluate("fetch('/api/login', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({pin: '2468'})})")
+    runtime.play("A1P", 0)
+    runtime.illegal(["token moved from A1P to A2P"], ["A1P", "A2P"])
+    page.reload(wait_until="domcontentloaded")
+    page.wait_for_selector("rect[data-mismatch='A2P']")
+    shot(page, "desktop-mismatch")
+    page.locator("#correct-button").click()
+    page.locator("rect.cell[data-point='A2P']").click()
+    assert page.locator("#correct-point").inner_text() == "A2P"
+    page.locator("#correct-choices button", has_text="Colour 1").click()
+    page.wait_for_selector("circle[data-token='A2P']")
+    from rules.timevectors.points import parse_point
+
+    assert runtime.calls == [("correct", (parse_point("A2P"), 0))]
+
+
+def test_calibration_wizard_by_clicks_writes_a_loadable_file(desktop_page, live_server, calibration_path):
+    page, runtime = desktop_page, live_server.runtime
+    page.goto(live_server.url + "/calibrate", wait_until="domcontentloaded")
+    page.locator("#capture-button").click()
+    page.wait_for_selector("body[data-step='landmarks']")
+    page.evaluate("window.scrollTo(0, document.getElementById('stage').getBoundingClientRect().top + window.scrollY - 70)")
+    overlay = page.locator("#overlay")
+    box = overlay.bounding_box()
+    assert box["y"] + box["height"] <= 900  # the whole frame is on screen
+    scale = box["width"] / 800
+    clicks = landmark_pixels(runtime.camera_model)
+    for tier in "PQRS":
+        for corner in ("NW", "NE", "SE", "SW"):
+            u, v = clicks[tier][corner]
+            page.mouse.click(box["x"] + u * scale, box["y"] + v * scale)
+        page.wait_for_function(f"document.querySelectorAll('#overlay .centre').length >= {64 * ('PQRS'.index(tier) + 1)}")
+    page.wait_for_selector("body[data-fit='complete']")
+    assert page.locator("#overlay .landmark").count() == 16
+    assert "px average error" in page.locator("#fit-info").inner_text()
+    page.wait_for_selector("body[data-step='colours']")
+    shot(page, "desktop-wizard-fitted")
+
+    # drag one corner a little and back: the preview follows
+    u, v = clicks["S"]["NE"]
+    x, y = box["x"] + u * scale, box["y"] + v * scale
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 30, y + 20, steps=4)
+    assert page.locator("#magnifier").is_visible()
+    page.mouse.move(x, y, steps=4)
+    page.mouse.up()
+
+    page.locator("#to-save").click()
+    page.locator("#save-button").click()
+    page.locator("#pin-input").fill("2468")
+    page.locator("#pin-submit").click()
+    page.locator("#save-result").wait_for(state="visible")
+    assert str(calibration_path) in page.locator("#save-result").inner_text()
+    loaded = load_calibration(calibration_path)
+    assert loaded.camera.image_size == (800, 600)
+    assert loaded.rms_px < 2.0
+    assert runtime.calls[-1][0] == "set_calibration"
+
+
+def test_wizard_on_a_phone_uses_touch(phone_page, live_server):
+    page = phone_page
+    page.goto(live_server.url + "/calibrate", wait_until="domcontentloaded")
+    page.locator("#capture-button").click()
+    page.wait_for_selector("body[data-step='landmarks']")
+    box = page.locator("#overlay").bounding_box()
+    u, v = landmark_pixels(live_server.runtime.camera_model)["P"]["NW"]
+    page.touchscreen.tap(box["x"] + u * box["width"] / 800, box["y"] + v * box["width"] / 800)
+    page.wait_for_selector("#overlay .landmark")
+    assert "north-east" in page.locator("#instruction-title").inner_text()
+    shot(page, "phone-wizard")
+
+
+def test_history_replays_a_game_step_by_step(desktop_page, live_server):
+    page = desktop_page
+    page.goto(live_server.url + "/history", wait_until="domcontentloaded")
+    page.locator("tr[data-game='g1'] button").click()
+    page.wait_for_selector("body[data-step='3']")
+    assert page.locator("#board circle.token").count() == 3
+    page.locator("#step-back").click()
+    page.wait_for_selector("body[data-step='2']")
+    assert page.locator("#board circle.token").count() == 2
+    assert page.locator("#moves-list li.current").inner_text() == "B2Q"
+    page.locator("#step-first").click()
+    assert page.locator("#board circle.token").count() == 0
+    links = page.locator("#export-links a")
+    assert links.count() == 3
+    assert "format=pbm" in links.first.get_attribute("href")
+    shot(page, "desktop-history")
