@@ -19,6 +19,10 @@ with ``--json``, ``{"result": ..., "winner": ..., "illegal": {"move": N,
 "reason": TEXT}}`` describing the position reached before it. An unreadable
 file or a bad ``position:`` header is reported on stderr with exit status 2.
 
+Rule options where players disagree: ``--suicide-rule adjacent|arrived``
+(TSR 4D, :class:`~rules.tsr4d.game.SuicideRule`) and ``--crossing-rule
+squares|diagonals`` (Timeline, :class:`~rules.timeline.game.CrossingRule`).
+
 ``bench play`` times legal-move generation and judging for both games.
 """
 
