@@ -56,7 +56,6 @@ class GrybState:
     roll: str | None = None
     rolls_drawn: int = 0
     in_hand: list[int] = field(default_factory=lambda: [0, 0])
-    placed: int = 0
     scores: list[int] = field(default_factory=lambda: [0, 0])
     piles: list[list[int]] = field(default_factory=lambda: [[0, 0], [0, 0]])
     markers: dict[int, str] = field(default_factory=dict)

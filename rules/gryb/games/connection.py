@@ -120,12 +120,15 @@ class Connection(GrybGame):
                 (path,),
             )
 
+    def _explain(self, move: GrybMove) -> str:
+        if move.kind == "move" and move.frm[0] in (self._corners(move.player) or ()):
+            return f"the corner ring on {node_name(move.frm[0])} stays put"
+        return super()._explain(move)
+
     def _rule(self, move: GrybMove) -> str:
         s = self.state
         if s.phase == 1:
             return "cover a free pair of opposite corners: GGGG and YYYY, or RRRR and BBBB"
         if move.kind == "place":
             return "new rings come onto the board on the top level"
-        if move.kind == "move" and move.frm[0] in (self._corners(move.player) or ()):
-            return f"the corner ring on {node_name(move.frm[0])} stays put"
         return "rings move down, up, sideways or by limited hyperspace to a free node"

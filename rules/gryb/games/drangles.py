@@ -10,6 +10,7 @@ points; a player with no step left to make loses the rest of the turn.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from rules.gryb.games.base import GrybGame
@@ -70,6 +71,11 @@ class Drangles(GrybGame):
                     if target not in s.board or (may_pass_over and self._has_exit(target)):
                         moves.append(GrybMove.step(player, source, target))
         return sorted(set(moves), key=move_order)
+
+    def _candidates(self, target: Mapping[str, int]) -> list[GrybMove]:
+        """Also steps onto an occupied node: the ring covers it only until its next step."""
+        board = self.state.board
+        return [m for m in self._legal() if all(target.get(n) == m.player or n in board for n in m.to)]
 
     def _play(self, move: GrybMove) -> None:
         s = self.state

@@ -44,6 +44,10 @@ class SquirrelRace(GrybGame):
     Options = SquirrelRaceOptions
     can_finish = True
 
+    def _setup(self) -> None:
+        nuts = self.options.nuts
+        self.state.in_hand = [nuts - nuts // 2, nuts // 2]
+
     def _dice(self) -> str | None:
         s = self.state
         if s.phase == 1:
@@ -77,11 +81,14 @@ class SquirrelRace(GrybGame):
         s.steps_left = 0
         if s.phase == 1:
             s.board[target] = player
-            s.placed += 1
-            if s.placed == self.options.nuts:
+            s.in_hand[player] -= 1
+            if not any(s.in_hand):
                 s.phase = 2
+                s.in_hand = [1, 1]  # the squirrels
             return
-        if move.kind == "move":
+        if move.kind == "place":
+            s.in_hand[player] -= 1
+        else:
             del s.board[move.frm[0]]
         s.board[target] = player
         s.markers[player] = target
