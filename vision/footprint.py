@@ -32,6 +32,7 @@ _CIRCLE_VERTICES = 48
 _SUPERSAMPLE = 4  # rasterise at 4x the working resolution, then average to a coverage
 _RING_MM = 3.0  # how far around a token's outline the "must not be token" ring reaches
 _TARGET_DISC_PX = 12.0  # smallest top-disc minor axis (working pixels) the factor must keep
+_HAND_MARGIN_MM = 60.0
 _CORE_COVERAGE = 0.9
 _TOP_COVERAGE = 0.5
 
@@ -194,7 +195,7 @@ class Footprints:
     - ``overlap``: ``(m, 3)`` rows ``(far point, near point, fraction)`` where a token
       at ``near`` would hide ``fraction`` of the top disc at ``far``.
     - ``board_mask``: working-image mask of the board's outline (all tiers and the
-      post), where anything unexplained counts as a hand.
+      post) plus a margin, where anything unexplained counts as a hand.
     - ``post_polygon``: the post's silhouette in full-frame pixels.
     - ``disc_area``: median top-disc area in working pixels.
     """
@@ -279,8 +280,9 @@ def _post_polygon(camera: CameraModel, spec: TimeVectorsSpec) -> np.ndarray:
 
 
 def _board_mask(camera: CameraModel, spec: TimeVectorsSpec, factor: int, size: tuple[int, int]) -> np.ndarray:
-    """Outline of everything that belongs to the board: every plate, the post and the base."""
-    half = spec.plate_size / 2
+    """Outline of the board (every plate, the post and the base) grown by a hand's reach
+    (``_HAND_MARGIN_MM``): a hand reaching for an edge point is partly outside the plates."""
+    half = spec.plate_size / 2 + _HAND_MARGIN_MM
     corners = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
     pts = [np.column_stack([corners, np.full(4, spec.tier_spacing * k)]) for k in range(4)]
     pts.append(np.column_stack([corners, np.full(4, -spec.base_height)]))

@@ -36,6 +36,7 @@ from vision.observation import Observation
 logger = logging.getLogger(__name__)
 
 FOREGROUND_DISTANCE = 2.0  # feature units between a pixel and the reference that mean "changed"
+HAND_DISTANCE = 1.4  # a weaker change suffices inside a large blob (skin on a wooden table)
 SHADOW_WEIGHT = 0.5  # darkening counts half as much as brightening (shadows are not tokens)
 TOKEN_SCORE = 0.55  # fit score (filled core minus half the filled ring) that means "token"
 SCORE_SOFTNESS = 0.06  # width of the sigmoid turning the fit score into a probability
@@ -79,6 +80,12 @@ def _local(pixel_sets: PixelSets, positions: np.ndarray) -> PixelSets:
     )
 
 
+def _distance(delta: np.ndarray, shadow_weight: float = 1.0) -> np.ndarray:
+    """Length of feature differences, darkening weighted by ``shadow_weight``."""
+    light = np.where(delta[:, 2] < 0, delta[:, 2] * shadow_weight, delta[:, 2])
+    return np.sqrt(delta[:, 0] ** 2 + delta[:, 1] ** 2 + light**2)
+
+
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(x, -30, 30)))
 
@@ -119,6 +126,8 @@ class Observer:
             reference_balance=balance,
         )
         self._previous_grey: np.ndarray | None = None
+        self._calm: tuple[np.ndarray, np.ndarray] | None = None
+        self._calm_run = 0
 
     # ------------------------------------------------------------------ setup
 
@@ -177,12 +186,22 @@ class Observer:
             self._previous_grey = None
             return self._blind()
         moving = self._motion(grey) if compare_previous else False
-        feats, foreground = self._foreground(px)
+        feats, change = self._change(px)
+        foreground = change > FOREGROUND_DISTANCE
         score, accepted, visible_core = self._read_tokens(foreground)
         explained = self._paint(self._silhouette, accepted)
         unexplained = foreground & ~explained
         hand_blob, changed_fraction = self._hand(unexplained)
+        if compare_previous and self._calm is not None:
+            # Weaker changes count against the last calm frame (its shadows and tokens are
+            # already in it): a still hand of a colour close to the table's still shows.
+            calm_feats, calm_explained = self._calm
+            since_calm = _distance(feats - calm_feats) > HAND_DISTANCE
+            newly = since_calm & ~explained & ~calm_explained
+            hand_blob = self._hand(newly)[0] or hand_blob
+            unexplained |= newly
         hand_present = hand_blob or moving
+        self._remember_calm(feats, explained, calm=not hand_present and compare_previous)
         visibility = fp.token_visibility(accepted)
         if hand_present:
             top_unexplained = self._top.tally(unexplained.astype(np.int64), 2)
@@ -193,6 +212,15 @@ class Observer:
         return Observation(
             probs=probs, visibility=visibility, hand_present=bool(hand_present), quality=quality
         )
+
+    def _remember_calm(self, feats: np.ndarray, explained: np.ndarray, *, calm: bool) -> None:
+        """Keep the latest frame that followed another calm one as the "calm" picture."""
+        if not calm:
+            self._calm_run = 0
+            return
+        self._calm_run += 1
+        if self._calm_run >= 2:
+            self._calm = (feats, explained)
 
     def _blind(self) -> Observation:
         probs = np.zeros((N_POINTS, 1 + self.colours.n_colours))
@@ -207,20 +235,18 @@ class Observer:
         # Anything larger than half a top disc moving on the board (grid cells are step^2 pixels).
         return bool(moved.sum() * self._grid_step**2 > 0.5 * self.footprints.disc_area)
 
-    def _foreground(self, px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Gain-normalised features of the gathered pixels and which differ from the board."""
+    def _change(self, px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Gain-normalised features of the gathered pixels and how far each is from the
+        empty board (feature units; darkening counts less, shadows are not tokens)."""
         if self._ref_px is not None:
-            grid = self._grid_local
-            gain = channel_gain(px[grid[::3]], self._ref_px[grid[::3]])
+            grid = self._grid_local[::3]
+            gain = channel_gain(px[grid], self._ref_px[grid])
             feats = features(px / gain)
             ref = self._ref_features
         else:
             feats = features(px)
             ref = self._estimated_background(feats)
-        delta = feats - ref
-        light = np.where(delta[:, 2] < 0, delta[:, 2] * SHADOW_WEIGHT, delta[:, 2])
-        distance = np.sqrt(delta[:, 0] ** 2 + delta[:, 1] ** 2 + light**2)
-        return feats, distance > FOREGROUND_DISTANCE
+        return feats, _distance(feats - ref, shadow_weight=SHADOW_WEIGHT)
 
     def _estimated_background(self, feats: np.ndarray) -> np.ndarray:
         """Without a reference image: the median colour of the board area stands in for it.

@@ -162,6 +162,13 @@ def _best_mapping(learned: "np.ndarray", truth: "np.ndarray") -> dict[int, int]:
     return best[1]
 
 
+def _with_noise(image: "np.ndarray", sigma: float, rng: "np.random.Generator") -> "np.ndarray":
+    """Fresh sensor noise: the renderer's noise repeats for one seed, a camera's never does."""
+    import numpy as np
+
+    return np.clip(image + rng.normal(0.0, sigma, image.shape), 0, 255).astype(np.uint8)
+
+
 def _scene_tokens(rng: "np.random.Generator", count: int) -> dict[int, int]:
     points = rng.choice(256, size=count, replace=False)
     return {int(p): int(i % 3) for i, p in enumerate(points)}
@@ -194,9 +201,11 @@ def _bench_stills(scenes: int, seed: int, out: TextIO) -> list:
             cast = np.exp(rng.normal(0, 0.1, 3))
             shown = dataclasses.replace(style, white_balance=tuple(float(v) for v in cast / cast[1]))
         rendered = render_timevectors(camera, spec, tokens, colours, scene=shown, seed=scene_seed)
-        calibration = SimpleNamespace(camera=camera, spec=spec, reference=empty.image_bgr, palette=None)
+        reference = _with_noise(empty.image_bgr, style.noise_sigma, rng)
+        image = _with_noise(rendered.image_bgr, style.noise_sigma, rng)
+        calibration = SimpleNamespace(camera=camera, spec=spec, reference=reference, palette=None)
         observer = Observer(calibration)
-        observation = observer.observe(rendered.image_bgr, compare_previous=False)
+        observation = observer.observe(image, compare_previous=False)
         truth = np.full(256, -1)
         for point, colour in tokens.items():
             truth[point] = colour
@@ -216,7 +225,7 @@ def _bench_stills(scenes: int, seed: int, out: TextIO) -> list:
             f"{int(np.sum(wrong))} of 256 all",
             file=out,
         )
-        frames.append((observer, rendered.image_bgr))
+        frames.append((observer, image))
     vis_err = totals["visible"][0] / max(totals["visible"][1], 1)
     all_err = totals["all"][0] / max(totals["all"][1], 1)
     print(f"per-point error, visible points (visibility >= 0.5): {100 * vis_err:.3f}% "
@@ -247,7 +256,8 @@ def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> None:
         camera, style, colours = random_scene(game_seed, BENCH_SIZES[g % 2])
         rng = np.random.default_rng(game_seed)
         empty = render_timevectors(camera, spec, {}, colours, scene=style, seed=game_seed)
-        observer = Observer(SimpleNamespace(camera=camera, spec=spec, reference=empty.image_bgr, palette=None))
+        reference = _with_noise(empty.image_bgr, style.noise_sigma, rng)
+        observer = Observer(SimpleNamespace(camera=camera, spec=spec, reference=reference, palette=None))
         tracker = Tracker(stable_frames=3)
         cache: dict = {}
 
@@ -257,8 +267,7 @@ def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> None:
                 cache[key] = render_timevectors(
                     camera, spec, tokens, colours, hand=hand, scene=style, seed=game_seed
                 ).image_bgr
-            noise = rng.normal(0, 1.5, cache[key].shape)
-            return np.clip(cache[key] + noise, 0, 255).astype(np.uint8)
+            return _with_noise(cache[key], style.noise_sigma, rng)
 
         board: dict[int, int] = {}
         truth_moves: list[tuple[int, int]] = []
@@ -270,11 +279,12 @@ def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> None:
             point = free.pop()
             hand = HandSpec(target_point=point, scale=float(rng.uniform(0.8, 1.2)))
             if m % 4 == 3:  # a hand that hovers and leaves without playing
-                script += [(dict(board), HandSpec(target_point=free[-1]))] * 2 + [(dict(board), None)] * 3
+                script += [(dict(board), HandSpec(target_point=free[-1]))] * 2 + [(dict(board), None)] * 4
             script += [(dict(board), hand)]
             board[point] = m % 3
             truth_moves.append((point, m % 3))
-            script += [(dict(board), hand), (dict(board), None), (dict(board), None), (dict(board), None)]
+            # The hand lets go and leaves; the camera then sees a calm board for a second.
+            script += [(dict(board), hand)] + [(dict(board), None)] * 4
         for tokens, hand in script:
             snapshot = tracker.update(observer.observe(frame(tokens, hand)), None, index)
             index += 1
