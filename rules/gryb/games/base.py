@@ -495,9 +495,11 @@ class GrybGame(Game[GrybMove]):
             return Judgement()
         take_back = self._is_take_back(target)
         if self.state.result is None:
-            found = self._search(target, self._judge_depth())
-            if found is not None:
-                return Judgement(moves=tuple(found), changed=changed, take_back=take_back)
+            # Shortest explanation first: one step of a Drangles turn is not read as two.
+            for depth in range(1, self._judge_depth() + 1):
+                found = self._search(target, depth)
+                if found is not None:
+                    return Judgement(moves=tuple(found), changed=changed, take_back=take_back)
         if take_back:
             last = next(m for m in reversed(self.move_stack) if m.kind != "roll")
             return Judgement(reasons=(f"the last move ({last}) was taken back",), changed=changed,
