@@ -1,9 +1,230 @@
-"""Subcommands of this area (filled in as the area lands)."""
+"""``boardcam calibrate`` (camera from landmark clicks or ArUco stickers) and ``boardcam render``."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
+import logging
+import math
+import sys
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+EXIT_BAD_INPUT = 2
+MAX_TOKENS = 105  # 3 colours x 35 tokens
+
+
+class CommandInputError(ValueError):
+    """Input a command cannot use; printed as one line with exit status 2."""
 
 
 def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction) -> None:
-    """Add this module's subcommands; none yet."""
+    """Add ``calibrate`` and ``render``."""
+    calibrate = commands.add_parser(
+        "calibrate",
+        help="fit the camera to a picture of the empty board",
+        description="Fit the camera model from the 4 outer marking corners of each tier (a clicks "
+        "file) or from ArUco corner stickers (--aruco), print the reprojection error and write a "
+        "calibration file with the picture embedded as the empty-board reference.",
+    )
+    calibrate.add_argument("--board", choices=["timevectors"], default="timevectors")
+    calibrate.add_argument("--image", required=True, type=Path, metavar="EMPTY.png",
+                           help="a frame of the empty board from the camera to calibrate")
+    calibrate.add_argument("--clicks", type=Path, metavar="CLICKS.json",
+                           help='{"P": {"NW": [u, v], "NE": ..., "SE": ..., "SW": ...}, "Q": ..., ...}')
+    calibrate.add_argument("--aruco", action="store_true",
+                           help="find the corner stickers (DICT_4X4_50, id = 4*tier + corner) instead of clicks")
+    calibrate.add_argument("--spec", metavar="FILE.toml", help="board spec file (default: the shipped board)")
+    calibrate.add_argument("--out", required=True, type=Path, metavar="CALIB.json")
+    calibrate.add_argument("--fit-distortion", action="store_true", help="also fit radial distortion k1")
+    calibrate.add_argument("--max-rms", type=float, default=8.0, metavar="PX",
+                           help="refuse a fit with a larger RMS reprojection error (default 8)")
+    calibrate.set_defaults(func=_run_calibrate)
+
+    render = commands.add_parser(
+        "render",
+        help="write synthetic pictures of the board with exact ground truth",
+        description="Render random scenes (camera, table, light, colour cast, noise, blur, JPEG, token "
+        "colours) with tokens at random points. Beside each picture: NAME.json (tokens in A3Q notation, "
+        "visibility of every point, the camera, the scene) and NAME_clicks.json (the true landmarks).",
+    )
+    render.add_argument("--out", required=True, type=Path, metavar="DIR")
+    render.add_argument("--seed", type=int, default=0, help="first scene seed (default 0)")
+    render.add_argument("--count", type=int, default=1, help="number of scenes (default 1)")
+    render.add_argument("--tokens", type=int, default=20, help=f"tokens per scene, 0..{MAX_TOKENS} (default 20)")
+    render.add_argument("--size", default="1280x960", metavar="WxH", help="image size (default 1280x960)")
+    render.add_argument("--hand", action="store_true", help="a hand reaches over the board")
+    render.add_argument("--aruco", action="store_true", help="draw the ArUco corner stickers")
+    render.add_argument("--empty", action="store_true",
+                        help="also write NAME_empty.png: the same scene with no tokens and no hand")
+    render.add_argument("--format", choices=["png", "jpg"], default="png")
+    render.add_argument("--click-noise", type=float, default=0.0, metavar="PX",
+                        help="Gaussian noise added to the landmark clicks (default 0)")
+    render.set_defaults(func=_run_render)
+
+
+def _fail(message: str) -> int:
+    print(f"boardcam: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+# -- calibrate ------------------------------------------------------------------------------
+def _read_image(path: Path):
+    import cv2
+
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise CommandInputError(f"cannot read image {path} (missing or not a picture)")
+    return image
+
+
+def calibrate_image(image_path: Path, clicks_path: Path | None, *, use_aruco: bool, spec_source: str | None,
+                    fit_distortion: bool = False, max_rms_px: float = 8.0):
+    """Fit and return ``(Calibration, FitResult)``; raises :class:`CommandInputError` with the reason."""
+    from calibration.calibfile import Calibration
+    from calibration.fiducials import clicks_from_markers, detect_markers, fit_from_markers
+    from calibration.fit import ClicksError, fit_camera, load_clicks, parse_clicks
+    from calibration.spec import SpecError, load_spec
+
+    if use_aruco == (clicks_path is not None):
+        raise CommandInputError("give either --clicks CLICKS.json or --aruco (one of them)")
+    try:
+        spec = load_spec(spec_source or "timevectors")
+    except SpecError as exc:
+        raise CommandInputError(str(exc)) from exc
+    image = _read_image(image_path)
+    size = (image.shape[1], image.shape[0])
+    try:
+        if use_aruco:
+            markers = detect_markers(image)
+            logger.info("found %d corner markers", len(markers))
+            fit = fit_from_markers(markers, spec, size, max_rms_px=max_rms_px)
+            found = clicks_from_markers(markers)
+            landmarks = parse_clicks(found) if len(markers) == 16 else None
+        else:
+            landmarks = load_clicks(clicks_path)
+            fit = fit_camera(landmarks, spec, size, fit_distortion=fit_distortion, max_rms_px=max_rms_px)
+    except ClicksError as exc:
+        raise CommandInputError(str(exc)) from exc
+    spec_name = None if spec_source and ("/" in spec_source or spec_source.endswith(".toml")) else "timevectors"
+    calibration = Calibration(board="timevectors", spec=spec, camera=fit.camera, rms_px=fit.rms_px,
+                              spec_name=spec_name, landmarks=landmarks).with_reference(image)
+    return calibration, fit
+
+
+def _run_calibrate(args: argparse.Namespace) -> int:
+    from calibration.calibfile import save_calibration
+
+    try:
+        calibration, fit = calibrate_image(args.image, args.clicks, use_aruco=args.aruco, spec_source=args.spec,
+                                           fit_distortion=args.fit_distortion, max_rms_px=args.max_rms)
+    except CommandInputError as exc:
+        return _fail(str(exc))
+    try:
+        save_calibration(calibration, args.out)
+    except OSError as exc:
+        return _fail(f"cannot write {args.out}: {exc.strerror}")
+    camera = calibration.camera
+    eye = camera.centre_mm()
+    elevation = math.degrees(math.atan2(eye[2], math.hypot(eye[0], eye[1])))
+    worst_name, worst = max(fit.per_landmark_px.items(), key=lambda kv: kv[1])
+    print(f"reprojection error {fit.rms_px:.2f} px RMS over {len(fit.per_landmark_px)} landmarks "
+          f"(worst {worst_name} {worst:.2f} px)")
+    print(f"focal length {camera.K[0, 0]:.0f} px, camera {float(sum(eye**2) ** 0.5):.0f} mm from the board, "
+          f"elevation {elevation:.0f} deg")
+    print(f"wrote {args.out}")
+    return 0
+
+
+# -- render ---------------------------------------------------------------------------------
+def parse_size(text: str) -> tuple[int, int]:
+    """``"1280x960"`` -> ``(1280, 960)``; raises :class:`CommandInputError`."""
+    parts = text.lower().split("x")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        raise CommandInputError(f"size {text!r} is not WIDTHxHEIGHT, e.g. 1280x960")
+    width, height = int(parts[0]), int(parts[1])
+    if not (160 <= width <= 8192 and 120 <= height <= 8192):
+        raise CommandInputError(f"size {text} is out of range (160x120 .. 8192x8192)")
+    return width, height
+
+
+def render_scene(seed: int, size: tuple[int, int], token_count: int, *, hand: bool, aruco: bool,
+                 click_noise_px: float) -> dict:
+    """Render one random scene; returns the images and the ground-truth documents."""
+    import numpy as np
+
+    from calibration.spec import CORNERS, load_spec
+    from rules.timevectors.points import TIER_LETTERS, point_name
+    from vision.render import HandSpec, random_scene, render_timevectors
+
+    spec = load_spec("timevectors")
+    camera, style, colours = random_scene(seed, size)
+    style = dataclasses.replace(style, aruco=aruco)
+    rng = np.random.default_rng([seed, 1])
+    points = rng.choice(256, token_count, replace=False)
+    per_colour = np.repeat(np.arange(3), 35)
+    colour_of = rng.permutation(per_colour)[:token_count]
+    tokens = {int(p): int(c) for p, c in zip(points, colour_of)}
+    hand_spec = None
+    if hand:
+        target = int(points[0]) if token_count else int(rng.integers(256))
+        hand_spec = HandSpec(target_point=target, sleeve_rgb=None if rng.random() < 0.5 else
+                             tuple(int(v) for v in rng.integers(20, 200, 3)))
+    rendered = render_timevectors(camera, spec, tokens, colours, hand=hand_spec, scene=style, seed=seed)
+    clicks = {}
+    for tier, letter in enumerate(TIER_LETTERS):
+        px = camera.project(np.array([spec.landmarks(tier)[c] for c in CORNERS]))
+        px = px + rng.normal(0.0, click_noise_px, px.shape) if click_noise_px > 0 else px
+        clicks[letter] = {c: [round(float(u), 2), round(float(v), 2)] for c, (u, v) in zip(CORNERS, px)}
+    truth = {
+        "seed": seed,
+        "size": list(size),
+        "tokens": {point_name(p): c for p, c in sorted(tokens.items())},
+        "colours_rgb": [list(c) for c in colours],
+        "visibility": {point_name(p): round(float(v), 4) for p, v in enumerate(rendered.visibility)},
+        "hidden": [point_name(p) for p in range(256) if rendered.visibility[p] < 0.5],
+        "hand": bool(rendered.hand_mask.any()),
+        "camera": camera.to_dict(),
+        "scene": dataclasses.asdict(style),
+    }
+    return {"image": rendered.image_bgr, "truth": truth, "clicks": clicks, "camera": camera, "style": style,
+            "colours": colours, "spec": spec}
+
+
+def _run_render(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.render import render_timevectors
+
+    try:
+        size = parse_size(args.size)
+        if not 0 <= args.tokens <= MAX_TOKENS:
+            raise CommandInputError(f"--tokens must be 0..{MAX_TOKENS} (3 colours of 35), not {args.tokens}")
+        if args.count < 1:
+            raise CommandInputError(f"--count must be at least 1, not {args.count}")
+        if args.click_noise < 0:
+            raise CommandInputError("--click-noise cannot be negative")
+    except CommandInputError as exc:
+        return _fail(str(exc))
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return _fail(f"cannot create {args.out}: {exc.strerror}")
+    for seed in range(args.seed, args.seed + args.count):
+        scene = render_scene(seed, size, args.tokens, hand=args.hand, aruco=args.aruco,
+                             click_noise_px=args.click_noise)
+        name = f"frame_{seed:05d}"
+        image_path = args.out / f"{name}.{args.format}"
+        scene["truth"]["image"] = image_path.name
+        if not cv2.imwrite(str(image_path), scene["image"]):
+            return _fail(f"cannot write {image_path}")
+        (args.out / f"{name}.json").write_text(json.dumps(scene["truth"], indent=1) + "\n")
+        (args.out / f"{name}_clicks.json").write_text(json.dumps(scene["clicks"], indent=1) + "\n")
+        if args.empty:
+            empty = render_timevectors(scene["camera"], scene["spec"], {}, scene["colours"], scene=scene["style"],
+                                       seed=seed).image_bgr
+            cv2.imwrite(str(args.out / f"{name}_empty.{args.format}"), empty)
+        print(f"wrote {image_path} ({args.tokens} tokens, {len(scene['truth']['hidden'])} points hidden)")
+    return 0
