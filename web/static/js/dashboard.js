@@ -1,7 +1,7 @@
 // The live dashboard: state over SSE, the board, alerts and control.
 import { control } from "./api.js";
 import { setupPage, toast, formatTime } from "./ui.js";
-import { createBoard } from "./boards/index.js";
+import { createBoard, preferredLayout } from "./boards/index.js";
 import { paletteOf, colourName, colourCount } from "./colours.js";
 import { describe, ring, unlockAudio, enableNotifications, isSoundOn, setSoundOn } from "./alerts.js";
 
@@ -13,7 +13,7 @@ const MAX_ALERTS = 50;
 
 let state = null;
 let board = null;
-let boardKind = null;
+let boardKey = null;
 let correcting = false;
 let selected = null;
 let liveAlert = null;
@@ -25,9 +25,10 @@ const lastMoveName = (s) => (s.last_move && typeof s.last_move === "object" ? s.
 const alertKey = (r) => `${r.type}|${r.time}|${r.frame}`;
 
 function ensureBoard(kind) {
-  if (board && boardKind === kind) return;
-  board = createBoard(kind, $("board"), { onPointClick: pointClicked });
-  boardKind = kind;
+  const layout = preferredLayout();
+  if (board && boardKey === `${kind}/${layout}`) return;
+  board = createBoard(kind, $("board"), { onPointClick: pointClicked, layout });
+  boardKey = `${kind}/${layout}`;
 }
 
 function renderStatus(s) {
@@ -294,3 +295,4 @@ function wireControls() {
 setupPage();
 wireControls();
 connect();
+window.matchMedia("(min-width: 900px)").addEventListener("change", render);

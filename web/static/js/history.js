@@ -1,7 +1,7 @@
 // Past games: the list, a game's moves, a step-by-step replay on the board, export links.
 import { getJSON } from "./api.js";
 import { setupPage, toast } from "./ui.js";
-import { createBoard } from "./boards/index.js";
+import { createBoard, preferredLayout } from "./boards/index.js";
 import { paletteOf, colourName } from "./colours.js";
 
 const $ = (id) => document.getElementById(id);
@@ -50,7 +50,7 @@ async function openGame(id, row) {
   $("moves-card").hidden = false;
   $("replay-card").hidden = false;
   $("replay-title").textContent = `Replay · ${new Date(game.started).toLocaleString()}`;
-  if (!board) board = createBoard(game.board || "timevectors", $("board"), {});
+  if (!board) board = createBoard(game.board || "timevectors", $("board"), { layout: preferredLayout() });
   const list = $("moves-list");
   list.replaceChildren(...(game.moves || []).map((move, index) => {
     const li = document.createElement("li");

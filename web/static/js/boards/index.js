@@ -1,5 +1,5 @@
 // Board drawings by board kind; a second board (GRYB) registers here with the same shape:
-// new Board(container, {onPointClick}) and board.render(view).
+// new Board(container, {onPointClick, layout}) and board.render(view).
 import { TimeVectorsBoard } from "./timevectors.js";
 
 const BOARDS = { timevectors: TimeVectorsBoard };
@@ -8,4 +8,9 @@ export function createBoard(kind, container, options) {
   const Board = BOARDS[kind];
   if (!Board) throw new Error(`no drawing for board kind ${kind}`);
   return new Board(container, options);
+}
+
+// "grid" where there is room for two tiers side by side, else "stack".
+export function preferredLayout() {
+  return window.matchMedia("(min-width: 900px)").matches ? "grid" : "stack";
 }

@@ -1,5 +1,6 @@
 // The Time Vectors board drawn as on the real one: tiers S..P top to bottom, each tier's
 // four 4x4 grids NW NE / SW SE with the post gap between them, and N/E/S/W marks.
+// layout "stack" puts the tiers in one column (phones); "grid" in two (S R / Q P, wide screens).
 const SVG_NS = "http://www.w3.org/2000/svg";
 const TIERS = "PQRS";
 const COLUMNS = "ABCDEFGH";
@@ -10,8 +11,11 @@ const LEFT = 34; // room for the tier letter
 const TIER_GAP = 10;
 const GRID = 8 * CELL + GAP;
 const TIER_HEIGHT = GRID + 2 * PAD;
-const WIDTH = LEFT + GRID + 2 * PAD;
-const HEIGHT = 4 * TIER_HEIGHT + 3 * TIER_GAP;
+const TIER_WIDTH = LEFT + GRID + 2 * PAD;
+const LAYOUTS = {
+  stack: { columns: 1, rows: 4 },
+  grid: { columns: 2, rows: 2 },
+};
 
 function el(name, attrs = {}, parent = null) {
   const node = document.createElementNS(SVG_NS, name);
@@ -34,41 +38,49 @@ export function pointName(column, row, tier) {
   return `${COLUMNS[column]}${row + 1}${TIERS[tier]}`;
 }
 
-function tierTop(tier) {
-  return (3 - tier) * (TIER_HEIGHT + TIER_GAP); // top tier (S) first
-}
-
-// Centre of a point in board-drawing units.
-function centre({ column, row, tier }) {
-  const x = LEFT + PAD + column * CELL + (column >= 4 ? GAP : 0) + CELL / 2;
-  const y = tierTop(tier) + PAD + (7 - row) * CELL + (row < 4 ? GAP : 0) + CELL / 2;
-  return [x, y];
-}
-
 export class TimeVectorsBoard {
-  constructor(container, { onPointClick = null } = {}) {
+  constructor(container, { onPointClick = null, layout = "stack" } = {}) {
     this.onPointClick = onPointClick;
-    this.svg = el("svg", { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: "img", class: "tv-board" });
+    this.layout = LAYOUTS[layout] || LAYOUTS.stack;
+    const width = this.layout.columns * TIER_WIDTH + (this.layout.columns - 1) * TIER_GAP;
+    const height = this.layout.rows * TIER_HEIGHT + (this.layout.rows - 1) * TIER_GAP;
+    this.svg = el("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", class: "tv-board" });
     this.cells = new Map();
     this.drawStatic();
     this.layer = el("g", { class: "dynamic" }, this.svg);
     container.replaceChildren(this.svg);
   }
 
+  // Top-left corner of a tier's block: the top tier (S) first, in reading order.
+  tierOrigin(tier) {
+    const index = 3 - tier;
+    const column = index % this.layout.columns;
+    const row = Math.floor(index / this.layout.columns);
+    return [column * (TIER_WIDTH + TIER_GAP), row * (TIER_HEIGHT + TIER_GAP)];
+  }
+
+  // Centre of a point in board-drawing units.
+  centre({ column, row, tier }) {
+    const [left, top] = this.tierOrigin(tier);
+    const x = left + LEFT + PAD + column * CELL + (column >= 4 ? GAP : 0) + CELL / 2;
+    const y = top + PAD + (7 - row) * CELL + (row < 4 ? GAP : 0) + CELL / 2;
+    return [x, y];
+  }
+
   drawStatic() {
     for (let tier = 3; tier >= 0; tier -= 1) {
-      const top = tierTop(tier);
+      const [left, top] = this.tierOrigin(tier);
       const g = el("g", { class: "tier", "data-tier": TIERS[tier] }, this.svg);
-      el("rect", { class: "tier-bg", x: LEFT, y: top, width: GRID + 2 * PAD, height: TIER_HEIGHT, rx: 10 }, g);
-      el("text", { class: "tier-name", x: 8, y: top + TIER_HEIGHT / 2 + 5 }, g).textContent = TIERS[tier];
-      const mid = LEFT + PAD + GRID / 2;
+      el("rect", { class: "tier-bg", x: left + LEFT, y: top, width: GRID + 2 * PAD, height: TIER_HEIGHT, rx: 10 }, g);
+      el("text", { class: "tier-name", x: left + 8, y: top + TIER_HEIGHT / 2 + 5 }, g).textContent = TIERS[tier];
+      const mid = left + LEFT + PAD + GRID / 2;
       const marks = [["N", mid, top + PAD / 2], ["S", mid, top + TIER_HEIGHT - PAD / 2],
-        ["W", LEFT + PAD / 2, top + TIER_HEIGHT / 2], ["E", LEFT + PAD + GRID + PAD / 2, top + TIER_HEIGHT / 2]];
+        ["W", left + LEFT + PAD / 2, top + TIER_HEIGHT / 2], ["E", left + LEFT + PAD + GRID + PAD / 2, top + TIER_HEIGHT / 2]];
       for (const [letter, x, y] of marks) el("text", { class: "compass", x, y }, g).textContent = letter;
       for (let column = 0; column < 8; column += 1) {
         for (let row = 0; row < 8; row += 1) {
           const name = pointName(column, row, tier);
-          const [x, y] = centre({ column, row, tier });
+          const [x, y] = this.centre({ column, row, tier });
           const cell = el("rect", {
             class: "cell", x: x - CELL / 2, y: y - CELL / 2, width: CELL, height: CELL, "data-point": name,
           }, g);
@@ -85,7 +97,7 @@ export class TimeVectorsBoard {
   render(view) {
     const layer = el("g", { class: "dynamic" });
     const palette = view.palette || [];
-    const at = (name) => { const p = parsePoint(name); return p ? centre(p) : null; };
+    const at = (name) => { const p = parsePoint(name); return p ? this.centre(p) : null; };
     for (const cell of this.cells.values()) cell.classList.remove("selected");
     if (view.selected && this.cells.has(view.selected)) this.cells.get(view.selected).classList.add("selected");
 
