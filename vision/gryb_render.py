@@ -54,7 +54,7 @@ class BandannaStyle:
     line_rgb: RGB = (46, 44, 48)
     spot_rgb: tuple[RGB, RGB, RGB, RGB] = ((38, 150, 72), (206, 40, 44), (244, 204, 36), (36, 82, 186))
     head_rgb: RGB = (124, 62, 150)
-    ring_rgb: tuple[RGB, RGB] = ((24, 24, 26), (250, 250, 246))
+    ring_rgb: tuple[RGB, RGB] = ((24, 24, 26), (232, 110, 20))
     ring_jitter_mm: float = 1.2  # players never centre a ring exactly
     fold_shading: float = 1.0
     scene: SceneStyle = field(default_factory=SceneStyle)
@@ -258,6 +258,7 @@ class _Print:
         outer = spec.ring_outer_diameter / 2 * TEXELS_PER_MM
         inner = spec.ring_inner_diameter / 2 * TEXELS_PER_MM
         light = style.scene.light_vector()
+        away = light[:2] / max(float(np.hypot(light[0], light[1])), 1e-6)  # horizontal, toward the light
         pad = int(np.ceil(outer * 1.6)) + 2
         yy, xx = np.mgrid[-pad:pad + 1, -pad:pad + 1].astype(np.float32)
         for node, colour in sorted(rings.items()):
@@ -270,11 +271,12 @@ class _Print:
             if i0 < 0 or j0 < 0 or ci + pad + 1 > self.size or cj + pad + 1 > self.size:
                 continue
             roi = image[j0:cj + pad + 1, i0:ci + pad + 1]
-            # Contact shadow: the ring's footprint shifted away from the light, blurred.
-            sx, sy = -light[0] * 1.2 * TEXELS_PER_MM, light[1] * 1.2 * TEXELS_PER_MM
-            rs = np.hypot(fx - sx, fy - sy)
-            shadow = np.clip(1.0 - np.abs(rs - (outer + inner) / 2) / ((outer - inner) / 2 + 3), 0, 1)
-            roi *= (1.0 - 0.35 * style.scene.shadow_strength * shadow)[..., None]
+            # Shadow: the ring (about 3 mm thick) shifted away from the light, with soft edges.
+            reach = 3.0 * TEXELS_PER_MM / max(np.tan(np.radians(style.scene.light_elevation_deg)), 0.3)
+            rs = np.hypot(fx + away[0] * reach, fy - away[1] * reach)
+            soft = 1.0 * TEXELS_PER_MM
+            shadow = np.clip((outer + soft - rs) / soft, 0, 1) * np.clip((rs - inner + soft) / soft, 0, 1)
+            roi *= (1.0 - 0.5 * style.scene.shadow_strength * shadow)[..., None]
             body = np.clip(outer + 0.5 - r, 0, 1) * np.clip(r - inner + 0.5, 0, 1)
             # Rounded ring: brighter on the side facing the light, darker at its edges.
             facing = (fx * light[0] - fy * light[1]) / np.maximum(r, 1e-3)

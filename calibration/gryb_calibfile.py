@@ -1,0 +1,209 @@
+"""Calibration files of the bandanna: the same versioned JSON as the stacked board's, ``board: "gryb"``.
+
+Schema (version 1)::
+
+    {
+      "version": 1,
+      "board": "gryb",
+      "spec": {"name": "gryb" | null, "values": {"level_offsets": [120, 60, 30, 15], ...}},
+      "image_size": [w, h],
+      "homography": [[...], [...], [...]],      # cloth mm -> pixels through the corner clicks
+      "nodes_px": [[u, v], ...],                # 341 rows, node index order (rules.gryb.nodes)
+      "located": [true, ...],                   # node found on its own printed spot
+      "reprojection_px": 0.8,                   # RMS of the spots about the smooth field
+      "created": "2026-11-22T01:40:00+00:00",
+      "palette_rgb": [[r, g, b], [r, g, b]] | null,   # nominal ring colours, if given
+      "landmarks": {"GGGG": [u, v], ...} | null,
+      "reference_image": {"jpeg_base64": "..."} | {"path": "empty.png"} | null
+    }
+
+Version upgrades go through :func:`calibration.calibfile.upgrade` (one migration
+list for both boards); files are written by :func:`calibration.calibfile.save_calibration`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from calibration.calibfile import CALIBRATION_VERSION, Calibration, CalibrationError, upgrade
+from calibration.gryb_fit import GrybClicks, GrybClicksError, GrybFit, parse_gryb_clicks
+from calibration.gryb_spec import GrybSpec, spec_from_values, spec_values
+from calibration.spec import SpecError
+from rules.gryb.nodes import NODES
+
+RGB = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class GrybCalibration:
+    """Everything the ring reader needs for one camera's view of one bandanna.
+
+    ``nodes_px`` is where each node's spot centre is in the image; ``homography``
+    (cloth mm to pixels) gives the local scale and the cloth outline.
+    """
+
+    spec: GrybSpec
+    image_size: tuple[int, int]
+    homography: np.ndarray
+    nodes_px: np.ndarray
+    located: np.ndarray
+    rms_px: float
+    spec_name: str | None = "gryb"
+    created: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    palette_rgb: tuple[RGB, ...] | None = None
+    landmarks: GrybClicks | None = None
+    reference_jpeg: bytes | None = None
+    reference_path: str | None = None
+    version: int = CALIBRATION_VERSION
+    board: str = "gryb"
+
+    # The reference picture is stored exactly as for the stacked board.
+    reference_image = Calibration.reference_image
+    with_reference = Calibration.with_reference
+
+    @classmethod
+    def from_fit(cls, fit: GrybFit, spec: GrybSpec, image_bgr: np.ndarray, clicks: GrybClicks,
+                 *, spec_name: str | None = "gryb", palette_rgb: tuple[RGB, ...] | None = None) -> "GrybCalibration":
+        """A calibration from a refined fit, with ``image_bgr`` (the empty bandanna) as its
+        full-size reference."""
+        h, w = image_bgr.shape[:2]
+        plain = cls(spec=spec, image_size=(w, h), homography=fit.homography, nodes_px=fit.nodes_px,
+                    located=fit.located, rms_px=fit.residual_px, spec_name=spec_name,
+                    palette_rgb=palette_rgb, landmarks=dict(clicks))
+        return plain.with_reference(image_bgr, max_width=w, quality=92)
+
+    def to_dict(self) -> dict:
+        """The JSON document (see the module docstring for the schema)."""
+        reference: dict | None = None
+        if self.reference_jpeg is not None:
+            reference = {"jpeg_base64": base64.b64encode(self.reference_jpeg).decode("ascii")}
+        elif self.reference_path is not None:
+            reference = {"path": self.reference_path}
+        return {
+            "version": CALIBRATION_VERSION,
+            "board": "gryb",
+            "spec": {"name": self.spec_name, "values": spec_values(self.spec)},
+            "image_size": list(self.image_size),
+            "homography": np.asarray(self.homography).tolist(),
+            "nodes_px": np.round(np.asarray(self.nodes_px), 3).tolist(),
+            "located": [bool(v) for v in self.located],
+            "reprojection_px": self.rms_px,
+            "created": self.created,
+            "palette_rgb": None if self.palette_rgb is None else [list(c) for c in self.palette_rgb],
+            "landmarks": None if self.landmarks is None else {k: list(v) for k, v in self.landmarks.items()},
+            "reference_image": reference,
+        }
+
+
+def _array(value: object, shape: tuple[int, ...], name: str) -> np.ndarray:
+    try:
+        array = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise CalibrationError(f"calibration field {name!r} must be numbers") from exc
+    if array.shape != shape:
+        raise CalibrationError(f"calibration field {name!r} must have shape {shape}, not {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise CalibrationError(f"calibration field {name!r} holds a value that is not a finite number")
+    return array
+
+
+def _reference(document: dict) -> tuple[bytes | None, str | None]:
+    reference = document.get("reference_image")
+    if reference is None:
+        return None, None
+    if not isinstance(reference, dict) or len(reference) != 1 or not (
+            isinstance(reference.get("jpeg_base64"), str) or isinstance(reference.get("path"), str)):
+        raise CalibrationError('reference_image must be {"jpeg_base64": ...}, {"path": ...} or null')
+    if "path" in reference:
+        return None, reference["path"]
+    try:
+        data = base64.b64decode(reference["jpeg_base64"], validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise CalibrationError("reference_image.jpeg_base64 is not valid base64") from exc
+    if not data.startswith(b"\xff\xd8"):
+        raise CalibrationError("reference_image.jpeg_base64 does not hold a JPEG")
+    return data, None
+
+
+def gryb_calibration_from_dict(document: object) -> GrybCalibration:
+    """Validate a decoded bandanna calibration (upgrading old versions).
+
+    Raises :class:`~calibration.calibfile.CalibrationError` naming the bad field.
+    """
+    if not isinstance(document, dict):
+        raise CalibrationError("calibration file must hold a JSON object")
+    document = upgrade(document)
+    if document.get("board") != "gryb":
+        raise CalibrationError(f"calibration is for board {document.get('board')!r}, not the GRYB bandanna")
+    spec_doc = document.get("spec")
+    if not isinstance(spec_doc, dict):
+        raise CalibrationError("calibration field 'spec' must be an object with the board spec")
+    spec_name = spec_doc.get("name")
+    if spec_name is not None and not isinstance(spec_name, str):
+        raise CalibrationError(f"spec name must be a string or null, not {spec_name!r}")
+    try:
+        spec = spec_from_values(spec_doc.get("values"))
+    except SpecError as exc:
+        raise CalibrationError(f"calibration spec: {exc}") from exc
+    size = document.get("image_size")
+    if (not isinstance(size, list) or len(size) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)):
+        raise CalibrationError(f"image_size must be two positive whole numbers, not {size!r}")
+    homography = _array(document.get("homography"), (3, 3), "homography")
+    nodes_px = _array(document.get("nodes_px"), (len(NODES), 2), "nodes_px")
+    located = document.get("located")
+    if not isinstance(located, list) or len(located) != len(NODES) or not all(isinstance(v, bool) for v in located):
+        raise CalibrationError(f"calibration field 'located' must be {len(NODES)} true/false values")
+    rms = document.get("reprojection_px")
+    if isinstance(rms, bool) or not isinstance(rms, (int, float)) or not math.isfinite(rms) or rms < 0:
+        raise CalibrationError(f"reprojection_px must be a non-negative number, not {rms!r}")
+    created = document.get("created")
+    try:
+        datetime.fromisoformat(created)  # type: ignore[arg-type]
+    except (TypeError, ValueError) as exc:
+        raise CalibrationError(f"created {created!r} is not an ISO 8601 time") from exc
+    palette = document.get("palette_rgb")
+    if palette is not None:
+        if not isinstance(palette, list) or len(palette) != 2 or not all(
+                isinstance(c, list) and len(c) == 3 and all(isinstance(v, int) and not isinstance(v, bool)
+                                                            and 0 <= v <= 255 for v in c) for c in palette):
+            raise CalibrationError("palette_rgb must be two ring colours [r, g, b] with whole numbers 0..255")
+        palette = tuple(tuple(c) for c in palette)
+    landmarks = document.get("landmarks")
+    if landmarks is not None:
+        try:
+            landmarks = parse_gryb_clicks(landmarks)
+        except GrybClicksError as exc:
+            raise CalibrationError(f"calibration landmarks: {exc}") from exc
+    reference_jpeg, reference_path = _reference(document)
+    return GrybCalibration(spec=spec, image_size=(size[0], size[1]), homography=homography, nodes_px=nodes_px,
+                           located=np.array(located, bool), rms_px=float(rms), spec_name=spec_name,
+                           created=created, palette_rgb=palette, landmarks=landmarks,
+                           reference_jpeg=reference_jpeg, reference_path=reference_path)
+
+
+def load_gryb_calibration(path: str | Path) -> GrybCalibration:
+    """Read and validate a bandanna calibration file.
+
+    Raises :class:`~calibration.calibfile.CalibrationError` for an unreadable file, corrupt
+    JSON, a wrong version or board, missing or ill-typed fields and impossible values.
+    """
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise CalibrationError(f"cannot read calibration file {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise CalibrationError(f"calibration file {path} is not text") from exc
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CalibrationError(f"calibration file {path} is not valid JSON ({exc})") from exc
+    return gryb_calibration_from_dict(document)
