@@ -17,7 +17,7 @@ the manual leaves room:
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache
 
 from rules.errors import NotationError
 from rules.gryb.nodes import COLOURS, DEPTH, NODES, SIDE_COLOURS, children
@@ -131,7 +131,7 @@ def reachable(kind: str, node: str) -> tuple[str, ...]:
     return REACH[check_kind(kind)][node]
 
 
-@lru_cache(maxsize=None)
+@cache
 def reachable_by(kinds: tuple[str, ...], node: str) -> frozenset[str]:
     """Nodes one move of any of ``kinds`` reaches from ``node`` (cached: games ask often)."""
     return frozenset(target for kind in kinds for target in REACH[check_kind(kind)][node])

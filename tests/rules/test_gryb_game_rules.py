@@ -267,11 +267,12 @@ class TestConnection:
         assert M.step(0, "GY", "BY") in game.legal_moves()
 
 
-class TestBlobs:
-    BLOB = {"G": 0, "GG": 0, "GR": 0, "GY": 0}
+BLOB = {"G": 0, "GG": 0, "GR": 0, "GY": 0}
 
+
+class TestBlobs:
     def test_small_groups_move_freely_blobs_ooze(self):
-        game = arrange(Blobs(seed=1), {**self.BLOB, "YYYY": 0, "RRRR": 1}, phase=2, in_hand=[0, 0])
+        game = arrange(Blobs(seed=1), {**BLOB, "YYYY": 0, "RRRR": 1}, phase=2, in_hand=[0, 0])
         legal = set(game.legal_moves())
         assert M.step(0, "YYYY", "YYRY") in legal  # hyperspace
         assert M.step(0, "YYYY", "YYY") in legal  # up
@@ -288,7 +289,7 @@ class TestBlobs:
         assert M.block(0, ("BRY", "BRR"), ("RY", "RR")) in legal
 
     def test_blobs_devour_smaller_groups_only(self):
-        board = {**self.BLOB, "GB": 1, "R": 1, "RG": 1, "RR": 1, "RY": 1}
+        board = {**BLOB, "GB": 1, "R": 1, "RG": 1, "RR": 1, "RY": 1}
         game = arrange(Blobs(seed=1), board, phase=2, in_hand=[0, 0])
         assert M.step(0, "GY", "GB") in game.legal_moves()  # a lone ring
         assert M.step(0, "GY", "R") not in game.legal_moves()  # a blob of 4 is not smaller
@@ -296,11 +297,11 @@ class TestBlobs:
         assert game.position()["GB"] == 0 and game.scores == (1, 0)
 
     def test_decisive_win_and_draw(self):
-        game = arrange(Blobs(seed=1), {**self.BLOB, "BBBB": 1, "YB": 1, "YGB": 1, "YR": 1},
+        game = arrange(Blobs(seed=1), {**BLOB, "BBBB": 1, "YB": 1, "YGB": 1, "YR": 1},
                        phase=2, in_hand=[0, 0])
         game.push(M.step(0, "GY", "GB"))  # nothing devoured yet: opponent still has 4
         assert game.outcome() is None
-        board = {**self.BLOB, "YYYY": 1, "YYYR": 1, "YYYG": 1, "YYY": 1}
+        board = {**BLOB, "YYYY": 1, "YYYR": 1, "YYYG": 1, "YYY": 1}
         game = arrange(Blobs(seed=1), board, phase=2, in_hand=[0, 0], to_move=1)
         game.push(M.step(1, "YYYY", "YYYB"))
         assert game.outcome().winner is None and "one blob of 4 each" in game.outcome().reason

@@ -18,7 +18,6 @@ from rules.gryb.traversal import (
     kinds_between,
     limited_excision,
     limited_hyperspace,
-    limited_interjection,
     reachable,
     sideways,
     up,

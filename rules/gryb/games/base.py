@@ -625,7 +625,7 @@ def _block_moves(block: tuple[str, ...], kinds: tuple[str, ...]) -> list[tuple[s
 def _reshapes(group: frozenset[str]) -> list[tuple[str, str]]:
     """(source, target) of every change and hop of a line or shape."""
     reshaped = line_changes(group) if len(group) == 2 else shape_changes(group) | hops(group)
-    return sorted(((next(iter(group - new)), next(iter(new - group))) for new in reshaped))
+    return sorted((next(iter(group - new)), next(iter(new - group))) for new in reshaped)
 
 
 def _visible(state: GrybState) -> dict[str, int]:
