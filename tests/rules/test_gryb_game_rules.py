@@ -375,3 +375,55 @@ class TestMensGryb:
         assert M.step(0, "G", HEAD) in legal and M.step(0, "G", "B") in legal
         assert M.step(0, "G", "R") not in legal
         assert "free node" in illegal(game, M.step(0, "G", "GYB"))
+
+
+class TestJudgeExplains:
+    """An illegal change gets reasons a player understands; the accepted position stays."""
+
+    def test_wrong_colour_for_the_roll(self):
+        game = EzGryb(seed=1)
+        game.push(M.roll(0, "Y"))
+        judgement = game.judge({"R": 0})
+        assert judgement.reasons == ("the die shows yellow, but R is red",)
+        assert judgement.changed == ("R",) and not judgement.moves
+        assert game.position() == {}
+
+    def test_two_rings_at_once(self):
+        game = MensGryb(seed=1)
+        judgement = game.judge({"G": 0, "R": 0})
+        assert judgement.reasons[0] == "2 rings placed at once (G, R)"
+
+    def test_out_of_turn(self):
+        game = EzGryb(seed=1)
+        game.push(M.roll(0, "Y"))
+        assert game.judge({"Y": 1}).reasons == ("a ring of player 2 appeared on Y", "it is player 1's turn")
+
+    def test_the_roll_is_read_from_the_move(self):
+        game = arrange(EzGryb(seed=1), {"Y": 0}, to_move=1)
+        judgement = game.judge({"Y": 0, "G": 1})
+        assert judgement.moves == (M.roll(1, "G"), M.place(1, "G"))
+
+    def test_a_ring_moved_the_wrong_way(self):
+        game = arrange(Drangles(seed=1), {"GG": 0})
+        assert game.judge({"G": 0}).reasons == ("rings move down or sideways to a free node, one step at a time",)
+        assert game.judge({"GY": 0}).reasons == ("rings move down or sideways to a free node, one step at a time",)
+
+    def test_take_back(self):
+        game = EzGryb(seed=1)
+        game.push_all([M.roll(0, "Y"), M.place(0, "Y"), M.roll(1, "B")])
+        judgement = game.judge({})
+        assert judgement.take_back and judgement.reasons == ("the last move (+Y) was taken back",)
+
+    def test_a_legal_move_with_the_rest_undone(self):
+        game = SquirrelRace({"nuts": 2}, seed=1)
+        game.push_all([M.roll(0, "GGBY"), M.place(0, "GGBY"), M.roll(1, "YYYY"), M.place(1, "YYYY")])
+        judgement = game.judge({"GGB": 0, "GGBY": 0, "YYYY": 1})  # squirrel in, nut not taken yet
+        expected = "+GGB is legal, but the rest of the board does not match it: GGBY should be empty"
+        assert judgement.reasons == (expected,)
+        assert game.judge({"GGB": 0, "YYYY": 1}).moves == (M.roll(0, "B"), M.place(0, "GGB"))
+
+    def test_after_the_end(self):
+        game = arrange(Drangles(seed=1), {**quad("", 0, skip=("B",)), "BG": 1, "GG": 0})
+        game.push_all([M.place(0, HEAD), M.step(0, HEAD, "B")])
+        judgement = game.judge({**game.position(), "YYYY": 1})
+        assert judgement.reasons[0].startswith("the game is over: player 1 got a GRYB under 0")

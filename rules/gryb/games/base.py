@@ -580,6 +580,10 @@ class GrybGame(Game[GrybMove]):
                 for n in changes if board.get(n) != target.get(n)
             )]
         reason = self._reason_with_inferred_roll(candidate)
+        if reason is not None and len(came) > 1:
+            verb = "placed" if candidate.kind == "place" else "moved"
+            names = ", ".join(node_name(n) for n in sorted(came))
+            return [f"{len(came)} rings {verb} at once ({names})", reason]
         if reason is not None:
             return [reason]
         return [f"{candidate} is legal, but the rest of the board does not match it: " + "; ".join(
