@@ -67,6 +67,11 @@ class Script:
                 self.board[p] = c
         self.shots.append(Shot(freeze(self.board), point, 1))
 
+    def hover(self, name: str, frames: int) -> Script:
+        """A hand over ``name`` for ``frames`` frames that changes nothing, then a still board."""
+        self.shots.append(Shot(freeze(self.board), parse_point(name), frames))
+        return self.still()
+
     def place(self, *placements: tuple[str, int]) -> Script:
         """Place tokens (``("A3Q", 0)``, ...), one reach each, then a still board.
 

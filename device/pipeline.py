@@ -11,7 +11,11 @@ view, the frame is compared with the calibration's reference: a small camera
 shift is re-fitted (new camera model, the observer and tracker rebuilt on it)
 and reported as ``camera_moved``; a shift too large to re-fit is reported once
 and pauses judging until the camera is back or recalibrated, so that a bumped
-tripod does not raise a storm of illegal-move alerts.
+tripod does not raise a storm of illegal-move alerts. The frame is also checked
+before any changed board is judged (a shifted view looks like changed tokens),
+and while a "hand" stays in view for ``stuck_hand_after`` seconds (a shifted view
+also looks like something over the board); as a real hand may then block the
+view, only a confident re-fit is acted on in that case.
 """
 
 from __future__ import annotations
@@ -171,6 +175,7 @@ class Pipeline:
         game_id: str | None = None,
         stable_frames: int = 3,
         drift_interval: float = 5.0,
+        stuck_hand_after: float = 3.0,
         observer_factory: ObserverFactory = _default_observer,
         tracker_factory: TrackerFactory | None = None,
         drift_factory: DriftFactory | None = _default_drift_detector,
@@ -181,6 +186,8 @@ class Pipeline:
         self._tracker_factory = tracker_factory or _default_tracker(stable_frames)
         self._drift_factory = drift_factory
         self._drift_interval = drift_interval
+        self._stuck_hand_after = stuck_hand_after
+        self._hand_since: float | None = None
         self.game_id = game_id
         self._calibration = calibration
         self._observer = observer_factory(calibration, palette=self._palette)
@@ -190,6 +197,7 @@ class Pipeline:
         self._last_observation: Observation | None = None
         self._last_frame: int | None = None
         self._last_drift_check: float | None = None
+        self._last_drift_frame: int | None = None
         self._needs_recalibration = False
         self._last_shift_px: float | None = None
 
@@ -218,11 +226,21 @@ class Pipeline:
             self._last_frame = frame.seq
             out: list[Event] = []
             drift = self._drift
+            self._hand_since = (self._hand_since or frame.timestamp) if observation.hand_present else None
             if drift is not None and not observation.hand_present and self._drift_due(frame.timestamp):
                 out += self._check_drift(drift, frame)
+            elif drift is not None and self._hand_stuck(frame.timestamp):
+                # A "hand" that never moves away may be the whole board seen off its calibration.
+                out += self._check_drift(drift, frame, refit_only=True)
             if self._needs_recalibration:
                 return self._stamp(out, stamp)
             snapshot = self._tracker.update(observation, frame.image, frame.seq)
+            if snapshot is not None and drift is not None and self._last_drift_frame != frame.seq:
+                # A change is about to be judged: first make sure it is not the camera that moved.
+                calibration = self._calibration
+                out += self._check_drift(drift, frame)
+                if self._calibration is not calibration or self._needs_recalibration:
+                    snapshot = None  # read with the old calibration; the new tracker reads it again
             if snapshot is not None:
                 out += self._referee.feed(snapshot)
             return self._stamp(out, stamp)
@@ -231,16 +249,25 @@ class Pipeline:
         if self._last_drift_check is None:
             self._last_drift_check = timestamp  # the first frame defines the clock; check later
             return False
-        if timestamp - self._last_drift_check < self._drift_interval:
-            return False
-        self._last_drift_check = timestamp
-        return True
+        return timestamp - self._last_drift_check >= self._drift_interval
 
-    def _check_drift(self, drift: DriftCheckerLike, frame: Frame) -> list[Event]:
+    def _hand_stuck(self, timestamp: float) -> bool:
+        """A hand has been reported for ``stuck_hand_after`` seconds and no check was made since."""
+        if self._hand_since is None or timestamp - self._hand_since < self._stuck_hand_after:
+            return False
+        return self._last_drift_check is None or timestamp - self._last_drift_check >= self._stuck_hand_after
+
+    def _check_drift(self, drift: DriftCheckerLike, frame: Frame, *, refit_only: bool = False) -> list[Event]:
+        """Compare the frame with the reference and act on it. ``refit_only``: the view may be
+        blocked by a real hand, so only a confident re-fit counts, never "camera lost"."""
+        self._last_drift_frame = frame.seq
+        self._last_drift_check = frame.timestamp
         try:
             result = drift.check(frame.image)
         except Exception:  # a drift check must never stop the game being watched
             logger.exception("drift check failed on frame %d", frame.seq)
+            return []
+        if refit_only and result.refit is None:
             return []
         self._last_shift_px = float(result.shift_px)
         if result.refit is not None:

@@ -1,9 +1,192 @@
-"""Subcommands of this area (filled in as the area lands)."""
+"""``boardcam replay``: run the live pipeline over a folder of frames and print its events.
+
+A folder of frames (a support bundle, a test recording, rendered frames) is read
+in name order as if a camera delivered it at 4 frames per second, through the
+same observer, tracker and referee as ``boardcam serve``; every event is printed
+as one JSON line (``--json``) or as a readable log. A misread seen at the table
+can so be reproduced and debugged at a desk.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from device import events as ev
+from device.events import Event
+
+logger = logging.getLogger(__name__)
+
+PLAYER_COUNTS = (2, 3, 4, 6)  # 4 and 6: two teams
+DEFAULT_FPS = 4.0
+
+
+class ReplayError(ValueError):
+    """Input the replay cannot run on (calibration, palette, folder, game settings)."""
 
 
 def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction) -> None:
-    """Add this module's subcommands; none yet."""
+    """Add ``boardcam replay``."""
+    parser = commands.add_parser(
+        "replay",
+        help="run the live pipeline over a folder of frames and print its events",
+        description="Read the frames of DIR in name order as if a camera delivered them at 4 frames "
+        "per second, through the live pipeline, and print every event (move, win, illegal, "
+        "restored, camera_moved, confirm_hidden, ...).",
+    )
+    parser.add_argument("--calibration", required=True, type=Path, metavar="CALIB.json",
+                        help="calibration file (boardcam calibrate or the dashboard's wizard)")
+    parser.add_argument("--palette", type=Path, metavar="PALETTE.json",
+                        help="nominal token colours [[r, g, b], ...]; player i plays colour i")
+    parser.add_argument("--players", type=int, default=2, choices=PLAYER_COUNTS,
+                        help="2 or 3 players, or 4/6 in two teams (default 2)")
+    parser.add_argument("--opening", default="none", choices=("none", "swap", "3meq"),
+                        help="opening protocol (default none)")
+    parser.add_argument("--fps", type=float, default=DEFAULT_FPS,
+                        help="frame rate the frames are timed at (default 4)")
+    parser.add_argument("--json", action="store_true", help="one JSON record per event")
+    parser.add_argument("dir", type=Path, metavar="DIR", help="folder of frames (PNG, JPEG, ...)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Entry point of ``boardcam replay``; exit status 2 for bad input."""
+    try:
+        return replay(args.calibration, args.dir, palette_path=args.palette, players=args.players,
+                      opening=args.opening, fps=args.fps, as_json=args.json, out=sys.stdout)
+    except ReplayError as exc:
+        print(f"boardcam replay: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _load_palette(path: Path) -> list[tuple[int, int, int]]:
+    from calibration.colours import PaletteError, parse_palette
+
+    try:
+        return parse_palette(json.loads(path.read_text()))
+    except OSError as exc:
+        raise ReplayError(f"cannot read palette {path}: {exc.strerror}") from exc
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ReplayError(f"palette {path} is not JSON: {exc}") from exc
+    except PaletteError as exc:
+        raise ReplayError(f"palette {path}: {exc}") from exc
+
+
+def _new_game(players: int, opening: str) -> Any:
+    from rules.errors import RulesError
+    from rules.timevectors import GameConfig, TimeVectorsGame
+
+    try:
+        return TimeVectorsGame(GameConfig(players=players, teams=players in (4, 6), opening=opening))
+    except RulesError as exc:
+        raise ReplayError(str(exc)) from exc
+
+
+def replay(
+    calibration_path: Path,
+    directory: Path,
+    *,
+    palette_path: Path | None = None,
+    players: int = 2,
+    opening: str = "none",
+    fps: float = DEFAULT_FPS,
+    as_json: bool = False,
+    out: TextIO = sys.stdout,
+) -> int:
+    """Run the pipeline over ``directory`` and write its events to ``out``; returns 0.
+
+    Raises :class:`ReplayError` for a bad calibration, palette, game setting or folder
+    (nothing is printed on ``out`` then). Unreadable frames are skipped with a warning.
+    """
+    # The vision stack is imported here, not at module level: `boardcam --help` stays quick.
+    from calibration.calibfile import CalibrationError, load_calibration
+    from device.pipeline import Pipeline
+    from device.sources.base import Frame, SourceError
+    from device.sources.folder import decode_image, list_frames
+    from vision.observer import FrameError
+
+    if fps <= 0:
+        raise ReplayError(f"--fps must be positive, not {fps:g}")
+    game = _new_game(players, opening)
+    try:
+        calibration = load_calibration(calibration_path)
+    except CalibrationError as exc:
+        raise ReplayError(str(exc)) from exc
+    palette = _load_palette(palette_path) if palette_path is not None else None
+    try:
+        files = list_frames(directory)
+    except SourceError as exc:
+        raise ReplayError(str(exc)) from exc
+    pipeline = Pipeline(calibration, game, palette=palette)
+
+    skipped = 0
+    for index, path in enumerate(files):
+        image = decode_image(path)
+        if image is None:
+            logger.warning("skipping unreadable frame %s", path)
+            skipped += 1
+            continue
+        frame = Frame(image=image, seq=index, timestamp=index / fps, name=path.name)
+        try:
+            events = pipeline.process(frame, now=index / fps)
+        except FrameError as exc:
+            logger.warning("skipping frame %s: %s", path, exc)
+            skipped += 1
+            continue
+        for event in events:
+            print(json.dumps(event.to_record()) if as_json else describe(event), file=out, flush=True)
+    if not as_json:
+        print(summary(pipeline.game, len(files), skipped), file=out)
+    return 0
+
+
+def _colour(color: Any) -> str:
+    return f"colour {color}"
+
+
+def describe(event: Event) -> str:
+    """One readable log line for an event."""
+    d = event.data
+    at = f"frame {event.frame:>5}: " if event.frame is not None else "operator:    "
+    if event.type == ev.MOVE:
+        hidden = " (on a hidden point, confirmed)" if d.get("hidden") else ""
+        kind = f" ({d['kind']})" if d.get("kind") else ""
+        return f"{at}{_colour(d['color'])} plays {d['point']}{kind}{hidden}"
+    if event.type == ev.WIN:
+        vectors = "; ".join(" ".join(v) for v in d["vectors"])
+        return f"{at}{_colour(d['color'])} WINS with {vectors}"
+    if event.type == ev.DRAW:
+        return f"{at}draw: {d.get('reason', '')}"
+    if event.type == ev.ILLEGAL:
+        return f"{at}ILLEGAL: {'; '.join(d['reasons'])} (points {', '.join(d['points'])})"
+    if event.type == ev.RESTORED:
+        return f"{at}board restored"
+    if event.type == ev.CONFIRM_HIDDEN:
+        return (f"{at}a {_colour(d['color'])} token must be on a hidden point: one of "
+                f"{', '.join(d['candidates'])} (confirm which)")
+    if event.type == ev.CAMERA_MOVED:
+        what = "re-fitted" if d.get("refit") else "recalibrate"
+        return f"{at}camera moved {d['shift_px']} px ({what})"
+    if event.type == ev.GAME_STARTED:
+        return f"{at}new game ({d.get('reason', '')})"
+    details = ", ".join(f"{k} {v}" for k, v in d.items())
+    return f"{at}{event.type}" + (f": {details}" if details else "")
+
+
+def summary(game: Any, frames: int, skipped: int) -> str:
+    """The closing lines of a readable replay: counts, the result and the final board."""
+    from rules.timevectors import render_ascii
+
+    outcome = game.outcome()
+    if outcome is None:
+        result = "game not finished"
+    elif outcome.winner is None:
+        result = outcome.reason
+    else:
+        result = f"{_colour(outcome.winner)} won"
+    read = f"{frames - skipped} frames read" + (f", {skipped} skipped" if skipped else "")
+    return f"\n{read}; {len(game.move_stack)} moves; {result}\n\n{render_ascii(game.board)}"
