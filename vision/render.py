@@ -30,7 +30,7 @@ from calibration.fiducials import marker_corners_mm, marker_image
 from calibration.spec import TimeVectorsSpec
 from rules.timevectors.points import POINTS, point_coords
 from vision.render_hand import HandSpec, draw_hand
-from vision.render_textures import TABLE_KINDS, table_texture
+from vision.render_textures import TABLE_KINDS, cached_table_texture, noise_field
 
 logger = logging.getLogger(__name__)
 
@@ -457,8 +457,14 @@ def _finish(painter: _Painter, rng: np.random.Generator) -> np.ndarray:
     if style.blur_sigma > 0:
         image = cv2.GaussianBlur(image, (0, 0), style.blur_sigma)
     if style.noise_sigma > 0:
-        noise = rng.standard_normal((h, w, 3), dtype=np.float32)
-        noise *= np.float32(style.noise_sigma)
+        field = noise_field(h, w)
+        dy, dx = (int(v) for v in rng.integers(0, 64, 2))
+        noise = field[dy:dy + h, dx:dx + w]
+        if rng.random() < 0.5:
+            noise = noise[::-1]
+        if rng.random() < 0.5:
+            noise = noise[:, ::-1]
+        noise = noise * np.float32(style.noise_sigma)
         # Shot noise grows with brightness; read noise does not.
         level = cv2.sqrt(cv2.max(image, 0.0) * (1.0 / 255.0)) + 0.5
         image = cv2.add(image, cv2.multiply(noise, level))
@@ -495,14 +501,18 @@ def render_timevectors(
     base_top = -spec.plate_thickness
     table_z = base_top - spec.base_height
 
-    _draw_table(painter, table_z, rng)
-    _draw_board_shadow(painter, spec, table_z, tokens)
+    _draw_table(painter, table_z, rng, _table_shadow(painter, spec, table_z, tokens))
     top_px = painter.box(spec.base_size / 2, table_z, base_top, _bgr(style.base_rgb))
-    base_tex = table_texture(rng, "wood", style.base_rgb, size=320)
-    base_tex *= style.ambient + (1 - style.ambient) * painter.light[2]
+    base_tex = cached_table_texture(int(rng.integers(2**31)), "wood", tuple(style.base_rgb), size=320)
+    base_tex = base_tex * np.float32(style.ambient + (1 - style.ambient) * painter.light[2])
     painter.warp_texture(base_tex, base_top, (-spec.base_size / 2, spec.base_size / 2),
                          spec.base_size / 320, top_px, cv2.BORDER_REFLECT)
-    _cast_shadows(painter, spec, base_top, tokens, from_tier=0, region=_polygon_mask(painter, top_px))
+    if style.shadow_strength > 0:
+        box = painter._bbox(top_px)
+        region = np.zeros((box[3] - box[1], box[2] - box[0]), np.uint8)
+        cv2.fillPoly(region, [_to_fixed(top_px - box[:2])], 255, cv2.LINE_AA, 4)
+        _apply_shadow(painter, _shadow_mask(painter, spec, base_top, tokens, 0), box,
+                      region.astype(np.float32) / 255.0)
 
     order, key_of_point = _draw_order(spec, painter.eye)
     centres = spec.point_centres()
@@ -553,22 +563,32 @@ def render_timevectors(
                     token_labels=token_labels.astype(np.int16))
 
 
-def _draw_table(painter: _Painter, table_z: float, rng: np.random.Generator) -> None:
-    """The table plane under the board (slightly out of focus) and a wall past its horizon."""
+def _draw_table(painter: _Painter, table_z: float, rng: np.random.Generator, shadow_q: np.ndarray) -> None:
+    """The table plane under the board and a wall past its horizon.
+
+    Drawn at half resolution and scaled up: the table is out of focus anyway.
+    """
     style = painter.style
-    tile = table_texture(rng, style.table_kind, style.table_rgb, size=512)
-    tile *= style.ambient + (1 - style.ambient) * painter.light[2]
+    tile = cached_table_texture(int(rng.integers(2**31)), style.table_kind, tuple(style.table_rgb), size=512)
+    tile = tile * np.float32(style.ambient + (1 - style.ambient) * painter.light[2])
     offset = rng.uniform(0, 512 * _TEXEL_MM, 2)
-    painter.warp_texture(tile, table_z, (offset[0], offset[1]), _TEXEL_MM, None, cv2.BORDER_REFLECT_101)
+    texel_to_mm = np.array([[_TEXEL_MM, 0, offset[0]], [0, -_TEXEL_MM, offset[1]], [0, 0, 1]])
+    half = (max(1, painter.width // 2), max(1, painter.height // 2))
+    to_half = np.diag([half[0] / painter.width, half[1] / painter.height, 1.0])
+    h = to_half @ painter.plane_homography(table_z) @ texel_to_mm
+    small = cv2.warpPerspective(tile, h, half, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT_101)
     # Rays that do not go down never meet the table: paint a dim wall there.
     rotation = cv2.Rodrigues(painter.camera.rvec)[0]
-    ray_z = (rotation.T @ np.linalg.inv(painter.camera.K))[2]  # world z of the ray per (u, v, 1)
-    u = np.arange(painter.width, dtype=np.float32)
-    v = np.arange(painter.height, dtype=np.float32)[:, None]
+    ray_z = (rotation.T @ np.linalg.inv(painter.camera.K @ np.linalg.inv(to_half)))[2]
+    u = np.arange(half[0], dtype=np.float32)
+    v = np.arange(half[1], dtype=np.float32)[:, None]
     upward = (ray_z[0] * u + ray_z[1] * v + ray_z[2]) > -0.02
     if upward.any():
-        painter.canvas[upward] = _bgr(style.table_rgb) * 0.5 + 60
-    painter.canvas[:] = cv2.GaussianBlur(painter.canvas, (0, 0), 1.2)
+        small[upward] = _bgr(style.table_rgb) * 0.5 + 60
+    if style.shadow_strength > 0:
+        shade = cv2.resize(shadow_q, half, interpolation=cv2.INTER_LINEAR)
+        small *= (1.0 - np.float32(style.shadow_strength) * shade)[..., None]
+    painter.canvas[:] = cv2.resize(small, (painter.width, painter.height), interpolation=cv2.INTER_LINEAR)
 
 
 def _along_light(points: np.ndarray, light: np.ndarray, z0: float) -> np.ndarray:
@@ -577,76 +597,91 @@ def _along_light(points: np.ndarray, light: np.ndarray, z0: float) -> np.ndarray
     return points - light[None, :] * drop[:, None]
 
 
-def _polygon_mask(painter: _Painter, polygon_px: np.ndarray) -> np.ndarray:
-    mask = np.zeros((painter.height, painter.width), np.uint8)
-    cv2.fillPoly(mask, [_to_fixed(polygon_px)], 255, cv2.LINE_AA, 4)
-    return mask.astype(np.float32) / 255.0
-
-
 def _circle(centre: np.ndarray, radius: float, steps: int = 16) -> np.ndarray:
     angles = np.linspace(0, 2 * np.pi, steps, endpoint=False)
     return np.column_stack([centre[0] + radius * np.cos(angles), centre[1] + radius * np.sin(angles),
                             np.full(steps, centre[2])])
 
 
-def _cast_shadows(painter: _Painter, spec: TimeVectorsSpec, z0: float, tokens: Mapping[int, int],
-                  from_tier: int, region: np.ndarray | None, extra: list[tuple[np.ndarray, float]] = ()) -> None:
-    """Darken ``region`` (float mask, None = everywhere) by the soft shadows that the tokens
-    on tiers >= ``from_tier``, the post and the plates' printing cast on the plane ``z0``."""
-    style = painter.style
-    if style.shadow_strength <= 0:
-        return
+def _shadow_mask(painter: _Painter, spec: TimeVectorsSpec, z0: float, tokens: Mapping[int, int],
+                 from_tier: int, extra: Sequence[tuple[np.ndarray, float]] = ()) -> np.ndarray:
+    """Quarter-resolution soft shadow (0..1) cast on the plane ``z0`` by the tokens on tiers
+    >= ``from_tier``, the post, the plates (faintly) and ``extra`` solids ``(points, opacity)``."""
     light = painter.light
     quarter = (max(1, painter.width // 4), max(1, painter.height // 4))
-    mask = np.zeros((quarter[1], quarter[0]), np.float32)
     solids: list[tuple[np.ndarray, float]] = list(extra)
     r = spec.token_diameter / 2
     centres = spec.point_centres()
+    ring = _circle(np.zeros(3), r)
     for p in tokens:
         if point_coords(p)[2] >= from_tier and centres[p, 2] + spec.token_height > z0 + 1:
-            top = centres[p] + [0, 0, spec.token_height]
-            solids.append((np.vstack([_circle(centres[p], r), _circle(top, r)]), 1.0))
-    post_bottom = max(z0, 0.0)
-    solids.append((np.vstack([_circle(np.array([0, 0, post_bottom]), spec.post_diameter / 2),
-                              _circle(np.array([0, 0, spec.cap_top]), spec.post_diameter / 2)]), 1.0))
+            solids.append((np.vstack([ring + centres[p], ring + centres[p] + [0, 0, spec.token_height]]), 1.0))
+    post = _circle(np.zeros(3), spec.post_diameter / 2)
+    solids.append((np.vstack([post + [0, 0, max(z0, 0.0)], post + [0, 0, spec.cap_top]]), 1.0))
+    half = spec.plate_size / 2
     for tier in range(4):
         z = spec.tier_spacing * tier
         if z > z0 + 1:
-            half = spec.plate_size / 2
-            plate = np.array([[-half, half, z], [half, half, z], [half, -half, z], [-half, -half, z]])
-            solids.append((plate, 0.12))
+            solids.append((np.array([[-half, half, z], [half, half, z], [half, -half, z], [-half, -half, z]]), 0.12))
+    points = np.vstack([solid for solid, _ in solids])
+    projected = painter.camera.project(_along_light(points, light, z0)) / 4.0
+    pieces = np.split(projected, np.cumsum([len(solid) for solid, _ in solids])[:-1])
+    mask = np.zeros((quarter[1], quarter[0]), np.float32)
     faint = np.zeros_like(mask)
-    for solid, opacity in solids:
-        px = painter.camera.project(_along_light(solid, light, z0)) / 4.0
+    for px, (_, opacity) in zip(pieces, solids):
         hull = cv2.convexHull(_to_fixed(px).reshape(-1, 1, 2))
         cv2.fillConvexPoly(mask if opacity >= 1 else faint, hull, min(opacity, 1.0), cv2.LINE_AA, 4)
     mask = cv2.max(mask, faint)
     scale = _px_per_mm(painter.camera, np.array([0.0, 0.0, z0])) / 4.0
-    mask = cv2.GaussianBlur(mask, (0, 0), max(0.8, 3.0 * scale))
-    light_left = 1.0 - style.shadow_strength * cv2.resize(mask, (painter.width, painter.height),
-                                                           interpolation=cv2.INTER_LINEAR)
-    if region is None:
-        painter.canvas *= light_left[..., None]
+    return cv2.GaussianBlur(mask, (0, 0), max(0.8, 3.0 * scale))
+
+
+def _upsampled(mask_q: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
+    """The full-resolution values of a quarter-resolution map inside ``box`` (x0, y0, x1, y1)."""
+    x0, y0, x1, y1 = box
+    qx0, qy0 = x0 // 4, y0 // 4
+    qx1, qy1 = min(mask_q.shape[1], -(-x1 // 4) + 1), min(mask_q.shape[0], -(-y1 // 4) + 1)
+    crop = mask_q[qy0:qy1, qx0:qx1]
+    big = cv2.resize(crop, ((qx1 - qx0) * 4, (qy1 - qy0) * 4), interpolation=cv2.INTER_LINEAR)
+    out = big[y0 - 4 * qy0:y1 - 4 * qy0, x0 - 4 * qx0:x1 - 4 * qx0]
+    if out.shape != (y1 - y0, x1 - x0):  # the frame is not a multiple of 4: pad the last row/column
+        out = cv2.copyMakeBorder(out, 0, y1 - y0 - out.shape[0], 0, x1 - x0 - out.shape[1], cv2.BORDER_REPLICATE)
+    return out
+
+
+def _apply_shadow(painter: _Painter, mask_q: np.ndarray, box: tuple[int, int, int, int],
+                  region: np.ndarray) -> None:
+    """Darken the canvas inside ``box`` where ``region`` (float 0..1, shaped like the box) is set."""
+    x0, y0, x1, y1 = box
+    if x1 <= x0 or y1 <= y0:
         return
-    ys, xs = np.nonzero(region)
-    painter.canvas[ys, xs] *= (1.0 - (1.0 - light_left[ys, xs]) * region[ys, xs])[:, None]
+    darkening = _upsampled(mask_q, box) * region * np.float32(painter.style.shadow_strength)
+    roi = painter.canvas[y0:y1, x0:x1]
+    roi *= (1.0 - darkening)[..., None]
 
 
 def _shade_tier(painter: _Painter, spec: TimeVectorsSpec, tokens: Mapping[int, int], tier: int,
                 keys: list[int]) -> None:
     """Shadows from everything above onto the tokens of one tier (only their pixels)."""
-    if not keys or tier == 3:
+    if not keys or tier == 3 or painter.style.shadow_strength <= 0:
         return
-    region = np.isin(painter.labels, np.array(keys, np.int16)).astype(np.float32)  # tokens' own pixels
-    _cast_shadows(painter, spec, spec.tier_spacing * tier + spec.token_height, tokens, tier + 1, region)
+    centres = spec.point_centres()
+    on_tier = [p for p in tokens if point_coords(p)[2] == tier]
+    px = painter.camera.project(np.vstack([centres[on_tier], centres[on_tier] + [0, 0, spec.token_height]]))
+    box = painter._bbox(px, pad=int(spec.token_diameter * _px_per_mm(painter.camera, centres[on_tier[0]])) + 2)
+    x0, y0, x1, y1 = box
+    labels = painter.labels[y0:y1, x0:x1]
+    region = ((labels >= min(keys)) & (labels <= max(keys)) & np.isin(labels, keys)).astype(np.float32)
+    mask_q = _shadow_mask(painter, spec, spec.tier_spacing * tier + spec.token_height, tokens, tier + 1)
+    _apply_shadow(painter, mask_q, box, region)
 
 
-def _draw_board_shadow(painter: _Painter, spec: TimeVectorsSpec, table_z: float,
-                       tokens: Mapping[int, int]) -> None:
+def _table_shadow(painter: _Painter, spec: TimeVectorsSpec, table_z: float, tokens: Mapping[int, int]) -> np.ndarray:
+    """Quarter-resolution shadow of the whole board (base box included) on the table."""
     half = spec.base_size / 2
     base = np.array([[sx * half, sy * half, z] for sx in (-1, 1) for sy in (-1, 1)
                      for z in (table_z, table_z + spec.base_height)])
-    _cast_shadows(painter, spec, table_z, tokens, 0, None, extra=[(base, 1.0)])
+    return _shadow_mask(painter, spec, table_z, tokens, 0, extra=[(base, 1.0)])
 
 
 def _draw_hand(painter: _Painter, spec: TimeVectorsSpec, hand: HandSpec, rng: np.random.Generator) -> np.ndarray:

@@ -117,21 +117,33 @@ def draw_hand(
     cv2.fillConvexPoly(arm_mask, np.round(arm * 16).astype(np.int32), 255, cv2.LINE_AA, 4)
 
     full = cv2.max(skin, sleeve)
-    # Soft shadow: the silhouette shifted away from the light and blurred.
-    shift = np.float32([[1, 0, shadow_offset_px[0]], [0, 1, shadow_offset_px[1]]])
-    small = cv2.resize(full, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
-    shadow = cv2.warpAffine(small, shift / np.float32([[1, 1, 4], [1, 1, 4]]), (w // 4, h // 4))
-    shadow = cv2.GaussianBlur(shadow.astype(np.float32) / 255.0, (0, 0), max(1.0, 6 * s))
-    shadow = cv2.resize(shadow, (w, h), interpolation=cv2.INTER_LINEAR)
-    image *= (1.0 - 0.45 * shadow)[..., None]
+    # Work only in the box around the hand and its shadow.
+    bx, by, bw, bh = cv2.boundingRect(full)
+    if bw == 0 or bh == 0:
+        return full > 127
+    blur = max(1.0, 6 * s)
+    pad = int(np.abs(shadow_offset_px).max() + 3 * blur * 4) + 4
+    x0, y0 = max(bx - pad, 0), max(by - pad, 0)
+    x1, y1 = min(bx + bw + pad, w), min(by + bh + pad, h)
+    box_full = full[y0:y1, x0:x1]
+    roi = image[y0:y1, x0:x1]
+    # Soft shadow: the silhouette shifted away from the light and blurred (at quarter size).
+    qw, qh = max(1, (x1 - x0) // 4), max(1, (y1 - y0) // 4)
+    small = cv2.resize(box_full, (qw, qh), interpolation=cv2.INTER_AREA)
+    shift = np.float32([[1, 0, shadow_offset_px[0] / 4], [0, 1, shadow_offset_px[1] / 4]])
+    shadow = cv2.warpAffine(small, shift, (qw, qh)).astype(np.float32) / 255.0
+    shadow = cv2.resize(cv2.GaussianBlur(shadow, (0, 0), blur), (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR)
+    roi *= (1.0 - 0.45 * shadow)[..., None]
 
+    texture = cv2.resize(rng.standard_normal((qh, qw)).astype(np.float32), (x1 - x0, y1 - y0),
+                         interpolation=cv2.INTER_CUBIC)
+    texture = 1.0 + 0.025 * cv2.GaussianBlur(texture, (0, 0), 3.0)
     skin_bgr = np.array(spec.skin_rgb[::-1], dtype=np.float32)
-    for mask, colour in ((skin, skin_bgr), (sleeve, None if spec.sleeve_rgb is None else
-                                            np.array(spec.sleeve_rgb[::-1], dtype=np.float32))):
+    sleeve_bgr = None if spec.sleeve_rgb is None else np.array(spec.sleeve_rgb[::-1], dtype=np.float32)
+    for mask, colour in ((skin[y0:y1, x0:x1], skin_bgr), (sleeve[y0:y1, x0:x1], sleeve_bgr)):
         if colour is None or not mask.any():
             continue
-        shaded = _shade((mask > 127).astype(np.uint8), colour, 22 * s)
-        texture = 1.0 + 0.04 * cv2.GaussianBlur(rng.standard_normal((h, w)).astype(np.float32), (0, 0), 1.5)
+        shaded = _shade((mask > 127).astype(np.uint8), colour, 22 * s) * texture[..., None]
         alpha = (mask.astype(np.float32) / 255.0)[..., None]
-        image[:] = image * (1 - alpha) + shaded * texture[..., None] * alpha
+        roi[:] = roi * (1 - alpha) + shaded * alpha
     return full > 127

@@ -7,6 +7,8 @@ correct perspective. Everything is vectorised numpy/OpenCV work.
 
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 
@@ -93,3 +95,26 @@ def table_texture(rng: np.random.Generator, kind: str, colour_rgb: tuple[int, in
     if kind == "stone":
         return stone_texture(rng, size, np.minimum(base * 1.25, 255), base * 0.45)
     raise ValueError(f"unknown table kind {kind!r}; expected one of {', '.join(TABLE_KINDS)}")
+
+
+@functools.lru_cache(maxsize=12)
+def cached_table_texture(seed: int, kind: str, colour_rgb: tuple[int, int, int], size: int = 512) -> np.ndarray:
+    """:func:`table_texture` from a seed, cached: frames of one scene share their table.
+
+    The array is read-only; copy it before changing it.
+    """
+    tile = table_texture(np.random.default_rng(seed), kind, tuple(colour_rgb), size)
+    tile.setflags(write=False)
+    return tile
+
+
+@functools.lru_cache(maxsize=4)
+def noise_field(height: int, width: int, margin: int = 64) -> np.ndarray:
+    """A fixed field of unit Gaussian noise a little larger than a frame (read-only).
+
+    Frames take a randomly offset (and flipped) window of it: sensor noise that
+    differs from frame to frame at a fraction of the cost of drawing it afresh.
+    """
+    field = np.random.default_rng(12345).standard_normal((height + margin, width + margin, 3), dtype=np.float32)
+    field.setflags(write=False)
+    return field
