@@ -234,6 +234,7 @@ class GrybGame(Game[GrybMove]):
             "in_hand": list(s.in_hand),
             "piles": [list(p) for p in s.piles],
             "grybs": [g.to_dict() for g in s.grybs],
+            "markers": {str(p): node_name(n) for p, n in sorted(s.markers.items())},
             "outcome": None
             if s.result is None
             else {"winner": s.result.winner, "reason": s.result.reason},
