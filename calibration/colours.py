@@ -72,6 +72,15 @@ def features(bgr: np.ndarray) -> np.ndarray:
     return out
 
 
+def noise_scale(reference_bgr: np.ndarray) -> np.ndarray:
+    """``(N, 2)``: how much one grey level of difference noise moves the chroma and the
+    brightness features of each reference pixel (dark pixels: much more)."""
+    total = np.asarray(reference_bgr, np.float32).sum(axis=1) + _EPS
+    chroma = np.sqrt(2.0) / total / CHROMA_SCALE
+    light = np.sqrt(3.0) / total / LIGHT_SCALE
+    return np.stack([chroma, light], axis=1)
+
+
 def channel_gain(frame_bgr: np.ndarray, reference_bgr: np.ndarray) -> np.ndarray:
     """Per-channel gain of a frame against the reference over the same ``(N, 3)`` pixels.
 

@@ -29,7 +29,15 @@ from typing import Any
 import cv2
 import numpy as np
 
-from calibration.colours import RGB, ColourModel, channel_gain, features, grey_world, match_distance
+from calibration.colours import (
+    RGB,
+    ColourModel,
+    channel_gain,
+    features,
+    grey_world,
+    match_distance,
+    noise_scale,
+)
 from vision.footprint import N_POINTS, Footprints, PixelSets, build_footprints
 from vision.observation import Observation
 
@@ -45,6 +53,7 @@ RING_WEIGHT = 0.5
 HAND_AREA_DISCS = 2.0  # an unexplained blob bigger than this many top discs is a hand
 MOTION_LEVEL = 30  # grey-level change between frames that counts as motion
 MIN_QUALITY = 0.5
+NOISE_SIGMAS = 5.0  # a change must also stand this far out of the sensor noise
 # Pixels read per frame: a sample of each region is enough to measure how filled it is.
 CORE_SAMPLES, RING_SAMPLES, TOP_SAMPLES = 48, 32, 32
 GRID_SAMPLES = 6000  # hand-detection grid over the board's outline
@@ -114,6 +123,7 @@ class Observer:
             ref_px = shrink(reference, fp.factor).reshape(-1, 3)[self._positions].astype(np.float32)
             self._ref_px = ref_px
             self._ref_features = features(ref_px)
+            self._noise_per_grey = noise_scale(ref_px)
             balance = grey_world(ref_px[self._grid_local])
         else:
             self._ref_px = None
@@ -237,16 +247,24 @@ class Observer:
 
     def _change(self, px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Gain-normalised features of the gathered pixels and how far each is from the
-        empty board (feature units; darkening counts less, shadows are not tokens)."""
-        if self._ref_px is not None:
-            grid = self._grid_local[::3]
-            gain = channel_gain(px[grid], self._ref_px[grid])
-            feats = features(px / gain)
-            ref = self._ref_features
-        else:
+        empty board, in feature units, set to 0 where the difference is within the
+        sensor noise (dark pixels have noisy colour: judged against their own noise)."""
+        if self._ref_px is None:
             feats = features(px)
-            ref = self._estimated_background(feats)
-        return feats, _distance(feats - ref, shadow_weight=SHADOW_WEIGHT)
+            return feats, _distance(feats - self._estimated_background(feats), shadow_weight=SHADOW_WEIGHT)
+        grid = self._grid_local[::3]
+        gain = channel_gain(px[grid], self._ref_px[grid])
+        balanced = px / gain
+        feats = features(balanced)
+        delta = feats - self._ref_features
+        distance = _distance(delta, shadow_weight=SHADOW_WEIGHT)
+        # Noise of a pixel difference (robust: most of the board did not change).
+        sigma = max(1.0, 1.4826 * float(np.median(np.abs(balanced[grid] - self._ref_px[grid]))))
+        noise = sigma * self._noise_per_grey  # (n, 2): chroma and brightness noise, feature units
+        normalised = np.sqrt(
+            (delta[:, 0] ** 2 + delta[:, 1] ** 2) / noise[:, 0] ** 2 + (delta[:, 2] / noise[:, 1]) ** 2
+        )
+        return feats, np.where(normalised > NOISE_SIGMAS, distance, 0.0)
 
     def _estimated_background(self, feats: np.ndarray) -> np.ndarray:
         """Without a reference image: the median colour of the board area stands in for it.
