@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from rules.errors import IllegalMoveError
 from rules.game import Game
+from rules.gryb.dice import UnknownDieError
 from rules.gryb.games import (
     GAMES,
     GameOptionError,
@@ -241,3 +242,15 @@ def test_out_of_turn_and_roll_first():
         game.push(GrybMove.roll(0, "GG"))
     with pytest.raises(IllegalMoveError, match="no die"):
         new_game("drangles").push(GrybMove.roll(0, "G"))
+
+
+def test_rolls_typed_in_from_a_physical_die():
+    game = new_game("fourth-level", seed=1)
+    move = game.roll("ggby")
+    assert move == GrybMove.roll(0, "GGBY") and game.legal_moves() == [GrybMove.place(0, "GGBY")]
+    with pytest.raises(IllegalMoveError, match="no die"):
+        game.roll("G")
+    colour_game = new_game("ez-gryb", seed=1)
+    with pytest.raises(UnknownDieError, match="not a face of the colour die"):
+        colour_game.roll("GG")
+    assert colour_game.move_stack == []

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from abc import abstractmethod
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -25,7 +26,7 @@ from typing import Any, ClassVar
 
 from rules.errors import NotationError, RulesError
 from rules.game import Game, Judgement, Outcome
-from rules.gryb.dice import DIE_FACES, Dice
+from rules.gryb.dice import DIE_FACES, Dice, parse_face
 from rules.gryb.games.moves import GrybMove, move_order, player_name
 from rules.gryb.nodes import COLOUR_NAMES, focus, is_node, node_name, parse_node
 from rules.gryb.scoring import RING_COLOURS, Gryb, gryb_at
@@ -140,9 +141,9 @@ class GrybGame(Game[GrybMove]):
         """True when the manual says to roll again on this face (an occupied node)."""
         return False
 
+    @abstractmethod
     def _legal(self) -> list[GrybMove]:
         """Moves (other than roll, resign, finish) legal for the player to move now."""
-        raise NotImplementedError
 
     def _is_legal(self, move: GrybMove) -> bool:
         """Whether a place/move/remove is legal now (games with huge move sets override)."""
@@ -156,9 +157,9 @@ class GrybGame(Game[GrybMove]):
         """Legal moves that could be part of reaching ``target`` (rings land where it shows them)."""
         return [m for m in self._legal() if _consistent(m, target)]
 
+    @abstractmethod
     def _play(self, move: GrybMove) -> None:
         """Change the state for a legal place/move/remove; the base then ends the turn if due."""
-        raise NotImplementedError
 
     def _rule(self, move: GrybMove) -> str:
         """The rule a player broke with ``move``, in words, once the generic checks pass."""
@@ -205,18 +206,23 @@ class GrybGame(Game[GrybMove]):
     def outcome(self) -> Outcome | None:
         return self.state.result
 
-    def roll(self) -> GrybMove:
-        """Roll the due die from the game's seed (reproducible), play the roll and return it.
+    def roll(self, face: str | None = None) -> GrybMove:
+        """Play a roll of the due die and return it.
 
-        Raises :class:`rules.errors.IllegalMoveError` when no roll is due.
+        ``face`` is what a physical die showed (a colour letter or node name,
+        as typed in or read from a rolls file); without it the virtual die
+        rolls from the game's seed, so a seed replays the same rolls. Raises
+        :class:`rules.errors.IllegalMoveError` when no roll is due and
+        :class:`rules.gryb.dice.UnknownDieError` for a face the die does not have.
         """
         die = self.die()
-        face = (
-            Dice(random.Random(f"{self.seed}:{self.state.rolls_drawn}")).roll(die).value
-            if die
-            else ""
-        )
-        move = GrybMove.roll(self.to_move, face)
+        if die is None:
+            value = ""
+        elif face is not None:
+            value = parse_face(die, face)
+        else:
+            value = Dice(random.Random(f"{self.seed}:{self.state.rolls_drawn}")).roll(die).value
+        move = GrybMove.roll(self.to_move, value)
         self.push(move)
         return move
 
