@@ -117,6 +117,18 @@ def test_bad_records():
         GrybGame.from_dict(record)
 
 
+def test_move_sentences():
+    assert GrybMove.step(0, "RGYY", "YGYY").describe() == "player 1 moved RGYY to YGYY (hyperspace)"
+    assert GrybMove.step(1, "G", "GG").describe() == (
+        "player 2 moved G to GG (down, interjection, limited-interjection)"
+    )
+    assert GrybMove.step(0, "R", "YGB").describe() == "player 1 moved R to YGB"
+    assert GrybMove.place(1, "GGGG", "YYYY").describe() == "player 2 placed rings on GGGG, YYYY"
+    assert GrybMove.roll(0, "").describe() == "player 1 rolled 0"
+    assert GrybMove.remove(0, "R", "GG").describe() == "player 1 removed GG, R"
+    assert GrybMove("resign", 1).describe() == "player 2 resigned"
+
+
 def test_move_records():
     move = GrybMove.block(0, ("BRY", "BRR"), ("BGY", "BGR"))
     assert move == GrybMove.block(0, ("BRR", "BRY"), ("BGR", "BGY"))

@@ -7,6 +7,7 @@ from typing import Any
 
 from rules.errors import NotationError
 from rules.gryb.nodes import format_nodes, node_name, parse_node, parse_nodes
+from rules.gryb.traversal import kinds_between
 
 MOVE_KINDS = ("roll", "place", "move", "remove", "resign", "finish")
 """``roll`` a die; ``place`` new rings; ``move`` rings (one ring or a line/shape, pairwise
@@ -99,6 +100,24 @@ class GrybMove:
         if self.kind == "remove":
             return "x" + format_nodes(self.to)
         return self.kind
+
+    def describe(self) -> str:
+        """A sentence for alerts and the move list: ``player 1 moved G to GR (down)``."""
+        who = player_name(self.player)
+        if self.kind == "roll":
+            return f"{who} rolled {node_name(self.value or '')}"
+        if self.kind == "place":
+            rings = "a ring" if len(self.to) == 1 else "rings"
+            return f"{who} placed {rings} on {', '.join(node_name(n) for n in self.to)}"
+        if self.kind == "move":
+            if len(self.frm) == 1:
+                kinds = kinds_between(self.frm[0], self.to[0])
+                how = f" ({', '.join(kinds)})" if kinds else ""
+                return f"{who} moved {node_name(self.frm[0])} to {node_name(self.to[0])}{how}"
+            return f"{who} moved {format_nodes(self.frm)} to {format_nodes(self.to)}"
+        if self.kind == "remove":
+            return f"{who} removed {', '.join(node_name(n) for n in self.to)}"
+        return f"{who} resigned" if self.kind == "resign" else f"{who} agreed to finish"
 
     def __str__(self) -> str:
         return self.notation()
