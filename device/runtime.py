@@ -51,6 +51,8 @@ FAILED_AFTER = 5
 STALL_SECONDS = 10.0
 ALERT_HISTORY = 50
 SUBSCRIBER_QUEUE = 256
+#: Cap of the support bundle's frame buffer (a minute of 1280x960 JPEGs at 4 fps is ~25 MiB).
+RECENT_MAX_BYTES = 48 * 2**20
 
 PipelineFactory = Callable[..., Any]
 
@@ -134,7 +136,8 @@ class Runtime:
 
         seconds = self.config.storage.bundle_seconds
         self._recent_seconds = seconds
-        self._recent: deque[tuple[float, bytes]] = deque(maxlen=max(16, int(seconds * 30)))
+        self._recent: deque[tuple[float, bytes]] = deque()
+        self._recent_bytes = 0
         self._latest_jpeg_raw: bytes | None = None
         self._annotated: tuple[tuple[int, int], bytes] | None = None
         self._version = 0  # bumped whenever the state changes (annotation cache key)
@@ -331,9 +334,7 @@ class Runtime:
         """
         jpeg = encode_jpeg(frame.image, 90)
         now = time.time()
-        self._recent.append((now, jpeg))
-        while self._recent and self._recent[0][0] < now - self._recent_seconds:
-            self._recent.popleft()
+        self._remember(now, jpeg)
         with self._lock:
             self._latest_frame = frame
             self._latest_jpeg_raw = jpeg
@@ -346,6 +347,19 @@ class Runtime:
                 self._follow_pipeline_calibration()
             self._version += 1
             return self._handle(events, snapshot=jpeg)
+
+    def _remember(self, now: float, jpeg: bytes) -> None:
+        """Keep the last ``bundle_seconds`` of frames, and never more than :data:`RECENT_MAX_BYTES`."""
+        self._recent.append((now, jpeg))
+        self._recent_bytes += len(jpeg)
+        while self._recent and (self._recent[0][0] < now - self._recent_seconds
+                                or self._recent_bytes > RECENT_MAX_BYTES):
+            self._recent_bytes -= len(self._recent.popleft()[1])
+
+    @property
+    def recent_bytes(self) -> int:
+        """Bytes held by the support bundle's frame buffer."""
+        return self._recent_bytes
 
     # -- announcing ----------------------------------------------------------
     def _handle(self, events: Iterable[Event], snapshot: bytes | None) -> list[dict[str, Any]]:

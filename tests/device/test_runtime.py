@@ -309,16 +309,28 @@ def test_bundle_holds_recent_frames_and_state(store):
 
 def test_buffers_stay_bounded(store):
     config = Config()
-    config.storage.bundle_seconds = 0.05
+    config.storage.bundle_seconds = 0.002
     runtime = make_runtime(store, ScriptedSource(["empty"]), config=config)
-    for seq in range(200):
+    for seq in range(100):
         runtime.process_frame(_frame("empty"))
-    assert len(runtime.recent_frames()) <= 16
+    times = [t for t, _ in runtime.recent_frames()]
+    assert times[-1] - times[0] <= 0.002 and len(times) < 100
+    assert runtime.recent_bytes == sum(len(jpeg) for _, jpeg in runtime.recent_frames())
     client, _ = runtime.subscribe()
     for _ in range(150):  # a client that never reads: 600 records are offered to it
         runtime.process_frame(_frame("A1P:0"))
         runtime.undo()
     assert 0 < client.qsize() <= 256
+
+
+def test_frame_buffer_is_capped_in_bytes(store, monkeypatch):
+    import device.runtime as runtime_module
+
+    runtime = make_runtime(store, ScriptedSource(["empty"]))
+    monkeypatch.setattr(runtime_module, "RECENT_MAX_BYTES", 3 * len(runtime_module.encode_jpeg(_frame("x").image, 90)))
+    for _ in range(10):
+        runtime.process_frame(_frame("empty"))
+    assert len(runtime.recent_frames()) == 3
 
 
 def test_subscribe_is_safe_while_frames_are_processed(store):
