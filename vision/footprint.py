@@ -10,8 +10,8 @@ model and the board spec, so it is computed once per calibration and the
 observer does only vectorised gathers per frame.
 
 Pixel sets are stored as flat index arrays into a *working image*: the camera
-frame shrunk by an integer ``factor`` so a token's top disc is still about ten
-pixels across (enough to read a colour, cheap enough for a Raspberry Pi).
+frame shrunk (area averaging) to ``size`` so a token's top disc is still about
+ten pixels across (enough to read a colour, cheap enough for a Raspberry Pi).
 """
 
 from __future__ import annotations
@@ -49,8 +49,17 @@ def _disc_samples() -> np.ndarray:
 DISC_SAMPLES = _disc_samples()
 
 
-def working_factor(camera: CameraModel, spec: TimeVectorsSpec) -> int:
-    """Largest power-of-two shrink that keeps nearly every top disc >= ~12 pixels across."""
+def working_size(camera: CameraModel, spec: TimeVectorsSpec, max_width: int | None = None) -> tuple[int, int]:
+    """Working-image size: the frame halved while nearly every top disc stays >= ~12 pixels
+    across, and no wider than ``max_width`` (the empty-board reference's width)."""
+    w, h = camera.image_size
+    factor = float(_power_of_two_factor(camera, spec))
+    if max_width is not None and w / factor > max_width:
+        factor = w / max_width
+    return max(1, round(w / factor)), max(1, round(h / factor))
+
+
+def _power_of_two_factor(camera: CameraModel, spec: TimeVectorsSpec) -> int:
     centres = spec.point_centres()
     centres[:, 2] += spec.token_height
     depth = camera.to_camera(centres)[:, 2]
@@ -67,6 +76,11 @@ def working_factor(camera: CameraModel, spec: TimeVectorsSpec) -> int:
     while factor < 8 and smallest / (factor * 2) >= _TARGET_DISC_PX:
         factor *= 2
     return factor
+
+
+def _to_working(pixels: np.ndarray, scale: tuple[float, float]) -> np.ndarray:
+    """Full-frame pixel coordinates -> working-image coordinates (pixel centres are integers)."""
+    return (pixels + 0.5) * np.asarray(scale) - 0.5
 
 
 def _circle(centre: np.ndarray, radius: float, z: float) -> np.ndarray:
@@ -181,7 +195,7 @@ class Footprints:
 
     Attributes (``n`` = 256 points):
 
-    - ``factor``, ``size``: working image = frame shrunk by ``factor``, ``(width, height)``.
+    - ``size``: working image ``(width, height)``; ``scale``: working pixels per frame pixel.
     - ``core``: silhouette pixels fully inside the token's outline (colour is read here).
     - ``top``: pixels at least half covered by the top disc (visibility to hands).
     - ``silhouette``: every pixel the token touches, grown by one pixel (what a token
@@ -200,8 +214,8 @@ class Footprints:
     - ``disc_area``: median top-disc area in working pixels.
     """
 
-    factor: int
     size: tuple[int, int]
+    scale: tuple[float, float]
     core: PixelSets
     top: PixelSets
     silhouette: PixelSets
@@ -229,24 +243,27 @@ class Footprints:
 
 
 def _project_regions(
-    camera: CameraModel, spec: TimeVectorsSpec, factor: int
+    camera: CameraModel, spec: TimeVectorsSpec, size: tuple[int, int], scale: tuple[float, float]
 ) -> tuple[list[np.ndarray], ...]:
     """Rasterise every point's core, top, silhouette and ring in the working image."""
-    width, height = (camera.image_size[0] // factor, camera.image_size[1] // factor)
+    width, height = size
     centres = spec.point_centres()
     radius, tall = spec.token_diameter / 2, spec.token_height
     cores, tops, sils, rings, in_image = [], [], [], [], []
     for centre in centres:
         z = centre[2]
-        top_px = camera.project(_circle(centre, radius, z + tall)) / factor
-        base_px = camera.project(_circle(centre, radius, z)) / factor
+        top_px = _to_working(camera.project(_circle(centre, radius, z + tall)), scale)
+        base_px = _to_working(camera.project(_circle(centre, radius, z)), scale)
         outline = cv2.convexHull(np.concatenate([top_px, base_px]).astype(np.float32)).reshape(-1, 2)
-        grown = np.concatenate(
-            [
-                camera.project(_circle(centre, radius + _RING_MM, z + tall)),
-                camera.project(_circle(centre, radius + _RING_MM, z)),
-            ]
-        ) / factor
+        grown = _to_working(
+            np.concatenate(
+                [
+                    camera.project(_circle(centre, radius + _RING_MM, z + tall)),
+                    camera.project(_circle(centre, radius + _RING_MM, z)),
+                ]
+            ),
+            scale,
+        )
         grown = cv2.convexHull(grown.astype(np.float32)).reshape(-1, 2)
         full_top = cv2.contourArea(top_px.astype(np.float32))
         lo = np.floor(grown.min(axis=0)).astype(int) - 2
@@ -279,14 +296,16 @@ def _post_polygon(camera: CameraModel, spec: TimeVectorsSpec) -> np.ndarray:
     return cv2.convexHull(camera.project(pts).astype(np.float32)).reshape(-1, 2)
 
 
-def _board_mask(camera: CameraModel, spec: TimeVectorsSpec, factor: int, size: tuple[int, int]) -> np.ndarray:
+def _board_mask(
+    camera: CameraModel, spec: TimeVectorsSpec, size: tuple[int, int], scale: tuple[float, float]
+) -> np.ndarray:
     """Outline of the board (every plate, the post and the base) grown by a hand's reach
     (``_HAND_MARGIN_MM``): a hand reaching for an edge point is partly outside the plates."""
     half = spec.plate_size / 2 + _HAND_MARGIN_MM
     corners = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
     pts = [np.column_stack([corners, np.full(4, spec.tier_spacing * k)]) for k in range(4)]
     pts.append(np.column_stack([corners, np.full(4, -spec.base_height)]))
-    hull = cv2.convexHull((camera.project(np.concatenate(pts)) / factor).astype(np.float32))
+    hull = cv2.convexHull(_to_working(camera.project(np.concatenate(pts)), scale).astype(np.float32))
     mask = np.zeros((size[1], size[0]), np.uint8)
     cv2.fillConvexPoly(mask, np.round(hull.reshape(-1, 2) * 16).astype(np.int32), 1, shift=4)
     return mask.astype(bool)
@@ -322,18 +341,20 @@ def _occlusion(camera: CameraModel, spec: TimeVectorsSpec) -> tuple[np.ndarray, 
     return ray_point, blocking, post_visibility, overlap
 
 
-def build_footprints(camera: CameraModel, spec: TimeVectorsSpec, factor: int | None = None) -> Footprints:
-    """Precompute the footprints of all 256 points for one calibration (tens of milliseconds).
+def build_footprints(
+    camera: CameraModel, spec: TimeVectorsSpec, size: tuple[int, int] | None = None
+) -> Footprints:
+    """Precompute the footprints of all 256 points for one calibration (a fraction of a second).
 
-    ``factor`` forces the working-image shrink (default: :func:`working_factor`).
+    ``size`` forces the working-image size (default: :func:`working_size`).
     Raises ``ValueError`` if the camera is not in front of the board.
     """
     centres = spec.point_centres()
     if (camera.to_camera(centres)[:, 2] <= 0).all():
         raise ValueError("the camera does not look at the board (every point is behind it)")
-    factor = int(factor or working_factor(camera, spec))
-    size = (camera.image_size[0] // factor, camera.image_size[1] // factor)
-    cores, tops, sils, rings, in_image = _project_regions(camera, spec, factor)
+    size = size or working_size(camera, spec)
+    scale = (size[0] / camera.image_size[0], size[1] / camera.image_size[1])
+    cores, tops, sils, rings, in_image = _project_regions(camera, spec, size, scale)
     ray_point, blocking, post_visibility, overlap = _occlusion(camera, spec)
     tops_ps = PixelSets.from_lists(tops)
     visible_tops = tops_ps.count[tops_ps.count > 0]
@@ -341,8 +362,8 @@ def build_footprints(camera: CameraModel, spec: TimeVectorsSpec, factor: int | N
     tops_top[:, 2] += spec.token_height
     depth = np.linalg.norm(tops_top - camera.centre_mm()[None, :], axis=1)
     footprints = Footprints(
-        factor=factor,
         size=size,
+        scale=scale,
         core=PixelSets.from_lists(cores),
         top=tops_ps,
         silhouette=PixelSets.from_lists(sils),
@@ -354,10 +375,10 @@ def build_footprints(camera: CameraModel, spec: TimeVectorsSpec, factor: int | N
         ray_point=ray_point,
         blocking=blocking,
         overlap=overlap,
-        board_mask=_board_mask(camera, spec, factor, size),
+        board_mask=_board_mask(camera, spec, size, scale),
         post_polygon=_post_polygon(camera, spec),
         disc_area=float(np.median(visible_tops)) if len(visible_tops) else 0.0,
         tier=np.arange(N_POINTS) // 16 % 4,
     )
-    logger.debug("footprints: factor %d, working size %s, disc %.0f px", factor, size, footprints.disc_area)
+    logger.debug("footprints: working size %s, disc %.0f px", size, footprints.disc_area)
     return footprints

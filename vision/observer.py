@@ -38,7 +38,7 @@ from calibration.colours import (
     match_distance,
     noise_scale,
 )
-from vision.footprint import N_POINTS, Footprints, PixelSets, build_footprints
+from vision.footprint import N_POINTS, Footprints, PixelSets, build_footprints, working_size
 from vision.observation import Observation
 
 logger = logging.getLogger(__name__)
@@ -64,21 +64,23 @@ class FrameError(ValueError):
 
 
 def _reference_of(calibration: Any) -> np.ndarray | None:
-    """The empty-board image stored with a calibration, if it has one."""
-    for name in ("reference", "reference_image", "empty_image"):
-        image = getattr(calibration, name, None)
-        if image is not None:
-            return np.asarray(image)
-    return None
+    """The empty-board image of a calibration: ``reference_image()`` of a calibration file
+    (:class:`calibration.calibfile.Calibration`) or a plain ``reference`` array."""
+    image = getattr(calibration, "reference_image", None)
+    if callable(image):
+        image = image()
+    if image is None:
+        image = getattr(calibration, "reference", None)
+    return None if image is None else np.asarray(image)
 
 
-def shrink(frame_bgr: np.ndarray, factor: int) -> np.ndarray:
-    """Shrink by an integer factor with area averaging (halvings are OpenCV's fast path)."""
-    out = frame_bgr
-    while factor > 1:
-        h, w = out.shape[:2]
-        out = cv2.resize(out, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
-        factor //= 2
+def shrink(image_bgr: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Shrink to ``size`` with area averaging (halvings take OpenCV's fast path)."""
+    out = image_bgr
+    while out.shape[1] // 2 >= size[0] and out.shape[0] // 2 >= size[1]:
+        out = cv2.resize(out, (out.shape[1] // 2, out.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    if (out.shape[1], out.shape[0]) != tuple(size):
+        out = cv2.resize(out, tuple(size), interpolation=cv2.INTER_AREA)
     return out
 
 
@@ -112,15 +114,16 @@ class Observer:
     def __init__(self, calibration: Any, *, palette: Sequence[RGB] | None = None) -> None:
         self.camera = calibration.camera
         self.spec = calibration.spec
-        self.footprints: Footprints = build_footprints(self.camera, self.spec)
-        fp = self.footprints
-        width, height = fp.size
-        self._prepare_sampling(fp, width, height)
         reference = _reference_of(calibration)
+        if reference is not None:
+            reference = self._check_reference(reference)
+        size = working_size(self.camera, self.spec, None if reference is None else reference.shape[1])
+        self.footprints: Footprints = build_footprints(self.camera, self.spec, size)
+        fp = self.footprints
+        self._prepare_sampling(fp, *size)
         self.has_reference = reference is not None
         if reference is not None:
-            reference = self._check_frame(reference)
-            ref_px = shrink(reference, fp.factor).reshape(-1, 3)[self._positions].astype(np.float32)
+            ref_px = shrink(reference, size).reshape(-1, 3)[self._positions].astype(np.float32)
             self._ref_px = ref_px
             self._ref_features = features(ref_px)
             self._noise_per_grey = noise_scale(ref_px)
@@ -166,6 +169,18 @@ class Observer:
         self._nms_far = pairs[:, 0].astype(np.int64)
         self._nms_near = pairs[:, 1].astype(np.int64)
 
+    def _check_reference(self, image: np.ndarray) -> np.ndarray:
+        """The reference may be stored smaller than the frames, never with another shape."""
+        if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+            raise FrameError("the calibration's reference image is not an 8-bit colour image")
+        w, h = self.camera.image_size
+        if abs(image.shape[1] / image.shape[0] - w / h) > 0.01 or image.shape[1] > w:
+            raise FrameError(
+                f"the reference image is {image.shape[1]}x{image.shape[0]}, not a {w}x{h} frame or a "
+                "smaller copy of one"
+            )
+        return image
+
     def _check_frame(self, frame: Any) -> np.ndarray:
         if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3:
             raise FrameError("a frame must be a colour image (height x width x 3)")
@@ -189,7 +204,7 @@ class Observer:
         """
         frame = self._check_frame(frame_bgr)
         fp = self.footprints
-        small = shrink(frame, fp.factor)
+        small = shrink(frame, fp.size)
         px = small.reshape(-1, 3)[self._positions].astype(np.float32)
         grey = px[self._grid_local].mean(axis=1)
         if float(grey.std()) < 2.0:  # blank, covered lens, or a failed decode

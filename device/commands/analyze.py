@@ -169,6 +169,13 @@ def _with_noise(image: "np.ndarray", sigma: float, rng: "np.random.Generator") -
     return np.clip(image + rng.normal(0.0, sigma, image.shape), 0, 255).astype(np.uint8)
 
 
+def _calibration(camera: object, spec: object, empty_bgr: "np.ndarray") -> object:
+    """A calibration as ``boardcam calibrate`` saves it: exact camera, small JPEG reference."""
+    from calibration.calibfile import Calibration
+
+    return Calibration(board="timevectors", spec=spec, camera=camera, rms_px=0.0).with_reference(empty_bgr)
+
+
 def _scene_tokens(rng: "np.random.Generator", count: int) -> dict[int, int]:
     points = rng.choice(256, size=count, replace=False)
     return {int(p): int(i % 3) for i, p in enumerate(points)}
@@ -177,8 +184,6 @@ def _scene_tokens(rng: "np.random.Generator", count: int) -> dict[int, int]:
 def _bench_stills(scenes: int, seed: int, out: TextIO) -> list:
     """Per-point accuracy over rendered still scenes; returns the frames for timing."""
     import dataclasses
-    from types import SimpleNamespace
-
     import numpy as np
 
     from calibration.spec import load_spec
@@ -203,7 +208,7 @@ def _bench_stills(scenes: int, seed: int, out: TextIO) -> list:
         rendered = render_timevectors(camera, spec, tokens, colours, scene=shown, seed=scene_seed)
         reference = _with_noise(empty.image_bgr, style.noise_sigma, rng)
         image = _with_noise(rendered.image_bgr, style.noise_sigma, rng)
-        calibration = SimpleNamespace(camera=camera, spec=spec, reference=reference, palette=None)
+        calibration = _calibration(camera, spec, reference)
         observer = Observer(calibration)
         observation = observer.observe(image, compare_previous=False)
         truth = np.full(256, -1)
@@ -239,8 +244,6 @@ def _bench_stills(scenes: int, seed: int, out: TextIO) -> list:
 
 def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> None:
     """Move precision/recall of observer + tracker over rendered games with hands."""
-    from types import SimpleNamespace
-
     import numpy as np
 
     from calibration.spec import load_spec
@@ -257,7 +260,7 @@ def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> None:
         rng = np.random.default_rng(game_seed)
         empty = render_timevectors(camera, spec, {}, colours, scene=style, seed=game_seed)
         reference = _with_noise(empty.image_bgr, style.noise_sigma, rng)
-        observer = Observer(SimpleNamespace(camera=camera, spec=spec, reference=reference, palette=None))
+        observer = Observer(_calibration(camera, spec, reference))
         tracker = Tracker(stable_frames=3)
         cache: dict = {}
 
