@@ -171,7 +171,7 @@ def run_doctor(args: argparse.Namespace) -> int:
 
     try:
         config = _config(args)
-        source = open_source(config.camera.source, fps=0 if config.camera.source == "demo" else config.camera.fps,
+        source = open_source(config.camera.source, fps=config.camera.fps,
                              size=(config.camera.width, config.camera.height))
     except ValueError as exc:
         return _fail(str(exc))
