@@ -427,3 +427,20 @@ class TestJudgeExplains:
         game.push_all([M.place(0, HEAD), M.step(0, HEAD, "B")])
         judgement = game.judge({**game.position(), "YYYY": 1})
         assert judgement.reasons[0].startswith("the game is over: player 1 got a GRYB under 0")
+
+    def test_a_devouring_ooze_seen_by_the_camera(self):
+        board = {**BLOB, "GB": 1, "RRRR": 1}
+        game = arrange(Blobs(seed=1), board, phase=2, in_hand=[0, 0])
+        after = {**BLOB, "GB": 0, "RRRR": 1}
+        del after["GY"]
+        assert game.judge(after).moves == (M.step(0, "GY", "GB"),)
+
+    def test_an_assimilation_seen_by_the_camera(self):
+        board = {"G": 0, "GG": 0, "GR": 0, "GY": 0, "GBB": 1, "BB": 1}
+        game = arrange(Borg(seed=1), board, phase=2, in_hand=[0, 0])
+        assert game.judge({"G": 0, "GG": 0, "GR": 0, "GB": 0, "GBB": 0, "BB": 1}).moves == (
+            M.step(0, "GY", "GB"),
+        )
+        forgot = game.judge({"G": 0, "GG": 0, "GR": 0, "GB": 0, "GBB": 1, "BB": 1})
+        expected = "GY-GB is legal, but the rest of the board does not match it: GBB should hold"
+        assert forgot.reasons == (expected + " a ring of player 1",)
