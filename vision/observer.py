@@ -39,6 +39,7 @@ from calibration.colours import (
     noise_scale,
 )
 from vision.footprint import N_POINTS, Footprints, PixelSets, build_footprints, working_size
+from vision.hands import HandGrid, MotionDetector
 from vision.observation import Observation
 
 logger = logging.getLogger(__name__)
@@ -51,7 +52,6 @@ SCORE_SOFTNESS = 0.06  # width of the sigmoid turning the fit score into a proba
 NEARER_PREFERENCE = 0.05  # a farther point must fit this much better to beat a nearer one
 RING_WEIGHT = 0.5
 HAND_AREA_DISCS = 2.0  # an unexplained blob bigger than this many top discs is a hand
-MOTION_LEVEL = 30  # grey-level change between frames that counts as motion
 MIN_QUALITY = 0.5
 NOISE_SIGMAS = 5.0  # a change must also stand this far out of the sensor noise
 # Pixels read per frame: a sample of each region is enough to measure how filled it is.
@@ -138,7 +138,6 @@ class Observer:
             palette=[tuple(int(v) for v in c) for c in palette] if palette is not None else None,
             reference_balance=balance,
         )
-        self._previous_grey: np.ndarray | None = None
         self._calm: tuple[np.ndarray, np.ndarray] | None = None
         self._calm_run = 0
 
@@ -146,21 +145,14 @@ class Observer:
 
     def _prepare_sampling(self, fp: Footprints, width: int, height: int) -> None:
         """Pick the pixels read per frame: every footprint pixel plus a grid over the board."""
-        ys, xs = np.nonzero(fp.board_mask)
-        if len(ys):
-            x0, x1, y0, y1 = xs.min(), xs.max() + 1, ys.min(), ys.max() + 1
-        else:
-            x0, x1, y0, y1 = 0, width, 0, height
-        step = max(1, int(np.ceil(np.sqrt((x1 - x0) * (y1 - y0) / GRID_SAMPLES))))
-        gy, gx = np.mgrid[y0:y1:step, x0:x1:step]
-        self._grid_shape = gy.shape
-        self._grid_step = step
-        grid_flat = (gy * width + gx).ravel()
-        self._grid_on_board = fp.board_mask.ravel()[grid_flat]
+        self._grid = HandGrid.over(fp.board_mask, GRID_SAMPLES)
+        grid_flat = self._grid.flat
+        self._motion = MotionDetector(self._grid, min_area_px=0.5 * fp.disc_area)
         core, ring, top = fp.core.thinned(CORE_SAMPLES), fp.ring.thinned(RING_SAMPLES), fp.top.thinned(TOP_SAMPLES)
         positions = np.unique(np.concatenate([core.index, ring.index, top.index, grid_flat]))
         self._positions = positions
         self._grid_local = np.searchsorted(positions, grid_flat)
+        self._grid_on_board = self._grid.on_board
         self._core = _local(core, positions)
         self._ring = _local(ring, positions)
         self._top = _local(top, positions)
@@ -208,22 +200,23 @@ class Observer:
         px = small.reshape(-1, 3)[self._positions].astype(np.float32)
         grey = px[self._grid_local].mean(axis=1)
         if float(grey.std()) < 2.0:  # blank, covered lens, or a failed decode
-            self._previous_grey = None
+            self._motion.reset()
             return self._blind()
-        moving = self._motion(grey) if compare_previous else False
+        moving = self._motion.update(grey) if compare_previous else False
         feats, change = self._change(px)
         foreground = change > FOREGROUND_DISTANCE
         score, accepted, visible_core = self._read_tokens(foreground)
         explained = self._paint(self._silhouette, accepted)
         unexplained = foreground & ~explained
-        hand_blob, changed_fraction = self._hand(unexplained)
+        hand_blob = self._hand(unexplained)
+        changed_fraction = self._grid.changed_fraction(unexplained[self._grid_local])
         if compare_previous and self._calm is not None:
             # Weaker changes count against the last calm frame (its shadows and tokens are
             # already in it): a still hand of a colour close to the table's still shows.
             calm_feats, calm_explained = self._calm
             since_calm = _distance(feats - calm_feats) > HAND_DISTANCE
             newly = since_calm & ~explained & ~calm_explained
-            hand_blob = self._hand(newly)[0] or hand_blob
+            hand_blob = self._hand(newly) or hand_blob
             unexplained |= newly
         hand_present = hand_blob or moving
         self._remember_calm(feats, explained, calm=not hand_present and compare_previous)
@@ -251,14 +244,6 @@ class Observer:
         probs = np.zeros((N_POINTS, 1 + self.colours.n_colours))
         probs[:, 0] = 1.0
         return Observation(probs=probs, visibility=np.zeros(N_POINTS), hand_present=False, quality=0.0)
-
-    def _motion(self, grey: np.ndarray) -> bool:
-        previous, self._previous_grey = self._previous_grey, grey
-        if previous is None:
-            return False
-        moved = (np.abs(grey - previous) > MOTION_LEVEL) & self._grid_on_board
-        # Anything larger than half a top disc moving on the board (grid cells are step^2 pixels).
-        return bool(moved.sum() * self._grid_step**2 > 0.5 * self.footprints.disc_area)
 
     def _change(self, px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Gain-normalised features of the gathered pixels and how far each is from the
@@ -340,19 +325,9 @@ class Observer:
         out[near[both & far_wins]] = True
         return out
 
-    def _hand(self, unexplained: np.ndarray) -> tuple[bool, float]:
+    def _hand(self, unexplained: np.ndarray) -> bool:
         """Is there an unexplained blob bigger than a couple of tokens on the board?"""
-        grid = (unexplained[self._grid_local] & self._grid_on_board).reshape(self._grid_shape)
-        on_board = max(int(self._grid_on_board.sum()), 1)
-        changed_fraction = float(grid.sum()) / on_board
-        cell_area = self._grid_step**2
-        min_cells = HAND_AREA_DISCS * self.footprints.disc_area / cell_area
-        if grid.sum() < min_cells:
-            return False, changed_fraction
-        grid_u8 = cv2.morphologyEx(grid.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-        n, _, stats, _ = cv2.connectedComponentsWithStats(grid_u8, connectivity=8)
-        largest = stats[1:, cv2.CC_STAT_AREA].max() if n > 1 else 0
-        return bool(largest >= min_cells), changed_fraction
+        return self._grid.has_blob(unexplained[self._grid_local], HAND_AREA_DISCS * self.footprints.disc_area)
 
     def _token_colours(
         self, feats: np.ndarray, foreground: np.ndarray, accepted: np.ndarray
