@@ -163,6 +163,7 @@ function renderLegend(s) {
   const items = [...Array(Math.min(colours, palette.length)).keys()]
     .map((c) => `<span><i class="swatch" style="background:${palette[c]}"></i>${escapeHtml(colourName(s, c))}</span>`);
   items.push('<span>◯ last move</span>', '<span style="color:var(--danger)">▢ differs</span>');
+  if ((s.hidden || []).length) items.push('<span>⬚ camera cannot see</span>');
   if (showThreats) items.push("<span>◌ threat</span>");
   $("legend").innerHTML = items.join("");
 }
@@ -212,6 +213,7 @@ function handleRecord(record) {
     liveAlerts = [...liveAlerts, record].slice(-MAX_ALERTS);
     if (record.type !== "win") liveAlert = record;
     if (record.type === "confirm_hidden") hiddenCandidates = record.points || record.candidates || [];
+    document.body.dataset.lastAlert = record.type;
     ring(record, describe(record, state));
   }
   render(); // the runtime follows each batch of records with a fresh state event
