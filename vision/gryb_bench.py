@@ -19,10 +19,11 @@ import cv2
 import numpy as np
 
 from calibration.gryb_calibfile import GrybCalibration
-from calibration.gryb_fit import apply_homography, corner_homography, fit_bandanna, parse_gryb_clicks, px_per_mm
+from calibration.camera import CameraModel
+from calibration.gryb_fit import apply_homography, fit_bandanna, parse_gryb_clicks, px_per_mm
 from calibration.gryb_spec import GrybSpec, load_gryb_spec
 from vision.gryb_observer import GrybObserver
-from vision.gryb_render import RenderedBandanna, random_bandanna_scene, render_bandanna
+from vision.gryb_render import BandannaStyle, RenderedBandanna, Wrinkles, random_bandanna_scene, render_bandanna
 from vision.render_hand import HandSpec
 from vision.tracker import Tracker
 
@@ -71,26 +72,54 @@ def wrong_nodes(states: np.ndarray, rings: dict[int, int], mapping: dict[int, in
     return np.flatnonzero(read != truth)
 
 
-def _calibrate(spec: GrybSpec, empty: RenderedBandanna, totals: BenchTotals) -> GrybCalibration:
+@dataclasses.dataclass(frozen=True)
+class CalibratedScene:
+    """A rendered scene calibrated as a user would: the empty picture and the true corner clicks."""
+
+    camera: CameraModel
+    style: BandannaStyle
+    wrinkles: Wrinkles
+    empty: RenderedBandanna
+    calibration: GrybCalibration
+    seed: int
+
+    def location_errors(self) -> np.ndarray:
+        """Per node: pixels between the calibrated and the true position."""
+        return np.linalg.norm(self.calibration.nodes_px - self.empty.nodes_px, axis=1)
+
+    def homography_errors(self) -> np.ndarray:
+        """Per node: pixels between the corner homography's prediction and the true position."""
+        positions = apply_homography(self.calibration.homography, self.calibration.spec.node_positions())
+        return np.linalg.norm(positions - self.empty.nodes_px, axis=1)
+
+    def render(self, rings: dict[int, int], *, hand: HandSpec | None = None, noise_seed: int | None = None,
+               style: BandannaStyle | None = None) -> RenderedBandanna:
+        """Another picture of the same cloth under the same camera (``style`` may change the light)."""
+        return render_bandanna(self.camera, self.calibration.spec, rings, style=style or self.style,
+                               wrinkles=self.wrinkles, hand=hand, seed=self.seed, noise_seed=noise_seed)
+
+
+def calibrated_scene(seed: int, size: tuple[int, int] = BENCH_SIZES[0], spec: GrybSpec | None = None,
+                     wrinkle_mm: float | None = None) -> CalibratedScene:
+    """Render a random scene's empty bandanna and calibrate from it (raises what the fit raises)."""
+    spec = spec or load_gryb_spec()
+    camera, style, wrinkles = random_bandanna_scene(seed, size, spec, wrinkle_mm)
+    empty = render_bandanna(camera, spec, {}, style=style, wrinkles=wrinkles, seed=seed)
     clicks = empty.landmarks_px()
     fit = fit_bandanna(empty.image_bgr, clicks, spec)
-    homography = corner_homography(parse_gryb_clicks(clicks), spec)
-    totals.location_errors += np.linalg.norm(fit.nodes_px - empty.nodes_px, axis=1).tolist()
-    totals.homography_errors += np.linalg.norm(
-        apply_homography(homography, spec.node_positions()) - empty.nodes_px, axis=1).tolist()
-    return GrybCalibration.from_fit(fit, spec, empty.image_bgr, clicks)
+    calibration = GrybCalibration.from_fit(fit, spec, empty.image_bgr, parse_gryb_clicks(clicks))
+    return CalibratedScene(camera, style, wrinkles, empty, calibration, seed)
 
 
 def bench_scene(seed: int, size: tuple[int, int], totals: BenchTotals, out: TextIO, *, pictures: int = 3,
                 spec: GrybSpec | None = None) -> None:
     """Calibrate one rendered scene and read ``pictures`` random ring positions on it."""
-    spec = spec or load_gryb_spec()
-    camera, style, wrinkles = random_bandanna_scene(seed, size, spec)
-    empty = render_bandanna(camera, spec, {}, style=style, wrinkles=wrinkles, seed=seed)
-    before = len(totals.location_errors)
-    calibration = _calibrate(spec, empty, totals)
-    errors = np.array(totals.location_errors[before:])
-    scale = float(px_per_mm(calibration.homography, spec.node_positions()).mean())
+    scene = calibrated_scene(seed, size, spec)
+    errors, homography_errors = scene.location_errors(), scene.homography_errors()
+    totals.location_errors += errors.tolist()
+    totals.homography_errors += homography_errors.tolist()
+    calibration, style = scene.calibration, scene.style
+    scale = float(px_per_mm(calibration.homography, calibration.spec.node_positions()).mean())
     observer = GrybObserver(calibration)
     rng = np.random.default_rng(seed)
     wrong = 0
@@ -99,10 +128,10 @@ def bench_scene(seed: int, size: tuple[int, int], totals: BenchTotals, out: Text
         shown = style
         if k % 2:  # the light's colour changed since calibration
             cast = np.exp(rng.normal(0, 0.08, 3))
-            scene = dataclasses.replace(style.scene, white_balance=tuple(float(v) for v in cast / cast[1]),
+            light = dataclasses.replace(style.scene, white_balance=tuple(float(v) for v in cast / cast[1]),
                                         exposure=float(style.scene.exposure * rng.uniform(0.85, 1.1)))
-            shown = dataclasses.replace(style, scene=scene)
-        picture = render_bandanna(camera, spec, rings, style=shown, wrinkles=wrinkles, seed=seed + 100 * k)
+            shown = dataclasses.replace(style, scene=light)
+        picture = scene.render(rings, style=shown, noise_seed=k)
         start = time.perf_counter()
         observation = observer.observe(picture.image_bgr, compare_previous=False)
         totals.observe_ms.append(1000 * (time.perf_counter() - start))
@@ -115,16 +144,14 @@ def bench_scene(seed: int, size: tuple[int, int], totals: BenchTotals, out: Text
         totals.nodes_read += N_NODES
         totals.nodes_wrong += len(bad)
     print(f"  scene {seed}: {size[0]}x{size[1]}, {scale:.2f} px/mm, cloth off one homography by up to "
-          f"{max(totals.homography_errors[before:]):.1f} px; nodes located: max error {errors.max():.2f} px, "
+          f"{homography_errors.max():.1f} px; nodes located: max error {errors.max():.2f} px, "
           f"mean {errors.mean():.2f} px; rings: {wrong} wrong of {pictures * N_NODES} node readings", file=out)
 
 
 def bench_game(seed: int, moves: int, totals: BenchTotals, out: TextIO, spec: GrybSpec | None = None) -> None:
     """Rings placed one by one by a reaching hand, read through the tracker; counts recovered moves."""
-    spec = spec or load_gryb_spec()
-    camera, style, wrinkles = random_bandanna_scene(seed, BENCH_SIZES[0], spec)
-    empty = render_bandanna(camera, spec, {}, style=style, wrinkles=wrinkles, seed=seed)
-    observer = GrybObserver(_calibrate(spec, empty, BenchTotals()))
+    scene = calibrated_scene(seed, BENCH_SIZES[0], spec)
+    observer = GrybObserver(scene.calibration)
     tracker = Tracker(stable_frames=3)
     rng = np.random.default_rng(seed)
     free = [int(n) for n in rng.permutation(N_NODES)]
@@ -143,8 +170,7 @@ def bench_game(seed: int, moves: int, totals: BenchTotals, out: TextIO, spec: Gr
     for index, (rings, hand) in enumerate(script):
         key = (tuple(sorted(rings.items())), hand)
         if key not in cache:
-            cache[key] = render_bandanna(camera, spec, rings, style=style, wrinkles=wrinkles, hand=hand,
-                                         seed=seed).image_bgr
+            cache[key] = scene.render(rings, hand=hand).image_bgr
         frame = np.clip(cache[key] + rng.normal(0, 1.5, cache[key].shape), 0, 255).astype(np.uint8)
         snapshot = tracker.update(observer.observe(frame), None, index)
         if snapshot is not None:
@@ -196,4 +222,4 @@ def run_gryb_vision_bench(*, scenes: int, games: int, moves: int, seed: int, out
     return totals
 
 
-__all__ = ["BenchTotals", "bench_game", "bench_scene", "run_gryb_vision_bench", "wrong_nodes"]
+__all__ = ["BenchTotals", "CalibratedScene", "calibrated_scene", "bench_game", "bench_scene", "run_gryb_vision_bench", "wrong_nodes"]

@@ -325,11 +325,14 @@ def render_bandanna(
     wrinkles: Wrinkles | None = None,
     hand: HandSpec | None = None,
     seed: int = 0,
+    noise_seed: int | None = None,
 ) -> RenderedBandanna:
     """Render the bandanna with ``rings`` (node index -> ring colour 0 or 1) on it.
 
     The same ``seed``, ``style`` and ``wrinkles`` give the same cloth, table and
-    light, so frames of one game differ only in rings, hand and noise. For the
+    light, so frames of one game differ only in rings, hand and noise;
+    ``noise_seed`` varies the camera noise alone (by default it follows the seed
+    and the rings). For the
     bandanna ``hand.target_point`` is a node index. Raises ``ValueError`` for a
     node outside 0..340 or a ring colour other than 0 and 1.
     """
@@ -341,7 +344,7 @@ def render_bandanna(
     style = style or BandannaStyle()
     wrinkles = wrinkles or Wrinkles.flat(spec)
     cloth_print = _printed_cloth(spec, style, seed)
-    rng = np.random.default_rng([seed, len(rings), *sorted(rings)])
+    rng = np.random.default_rng([seed, len(rings), *sorted(rings)] if noise_seed is None else [seed, noise_seed])
     printed = cloth_print.with_rings(spec, style, rings, seed)
 
     w, h = camera.image_size
