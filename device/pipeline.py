@@ -12,7 +12,7 @@ shift is re-fitted (new camera model, the observer and tracker rebuilt on it)
 and reported as ``camera_moved``; a shift too large to re-fit is reported once
 and pauses judging until the camera is back or recalibrated, so that a bumped
 tripod does not raise a storm of illegal-move alerts. The frame is also checked
-before any changed board is judged (a shifted view looks like changed tokens),
+before an illegal change is judged (a shifted view looks like changed tokens),
 and while a "hand" stays in view for ``stuck_hand_after`` seconds (a shifted view
 also looks like something over the board); as a real hand may then block the
 view, only a confident re-fit is acted on in that case.
@@ -235,8 +235,9 @@ class Pipeline:
             if self._needs_recalibration:
                 return self._stamp(out, stamp)
             snapshot = self._tracker.update(observation, frame.image, frame.seq)
-            if snapshot is not None and drift is not None and self._last_drift_frame != frame.seq:
-                # A change is about to be judged: first make sure it is not the camera that moved.
+            if (snapshot is not None and drift is not None and self._last_drift_frame != frame.seq
+                    and not self._referee.is_plausible(snapshot)):
+                # An illegal change is about to be judged: first make sure the camera did not move.
                 calibration = self._calibration
                 out += self._check_drift(drift, frame)
                 if self._calibration is not calibration or self._needs_recalibration:

@@ -123,6 +123,11 @@ class Referee:
         record.pop("game_id", None)
         return record
 
+    def is_plausible(self, snapshot: Snapshot) -> bool:
+        """Whether ``snapshot`` is the same board or a legal change of it (no side effects):
+        the pipeline checks the camera before it lets an implausible change be judged."""
+        return self._read_change(self._read(snapshot, drop_stale=False)).is_legal
+
     def mismatch_points(self) -> list[int]:
         """Points where the board differs from the last legal state (drawn red on the dashboard)."""
         return list(self._pending.points) if self._pending else []

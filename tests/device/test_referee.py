@@ -364,3 +364,13 @@ def test_a_rules_engine_failure_is_logged_and_reported_as_unexplained(caplog) ->
     assert recs == [{"type": "illegal", "frame": 5, "reasons": ["the rules engine could not judge this change"],
                      "points": ["A1P"], "take_back": False}]
     assert "failed to judge" in caplog.text
+
+
+def test_is_plausible_has_no_side_effects() -> None:
+    t = Table()
+    t.play(("A3Q", 0))
+    legal = Snapshot(frame=9, tokens={P("A3Q"): 0, P("B3Q"): 1})
+    illegal = Snapshot(frame=9, tokens={P("A3Q"): 0, P("B3Q"): 0})
+    assert t.referee.is_plausible(legal) and t.referee.is_plausible(Snapshot(frame=9, tokens={P("A3Q"): 0}))
+    assert not t.referee.is_plausible(illegal)
+    assert t.game.move_stack == [Move(P("A3Q"), 0)] and t.referee.pending is None
