@@ -444,3 +444,12 @@ class TestJudgeExplains:
         forgot = game.judge({"G": 0, "GG": 0, "GR": 0, "GB": 0, "GBB": 1, "BB": 1})
         expected = "GY-GB is legal, but the rest of the board does not match it: GBB should hold"
         assert forgot.reasons == (expected + " a ring of player 1",)
+
+
+def test_a_drangles_turn_ends_early_when_no_second_step_is_possible():
+    # player 1's only ring goes down into a corner whose neighbours are all taken
+    board = {"GGG": 0, **quad("GGG", 1, skip=("GGGB",)), "GG": 1}
+    game = arrange(Drangles({"pieces-per-player": 1}, seed=1), board, in_hand=[0, 5])
+    assert M.step(0, "GGG", "GGGB") in game.legal_moves()
+    game.push(M.step(0, "GGG", "GGGB"))
+    assert game.to_move == 1 and game.state.steps_left == 2

@@ -291,7 +291,8 @@ class GrybGame(Game[GrybMove]):
                 self._pass_turn()
             return
         self._play(move)
-        if s.result is None and s.steps_left <= 0:
+        # A turn ends after its last step, or early when no further step is possible.
+        if s.result is None and (s.steps_left <= 0 or not self._has_moves()):
             self._end_turn()
 
     # -- turn helpers for games ---------------------------------------------------
@@ -407,7 +408,6 @@ class GrybGame(Game[GrybMove]):
                 if target not in board:
                     moves.add(GrybMove.step(player, source, target))
         return moves
-
 
     @staticmethod
     def _small_groups(nodes: Iterable[str], limit: int = 3) -> list[frozenset[str]]:
