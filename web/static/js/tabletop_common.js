@@ -29,6 +29,7 @@ export class TabletopPage {
     this.selected = null; // location of the piece whose moves are shown
     this.options = []; // legal moves from the selected location
     this.alert = null;
+    this.viewOverride = null; // a view drawn instead of the game's (the GRYB page's camera reading)
     this.board = config.makeBoard($("board"), (location) => this.tapped(location));
   }
 
@@ -237,7 +238,7 @@ export class TabletopPage {
     if (!state) return;
     const targets = [...this.destinations().keys()];
     const captures = this.options.filter((m) => isCapture(m)).map((m) => this.config.destination(m, this.selected)).filter(Boolean);
-    this.board.render({
+    this.board.render(this.viewOverride || {
       state,
       movable: this.selected === null ? state.movable || [] : [],
       targets,

@@ -3,7 +3,7 @@
 // Node l1..lk sits at sum s_i * d(l_i) with s = 120, 60, 30, 15 mm, as on the cloth.
 // render() takes a tokens map {node name: ring colour 0|1} -- from a hand-played game or read
 // by the camera -- so the same drawing shows both.
-import { el, text, drawMarks } from "./svg.js";
+import { el, drawMarks } from "./svg.js";
 
 const STEPS = [120, 60, 30, 15];
 const DIRECTIONS = { G: [-1, 1], R: [1, 1], Y: [1, -1], B: [-1, -1] };
@@ -121,4 +121,3 @@ export class GrybBoard {
   }
 }
 
-export { text };
