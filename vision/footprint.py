@@ -33,6 +33,7 @@ _SUPERSAMPLE = 4  # rasterise at 4x the working resolution, then average to a co
 _RING_MM = 3.0  # how far around a token's outline the "must not be token" ring reaches
 _TARGET_DISC_PX = 12.0  # smallest top-disc minor axis (working pixels) the factor must keep
 _HAND_MARGIN_MM = 60.0
+_RING_MIN_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 _CORE_COVERAGE = 0.9
 _TOP_COVERAGE = 0.5
 
@@ -266,8 +267,8 @@ def _project_regions(
         )
         grown = cv2.convexHull(grown.astype(np.float32)).reshape(-1, 2)
         full_top = cv2.contourArea(top_px.astype(np.float32))
-        lo = np.floor(grown.min(axis=0)).astype(int) - 2
-        hi = np.ceil(grown.max(axis=0)).astype(int) + 3
+        lo = np.floor(grown.min(axis=0)).astype(int) - 4
+        hi = np.ceil(grown.max(axis=0)).astype(int) + 5
         x0, y0 = max(lo[0], 0), max(lo[1], 0)
         x1, y1 = min(hi[0], width), min(hi[1], height)
         if x1 <= x0 or y1 <= y0:
@@ -286,7 +287,9 @@ def _project_regions(
         cores.append(flat[sil_cov >= _CORE_COVERAGE])
         tops.append(flat[top_cov >= _TOP_COVERAGE])
         sils.append(flat[touched])
-        rings.append(flat[(grown_cov > 0.5) & ~touched])
+        # At least two pixels of ring even where 3 mm is less than that (small working images).
+        widened = cv2.dilate(touched.astype(np.uint8), _RING_MIN_KERNEL) > 0
+        rings.append(flat[((grown_cov > 0.5) | widened) & ~touched])
     return cores, tops, sils, rings, np.array(in_image)
 
 

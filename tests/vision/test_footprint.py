@@ -1,0 +1,127 @@
+"""Footprints: per-point pixel sets, depth order, occlusion and the post (geometry only)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from calibration.camera import CameraModel
+from calibration.spec import load_spec
+from rules.timevectors.points import parse_point
+from vision.footprint import PixelSets, build_footprints, working_size
+
+SPEC = load_spec()
+
+
+@pytest.fixture(scope="module")
+def oblique():
+    camera = CameraModel.looking_at((0, 0, 150), 950, 50, 30, (640, 480))
+    return camera, build_footprints(camera, SPEC)
+
+
+def test_every_point_in_view_has_core_top_and_ring(oblique):
+    _, fp = oblique
+    seen = fp.in_image > 0.99
+    assert seen.sum() > 200
+    assert (fp.core.count[seen] > 0).all() and (fp.top.count[seen] > 0).all()
+    assert (fp.ring.count[seen] > 0).all()
+
+
+def test_ring_and_core_never_touch_the_same_pixels(oblique):
+    _, fp = oblique
+    for p in range(256):
+        ring = set(fp.ring.index[fp.ring.point == p].tolist())
+        sil = set(fp.silhouette.index[fp.silhouette.point == p].tolist())
+        core = set(fp.core.index[fp.core.point == p].tolist())
+        assert not ring & sil
+        assert core <= sil
+
+
+def test_upper_tiers_are_nearer_the_camera(oblique):
+    _, fp = oblique
+    for column in "ADEH":
+        depths = [fp.depth[parse_point(f"{column}2{tier}")] for tier in "PQRS"]
+        assert depths == sorted(depths, reverse=True)
+
+
+def test_empty_board_visibility_is_post_and_frame_only(oblique):
+    _, fp = oblique
+    vis = fp.token_visibility(np.zeros(256, bool))
+    np.testing.assert_allclose(vis, fp.post_visibility * fp.in_image)
+    assert (fp.post_visibility < 1).any(), "the post hides something from an oblique camera"
+    assert (fp.post_visibility > 0.99).mean() > 0.85, "only points near the post are affected"
+
+
+def test_overlap_rows_name_a_nearer_point(oblique):
+    _, fp = oblique
+    far, near, fraction = fp.overlap[:, 0].astype(int), fp.overlap[:, 1].astype(int), fp.overlap[:, 2]
+    assert len(far) > 0
+    assert (fp.depth[near] < fp.depth[far]).all()
+    assert ((fraction > 0) & (fraction <= 1)).all()
+
+
+def test_token_straight_above_hides_the_points_below():
+    camera = CameraModel.looking_at((0, 0, 150), 4000, 89.5, 0, (640, 480), horizontal_fov_deg=12)
+    fp = build_footprints(camera, SPEC)
+    occupied = np.zeros(256, bool)
+    occupied[parse_point("C3S")] = True
+    vis = fp.token_visibility(occupied)
+    assert vis[parse_point("C3S")] == pytest.approx(1.0)
+    for tier in "PQR":
+        assert vis[parse_point(f"C3{tier}")] < 0.5
+    assert vis[parse_point("B3R")] == pytest.approx(1.0)
+
+
+def test_camera_looking_away_is_refused():
+    camera = CameraModel(K=np.eye(3) * [500, 500, 1], dist=np.zeros(5), rvec=np.zeros(3),
+                         tvec=[0, 0, -5000], image_size=(640, 480))
+    with pytest.raises(ValueError, match="does not look at the board"):
+        build_footprints(camera, SPEC)
+
+
+def test_working_size_keeps_discs_readable_and_respects_the_reference():
+    camera = CameraModel.looking_at((0, 0, 150), 700, 55, 0, (1640, 1232))
+    w, h = working_size(camera, SPEC)
+    assert w <= 1640 and abs(w / h - 1640 / 1232) < 0.01
+    assert working_size(camera, SPEC, max_width=400)[0] == 400
+    fp = build_footprints(camera, SPEC, (w, h))
+    assert np.sqrt(fp.disc_area) >= 8  # about ten pixels across
+
+
+@st.composite
+def pixel_sets(draw):
+    counts = draw(st.lists(st.integers(0, 30), min_size=1, max_size=6))
+    per_point = [np.array(draw(st.lists(st.integers(0, 99), min_size=c, max_size=c)), np.int64)
+                 for c in counts]
+    return PixelSets.from_lists(per_point), per_point
+
+
+@settings(max_examples=60, deadline=None)
+@given(pixel_sets(), st.integers(1, 12))
+def test_property_thinned_is_an_even_subset(data, cap):
+    sets, per_point = data
+    thin = sets.thinned(cap)
+    for p, original in enumerate(per_point):
+        kept = thin.index[thin.point == p]
+        assert len(kept) <= max(cap, 1) + 1 and (len(original) == 0) == (len(kept) == 0)
+        assert np.isin(kept, original).all()
+        if len(original) <= cap:
+            np.testing.assert_array_equal(kept, original)
+
+
+@settings(max_examples=60, deadline=None)
+@given(pixel_sets(), st.lists(st.integers(0, 99), max_size=60))
+def test_property_within_and_tally(data, universe):
+    sets, per_point = data
+    universe = np.unique(np.array(universe, np.int64))
+    inside = sets.within(universe)
+    for p, original in enumerate(per_point):
+        np.testing.assert_array_equal(inside.index[inside.point == p], original[np.isin(original, universe)])
+    labels = (np.arange(100) % 3).astype(np.int64)
+    counts = sets.tally(labels, 3)
+    assert counts.shape == (len(per_point), 3)
+    np.testing.assert_array_equal(counts.sum(axis=1), sets.count)
+    for p, original in enumerate(per_point):
+        np.testing.assert_array_equal(counts[p], np.bincount(labels[original], minlength=3))

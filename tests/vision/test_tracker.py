@@ -1,0 +1,108 @@
+"""Tracker: stability counting, hands, hidden points, glitched frames (pure logic)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vision.observation import Observation
+from vision.tracker import Tracker
+
+
+def observation(tokens: dict[int, int], *, hidden: tuple[int, ...] = (), hand: bool = False,
+                quality: float = 1.0, colours: int = 3) -> Observation:
+    probs = np.zeros((256, 1 + colours))
+    probs[:, 0] = 1.0
+    for point, colour in tokens.items():
+        probs[point] = 0.0
+        probs[point, 1 + colour] = 1.0
+    visibility = np.ones(256)
+    visibility[list(hidden)] = 0.2
+    return Observation(probs=probs, visibility=visibility, hand_present=hand, quality=quality)
+
+
+def feed(tracker: Tracker, observations: list[Observation]) -> list:
+    return [tracker.update(o, None, i) for i, o in enumerate(observations)]
+
+
+def test_first_snapshot_after_n_stable_frames():
+    out = feed(Tracker(3), [observation({})] * 3)
+    assert out[:2] == [None, None]
+    assert out[2] is not None and out[2].tokens == {} and out[2].frame == 2
+
+
+def test_no_repeat_while_the_board_stays_the_same():
+    out = feed(Tracker(2), [observation({5: 1})] * 6)
+    assert sum(s is not None for s in out) == 1
+
+
+def test_new_state_needs_its_own_run():
+    seq = [observation({})] * 2 + [observation({5: 0})] + [observation({})] + [observation({5: 0})] * 2
+    out = feed(Tracker(2), seq)
+    snaps = [s for s in out if s is not None]
+    assert [s.tokens for s in snaps] == [{}, {5: 0}]
+    assert snaps[1].frame == 5
+
+
+def test_hand_resets_the_count_and_never_snapshots():
+    seq = [observation({})] * 2 + [observation({9: 2}, hand=True)] * 5 + [observation({9: 2})] * 2
+    out = feed(Tracker(3), seq)
+    assert all(s is None for s in out[2:7])
+    assert all(s is None for s in out[7:9])  # only two calm frames since the hand left
+    assert Tracker(3).update(observation({}, hand=True), None, 0) is None
+
+
+def test_snapshot_after_hand_leaves():
+    seq = [observation({})] * 3 + [observation({}, hand=True)] * 2 + [observation({9: 2})] * 3
+    snaps = [s for s in feed(Tracker(3), seq) if s is not None]
+    assert [s.tokens for s in snaps] == [{}, {9: 2}]
+
+
+def test_hidden_points_keep_their_last_known_state():
+    seq = [observation({10: 1, 20: 0})] * 2 + [observation({20: 0, 30: 2}, hidden=(10,))] * 2
+    snaps = [s for s in feed(Tracker(2), seq) if s is not None]
+    assert snaps[1].tokens == {10: 1, 20: 0, 30: 2}
+    assert snaps[1].hidden == frozenset({10})
+
+
+def test_hidden_point_never_seen_is_not_invented():
+    snaps = [s for s in feed(Tracker(1), [observation({}, hidden=(40,))]) if s is not None]
+    assert snaps[0].tokens == {} and snaps[0].hidden == frozenset({40})
+
+
+def test_glitched_frames_neither_count_nor_break_a_run():
+    seq = [observation({1: 0}), observation({}, quality=0.1), observation({1: 0})]
+    out = feed(Tracker(2), seq)
+    assert out[1] is None and out[2] is not None and out[2].tokens == {1: 0}
+
+
+def test_reset_forgets_the_last_snapshot():
+    tracker = Tracker(1)
+    assert tracker.update(observation({}), None, 0) is not None
+    assert tracker.update(observation({}), None, 1) is None
+    tracker.reset()
+    assert tracker.update(observation({}), None, 2) is not None
+
+
+def test_stable_frames_below_one_is_refused():
+    with pytest.raises(ValueError, match="at least 1"):
+        Tracker(0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.dictionaries(st.integers(0, 255), st.integers(0, 2), max_size=4),
+                          st.booleans()), max_size=25),
+       st.integers(1, 4))
+def test_property_snapshots_only_from_calm_identical_runs(frames, stable):
+    """Every snapshot ends a run of `stable` calm frames with exactly its tokens; hands never snapshot."""
+    tracker = Tracker(stable)
+    seq = [observation(tokens, hand=hand) for tokens, hand in frames]
+    for i, snap in enumerate(feed(tracker, seq)):
+        if snap is None:
+            continue
+        assert not frames[i][1]
+        run = frames[i - stable + 1:i + 1]
+        assert len(run) == stable
+        assert all(not hand and tokens == snap.tokens for tokens, hand in run)
