@@ -125,7 +125,9 @@ class EventBus:
         self._worker = threading.Thread(target=self._work, name=name, daemon=True)
         self._worker.start()
 
-    def subscribe(self, callback: Listener, types: Iterable[str] | None = None) -> Callable[[], None]:
+    def subscribe(
+        self, callback: Listener, types: Iterable[str] | None = None
+    ) -> Callable[[], None]:
         """Call ``callback(event)`` for every event (or only those of ``types``).
 
         Raises :class:`EventError` for an unknown type name in ``types``.
@@ -177,7 +179,9 @@ class EventBus:
                 item.set()
                 continue
             with self._lock:
-                listeners = [cb for cb, types in self._listeners if types is None or item.type in types]
+                listeners = [
+                    cb for cb, types in self._listeners if types is None or item.type in types
+                ]
             for callback in listeners:
                 try:
                     callback(item)

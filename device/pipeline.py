@@ -49,7 +49,9 @@ class ObserverLike(Protocol):
 
 
 class TrackerLike(Protocol):
-    def update(self, observation: Observation, frame_bgr: np.ndarray, frame_index: int) -> Snapshot | None: ...
+    def update(
+        self, observation: Observation, frame_bgr: np.ndarray, frame_index: int
+    ) -> Snapshot | None: ...
 
 
 class DriftLike(Protocol):
@@ -64,7 +66,9 @@ class DriftCheckerLike(Protocol):
 
 ObserverFactory = Callable[..., ObserverLike]  # (calibration, *, palette) -> observer
 TrackerFactory = Callable[[], TrackerLike]
-DriftFactory = Callable[[Any], DriftCheckerLike | None]  # calibration -> detector (None: cannot check)
+DriftFactory = Callable[
+    [Any], DriftCheckerLike | None
+]  # calibration -> detector (None: cannot check)
 
 
 def _reference_image(calibration: Any) -> np.ndarray | None:
@@ -136,8 +140,9 @@ def warp_reference(reference: np.ndarray, old: Any, new: Any, spec: Any) -> np.n
     if homography is None:
         return reference
     size = (reference.shape[1], reference.shape[0])
-    return cv2.warpPerspective(reference, homography, size, flags=cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpPerspective(
+        reference, homography, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
 
 
 def refitted_calibration(calibration: Any, camera: Any) -> Any:
@@ -226,8 +231,14 @@ class Pipeline:
             self._last_frame = frame.seq
             out: list[Event] = []
             drift = self._drift
-            self._hand_since = (self._hand_since or frame.timestamp) if observation.hand_present else None
-            if drift is not None and not observation.hand_present and self._drift_due(frame.timestamp):
+            self._hand_since = (
+                (self._hand_since or frame.timestamp) if observation.hand_present else None
+            )
+            if (
+                drift is not None
+                and not observation.hand_present
+                and self._drift_due(frame.timestamp)
+            ):
                 out += self._check_drift(drift, frame)
             elif drift is not None and self._hand_stuck(frame.timestamp):
                 # A "hand" that never moves away may be the whole board seen off its calibration.
@@ -235,8 +246,12 @@ class Pipeline:
             if self._needs_recalibration:
                 return self._stamp(out, stamp)
             snapshot = self._tracker.update(observation, frame.image, frame.seq)
-            if (snapshot is not None and drift is not None and self._last_drift_frame != frame.seq
-                    and not self._referee.is_plausible(snapshot)):
+            if (
+                snapshot is not None
+                and drift is not None
+                and self._last_drift_frame != frame.seq
+                and not self._referee.is_plausible(snapshot)
+            ):
                 # An illegal change is about to be judged: first make sure the camera did not move.
                 calibration = self._calibration
                 out += self._check_drift(drift, frame)
@@ -256,9 +271,14 @@ class Pipeline:
         """A hand has been reported for ``stuck_hand_after`` seconds and no check was made since."""
         if self._hand_since is None or timestamp - self._hand_since < self._stuck_hand_after:
             return False
-        return self._last_drift_check is None or timestamp - self._last_drift_check >= self._stuck_hand_after
+        return (
+            self._last_drift_check is None
+            or timestamp - self._last_drift_check >= self._stuck_hand_after
+        )
 
-    def _check_drift(self, drift: DriftCheckerLike, frame: Frame, *, refit_only: bool = False) -> list[Event]:
+    def _check_drift(
+        self, drift: DriftCheckerLike, frame: Frame, *, refit_only: bool = False
+    ) -> list[Event]:
         """Compare the frame with the reference and act on it. ``refit_only``: the view may be
         blocked by a real hand, so only a confident re-fit counts, never "camera lost"."""
         self._last_drift_frame = frame.seq
@@ -275,8 +295,17 @@ class Pipeline:
             logger.info("camera moved %.1f px; re-fitted the calibration", result.shift_px)
             self._set_calibration(refitted_calibration(self._calibration, result.refit))
             self._needs_recalibration = False
-            return [Event(ev.CAMERA_MOVED, {"shift_px": round(float(result.shift_px), 1), "refit": True,
-                                            "recalibrate": False}, frame=frame.seq)]
+            return [
+                Event(
+                    ev.CAMERA_MOVED,
+                    {
+                        "shift_px": round(float(result.shift_px), 1),
+                        "refit": True,
+                        "recalibrate": False,
+                    },
+                    frame=frame.seq,
+                )
+            ]
         if result.ok:
             if self._needs_recalibration:
                 logger.info("camera is back where it was calibrated")
@@ -287,8 +316,13 @@ class Pipeline:
             return []  # said once; the dashboard shows it until it is fixed
         logger.warning("camera moved %.1f px, too far to re-fit: recalibrate", result.shift_px)
         self._needs_recalibration = True
-        return [Event(ev.CAMERA_MOVED, {"shift_px": round(float(result.shift_px), 1), "refit": False,
-                                        "recalibrate": True}, frame=frame.seq)]
+        return [
+            Event(
+                ev.CAMERA_MOVED,
+                {"shift_px": round(float(result.shift_px), 1), "refit": False, "recalibrate": True},
+                frame=frame.seq,
+            )
+        ]
 
     def _stamp(self, events: list[Event], now: float) -> list[Event]:
         stamped = []
@@ -308,12 +342,16 @@ class Pipeline:
             pending = self._referee.pending_record()
             return {
                 "game_id": self.game_id,
-                "tokens": {point_name(p): c for p, c in sorted(obs.tokens().items())} if obs else {},
+                "tokens": {point_name(p): c for p, c in sorted(obs.tokens().items())}
+                if obs
+                else {},
                 "hidden": [point_name(p) for p in obs.hidden()] if obs else [],
                 "hand": bool(obs.hand_present) if obs else False,
                 "mismatch": [point_name(p) for p in self._referee.mismatch_points()],
                 "pending": pending,
-                "observation": None if obs is None else {
+                "observation": None
+                if obs is None
+                else {
                     "frame": self._last_frame,
                     "quality": round(float(obs.quality), 3),
                     "drift_px": round(float(obs.drift_px), 2),

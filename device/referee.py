@@ -138,7 +138,11 @@ class Referee:
         previous = self._last
         self._last = snapshot
         observed = self._read(snapshot, drop_stale=True)
-        if self._game.is_over() and self._new_game is not None and not self._visible_tokens(snapshot):
+        if (
+            self._game.is_over()
+            and self._new_game is not None
+            and not self._visible_tokens(snapshot)
+        ):
             return self._restart(self._new_game, snapshot.frame)
         newly_hidden: frozenset[int] = frozenset()
         if previous is not None:
@@ -165,8 +169,15 @@ class Referee:
         if pending.judgement.take_back:
             move = self._game.pop()
             self._pending = None
-            out = [self._event(ev.UNDO, pending.frame, point=_name_or_none(move.point), color=move.color,
-                               reason="take-back accepted")]
+            out = [
+                self._event(
+                    ev.UNDO,
+                    pending.frame,
+                    point=_name_or_none(move.point),
+                    color=move.color,
+                    reason="take-back accepted",
+                )
+            ]
             return out + self._rejudge()
         for point in pending.points:
             self._overrides[point] = (pending.observed.get(point), self._game.board.get(point))
@@ -185,15 +196,20 @@ class Referee:
         if last is None:
             raise RefereeError("no board has been read yet")
         if point in last.hidden:
-            raise RefereeError(f"{point_name(point)} is hidden from the camera; "
-                               "confirm a move there with confirm_hidden")
+            raise RefereeError(
+                f"{point_name(point)} is hidden from the camera; "
+                "confirm a move there with confirm_hidden"
+            )
         reading = last.tokens.get(point)
         if reading == color:
             self._overrides.pop(point, None)
         else:
             self._overrides[point] = (reading, color)
-        out = [self._event(ev.CORRECTED, last.frame, point=point_name(point), color=color,
-                           read=reading)]
+        out = [
+            self._event(
+                ev.CORRECTED, last.frame, point=point_name(point), color=color, read=reading
+            )
+        ]
         return out + self._rejudge()
 
     def confirm_hidden(self, point: int) -> list[Event]:
@@ -207,7 +223,8 @@ class Referee:
             raise RefereeError("no move to a hidden point is waiting for confirmation")
         if point not in pending.candidates:
             raise RefereeError(
-                f"{point_name(point)} is not one of the candidate points {', '.join(_names(pending.candidates))}"
+                f"{point_name(point)} is not one of the candidate points "
+                f"{', '.join(_names(pending.candidates))}"
             )
         self._pending = None
         out = self._play([Move(point, pending.color)], pending.frame, hidden=True)
@@ -221,7 +238,11 @@ class Referee:
             raise RefereeError("no move to undo")
         move = self._game.pop()
         last = self._last
-        if last is not None and move.point not in last.hidden and last.tokens.get(move.point) is not None:
+        if (
+            last is not None
+            and move.point not in last.hidden
+            and last.tokens.get(move.point) is not None
+        ):
             self._overrides[move.point] = (last.tokens[move.point], None)
         self._pending = None
         out = [self._event(ev.UNDO, None, point=_name_or_none(move.point), color=move.color)]
@@ -263,7 +284,9 @@ class Referee:
     def _visible_tokens(snapshot: Snapshot) -> dict[int, int]:
         return {p: c for p, c in snapshot.tokens.items() if p not in snapshot.hidden}
 
-    def _judge(self, observed: dict[int, int], frame: int | None, newly_hidden: frozenset[int]) -> list[Event]:
+    def _judge(
+        self, observed: dict[int, int], frame: int | None, newly_hidden: frozenset[int]
+    ) -> list[Event]:
         out: list[Event] = []
         judgement = self._read_change(observed)
         while judgement.moves:
@@ -282,7 +305,7 @@ class Referee:
                 out += self._ask_hidden(observed, frame, judgement, newly_hidden)
             return out
         if self._game.is_over() and self._only_removals(observed, judgement):
-            # Clearing the board after the end is not an offence; a new game starts when it is empty.
+            # Clearing the board after the end is no offence; an empty board starts a new game.
             self._pending = None
             return out
         if self._pending is not None and self._pending.observed == observed:
@@ -292,8 +315,12 @@ class Referee:
             return out + self._raise(hidden_move, points=_names(hidden_move.points))
         reasons = list(judgement.reasons) or ["the board changed in a way no move explains"]
         illegal = Pending(ev.ILLEGAL, frame, dict(observed), judgement)
-        return out + self._raise(illegal, reasons=reasons, points=_names(judgement.changed),
-                                 take_back=judgement.take_back)
+        return out + self._raise(
+            illegal,
+            reasons=reasons,
+            points=_names(judgement.changed),
+            take_back=judgement.take_back,
+        )
 
     def _read_change(self, observed: Mapping[int, int]) -> Judgement:
         """``game.judge``, which must never raise; if it does (a rules bug), the change is
@@ -303,8 +330,12 @@ class Referee:
         except Exception:
             logger.exception("the rules engine failed to judge %r", observed)
             board = self._game.board
-            changed = tuple(sorted(p for p in set(board) | set(observed) if board.get(p) != observed.get(p)))
-            return Judgement(reasons=("the rules engine could not judge this change",), changed=changed)
+            changed = tuple(
+                sorted(p for p in set(board) | set(observed) if board.get(p) != observed.get(p))
+            )
+            return Judgement(
+                reasons=("the rules engine could not judge this change",), changed=changed
+            )
 
     def _is_still_occluded(self) -> bool:
         """A case-1 hidden-move question stands while the tokens it lost sight of stay hidden."""
@@ -335,7 +366,9 @@ class Referee:
                 candidates.append(point)
         return tuple(candidates)
 
-    def _hidden_move(self, observed: dict[int, int], frame: int | None, judgement: Judgement) -> Pending | None:
+    def _hidden_move(
+        self, observed: dict[int, int], frame: int | None, judgement: Judgement
+    ) -> Pending | None:
         """Case 2: the change is legal only if the player to move used a hidden point."""
         color = self._game.turn_color()
         if color is None or self._game.is_over() or judgement.take_back:
@@ -345,8 +378,13 @@ class Referee:
             return None
         return Pending(ev.CONFIRM_HIDDEN, frame, dict(observed), judgement, color, candidates)
 
-    def _ask_hidden(self, observed: dict[int, int], frame: int | None, judgement: Judgement,
-                    newly_hidden: frozenset[int]) -> list[Event]:
+    def _ask_hidden(
+        self,
+        observed: dict[int, int],
+        frame: int | None,
+        judgement: Judgement,
+        newly_hidden: frozenset[int],
+    ) -> list[Event]:
         """Case 1: a token went out of view with nothing new in view."""
         color = self._game.turn_color()
         if color is None or self._game.is_over():
@@ -354,7 +392,9 @@ class Referee:
         candidates = self._hidden_candidates(observed, color)
         if not candidates:
             return []
-        pending = Pending(ev.CONFIRM_HIDDEN, frame, dict(observed), judgement, color, candidates, newly_hidden)
+        pending = Pending(
+            ev.CONFIRM_HIDDEN, frame, dict(observed), judgement, color, candidates, newly_hidden
+        )
         return self._raise(pending, points=[], occluded=_names(newly_hidden))
 
     def _raise(self, pending: Pending, **data: Any) -> list[Event]:
@@ -365,7 +405,9 @@ class Referee:
         self._pending = dataclasses.replace(pending, alert=alert)
         return [alert]
 
-    def _play(self, moves: Iterable[Any], frame: int | None, *, hidden: bool = False) -> list[Event]:
+    def _play(
+        self, moves: Iterable[Any], frame: int | None, *, hidden: bool = False
+    ) -> list[Event]:
         """Push moves in order and report them; stops at the end of the game."""
         out: list[Event] = []
         for move in moves:
@@ -380,7 +422,9 @@ class Referee:
                 extra["kind"] = kind
             if hidden:
                 extra["hidden"] = True
-            out.append(self._event(ev.MOVE, frame, point=point_name(move.point), color=move.color, **extra))
+            out.append(
+                self._event(ev.MOVE, frame, point=point_name(move.point), color=move.color, **extra)
+            )
             outcome = self._game.outcome()
             if outcome is not None:
                 if outcome.winner is None:

@@ -29,25 +29,49 @@ class ReplayError(ValueError):
     """Input the replay cannot run on (calibration, palette, folder, game settings)."""
 
 
-def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction) -> None:
+def register(
+    commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction
+) -> None:
     """Add ``boardcam replay``."""
     parser = commands.add_parser(
         "replay",
         help="run the live pipeline over a folder of frames and print its events",
-        description="Read the frames of DIR in name order as if a camera delivered them at 4 frames "
-        "per second, through the live pipeline, and print every event (move, win, illegal, "
-        "restored, camera_moved, confirm_hidden, ...).",
+        description="Read the frames of DIR in name order as if a camera delivered them at "
+        "4 frames per second, through the live pipeline, and print every event (move, win, "
+        "illegal, restored, camera_moved, confirm_hidden, ...).",
     )
-    parser.add_argument("--calibration", required=True, type=Path, metavar="CALIB.json",
-                        help="calibration file (boardcam calibrate or the dashboard's wizard)")
-    parser.add_argument("--palette", type=Path, metavar="PALETTE.json",
-                        help="nominal token colours [[r, g, b], ...]; player i plays colour i")
-    parser.add_argument("--players", type=int, default=2, choices=PLAYER_COUNTS,
-                        help="2 or 3 players, or 4/6 in two teams (default 2)")
-    parser.add_argument("--opening", default="none", choices=("none", "swap", "3meq"),
-                        help="opening protocol (default none)")
-    parser.add_argument("--fps", type=float, default=DEFAULT_FPS,
-                        help="frame rate the frames are timed at (default 4)")
+    parser.add_argument(
+        "--calibration",
+        required=True,
+        type=Path,
+        metavar="CALIB.json",
+        help="calibration file (boardcam calibrate or the dashboard's wizard)",
+    )
+    parser.add_argument(
+        "--palette",
+        type=Path,
+        metavar="PALETTE.json",
+        help="nominal token colours [[r, g, b], ...]; player i plays colour i",
+    )
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=2,
+        choices=PLAYER_COUNTS,
+        help="2 or 3 players, or 4/6 in two teams (default 2)",
+    )
+    parser.add_argument(
+        "--opening",
+        default="none",
+        choices=("none", "swap", "3meq"),
+        help="opening protocol (default none)",
+    )
+    parser.add_argument(
+        "--fps",
+        type=float,
+        default=DEFAULT_FPS,
+        help="frame rate the frames are timed at (default 4)",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON record per event")
     parser.add_argument("dir", type=Path, metavar="DIR", help="folder of frames (PNG, JPEG, ...)")
     parser.set_defaults(func=run)
@@ -56,8 +80,16 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
 def run(args: argparse.Namespace) -> int:
     """Entry point of ``boardcam replay``; exit status 2 for bad input."""
     try:
-        return replay(args.calibration, args.dir, palette_path=args.palette, players=args.players,
-                      opening=args.opening, fps=args.fps, as_json=args.json, out=sys.stdout)
+        return replay(
+            args.calibration,
+            args.dir,
+            palette_path=args.palette,
+            players=args.players,
+            opening=args.opening,
+            fps=args.fps,
+            as_json=args.json,
+            out=sys.stdout,
+        )
     except ReplayError as exc:
         print(f"boardcam replay: error: {exc}", file=sys.stderr)
         return 2
@@ -81,7 +113,9 @@ def _new_game(players: int, opening: str) -> Any:
     from rules.timevectors import GameConfig, TimeVectorsGame
 
     try:
-        return TimeVectorsGame(GameConfig(players=players, teams=players in (4, 6), opening=opening))
+        return TimeVectorsGame(
+            GameConfig(players=players, teams=players in (4, 6), opening=opening)
+        )
     except RulesError as exc:
         raise ReplayError(str(exc)) from exc
 
@@ -138,7 +172,9 @@ def replay(
             skipped += 1
             continue
         for event in events:
-            print(json.dumps(event.to_record()) if as_json else describe(event), file=out, flush=True)
+            print(
+                json.dumps(event.to_record()) if as_json else describe(event), file=out, flush=True
+            )
     if not as_json:
         print(summary(pipeline.game, len(files), skipped), file=out)
     return 0
@@ -166,8 +202,10 @@ def describe(event: Event) -> str:
     if event.type == ev.RESTORED:
         return f"{at}board restored"
     if event.type == ev.CONFIRM_HIDDEN:
-        return (f"{at}a {_colour(d['color'])} token must be on a hidden point: one of "
-                f"{', '.join(d['candidates'])} (confirm which)")
+        return (
+            f"{at}a {_colour(d['color'])} token must be on a hidden point: one of "
+            f"{', '.join(d['candidates'])} (confirm which)"
+        )
     if event.type == ev.CAMERA_MOVED:
         what = "re-fitted" if d.get("refit") else "recalibrate"
         return f"{at}camera moved {d['shift_px']} px ({what})"

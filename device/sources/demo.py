@@ -38,7 +38,7 @@ DEMO_FPS = 4.0
 
 
 def demo_camera(size: tuple[int, int] = DEMO_SIZE) -> CameraModel:
-    """The fixed camera the demo renders with: high on the south-south-west side, board filling the view."""
+    """The demo's fixed camera: high on the south-south-west side, the board filling the view."""
     return CameraModel.looking_at((0.0, 0.0, 150.0), 760.0, 58.0, 25.0, size)
 
 
@@ -93,13 +93,26 @@ class ShotRenderer:
     def _render(self, shot: Shot) -> bytes:
         started = time.perf_counter()
         hand = HandSpec(target_point=shot.hand_at) if shot.hand_at is not None else None
-        rendered = render_timevectors(self.camera, self.spec, shot.tokens, self.colours_rgb,
-                                      hand=hand, scene=self.scene, seed=self.seed)
-        ok, buffer = cv2.imencode(".jpg", rendered.image_bgr, [cv2.IMWRITE_JPEG_QUALITY, self.jpeg_quality])
+        rendered = render_timevectors(
+            self.camera,
+            self.spec,
+            shot.tokens,
+            self.colours_rgb,
+            hand=hand,
+            scene=self.scene,
+            seed=self.seed,
+        )
+        ok, buffer = cv2.imencode(
+            ".jpg", rendered.image_bgr, [cv2.IMWRITE_JPEG_QUALITY, self.jpeg_quality]
+        )
         if not ok:
             raise SourceError("the demo frame could not be encoded")
-        logger.debug("rendered demo view (%d tokens, hand %s) in %.0f ms", len(shot.board), shot.hand_at,
-                     1000 * (time.perf_counter() - started))
+        logger.debug(
+            "rendered demo view (%d tokens, hand %s) in %.0f ms",
+            len(shot.board),
+            shot.hand_at,
+            1000 * (time.perf_counter() - started),
+        )
         return buffer.tobytes()
 
 
@@ -154,8 +167,9 @@ class DemoSource(FrameSource):
         from calibration.calibfile import Calibration
 
         reference = self.renderer.empty_board()
-        calibration = Calibration(board="timevectors", spec=self.renderer.spec, camera=self.renderer.camera,
-                                  rms_px=0.0)
+        calibration = Calibration(
+            board="timevectors", spec=self.renderer.spec, camera=self.renderer.camera, rms_px=0.0
+        )
         return calibration.with_reference(reference, max_width=reference.shape[1], quality=95)
 
     def start(self) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -39,8 +40,12 @@ def test_demo_game_shows_every_kind_of_event() -> None:
         {"type": "move", "point": "B1R", "color": 0},
         {"type": "move", "point": "G7R", "color": 1},  # the fast two-token move
         {"type": "move", "point": "C1Q", "color": 0},
-        {"type": "illegal", "reasons": ["token moved from B1R to B2R"], "points": ["B1R", "B2R"],
-         "take_back": False},
+        {
+            "type": "illegal",
+            "reasons": ["token moved from B1R to B2R"],
+            "points": ["B1R", "B2R"],
+            "take_back": False,
+        },
         {"type": "restored", "points": ["B1R", "B2R"]},
         {"type": "move", "point": "H8S", "color": 1},
         {"type": "move", "point": "D1P", "color": 0},
@@ -54,11 +59,11 @@ def test_demo_script_loops_on_an_empty_board_with_hands_between_still_boards() -
     assert shots[0].board == () and shots[-1].board == ()
     assert shots[0].hand_at is None and shots[-1].hand_at is None
     # Every change of board happens under a hand, never between two hand-free frames.
-    for before, after in zip(shots, shots[1:]):
+    for before, after in pairwise(shots):
         if before.board != after.board:
             assert after.hand_at is not None
     # The tracker needs still frames after every hand visit.
-    for before, after in zip(shots, shots[1:]):
+    for before, after in pairwise(shots):
         if before.hand_at is not None and after.hand_at is None:
             assert after.frames >= 4
     assert len(distinct_views(shots)) <= 40  # few views: cheap to cache
@@ -116,7 +121,9 @@ class TestDemoSource:
         started = time.monotonic()
         for _ in range(4):
             assert source.read() is not None
-        assert time.monotonic() - started >= 3 / 20 - 0.01  # the first may come at once after the render
+        assert (
+            time.monotonic() - started >= 3 / 20 - 0.01
+        )  # the first may come at once after the render
         source.stop()
 
     def test_read_before_start_is_an_error(self) -> None:

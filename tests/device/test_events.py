@@ -27,8 +27,13 @@ class TestEventRecord:
         assert list(event.to_record())[:2] == ["type", "frame"]
 
     def test_game_id_only_when_set(self) -> None:
-        record = Event(events.WIN, {"color": 0, "vectors": [["A1P", "B1P", "C1P", "D1P"]]},
-                       frame=40, time=1.0, game_id="g7").to_record()
+        record = Event(
+            events.WIN,
+            {"color": 0, "vectors": [["A1P", "B1P", "C1P", "D1P"]]},
+            frame=40,
+            time=1.0,
+            game_id="g7",
+        ).to_record()
         assert record["game_id"] == "g7"
         assert "game_id" not in Event(events.RESTORED, frame=3, time=1.0).to_record()
 
@@ -65,8 +70,11 @@ class TestEventRecord:
 
     @given(
         st.sampled_from(sorted(events.EVENT_TYPES)),
-        st.dictionaries(st.text(min_size=1).filter(lambda k: k not in {"type", "frame", "time", "game_id"}),
-                        st.integers() | st.text(), max_size=5),
+        st.dictionaries(
+            st.text(min_size=1).filter(lambda k: k not in {"type", "frame", "time", "game_id"}),
+            st.integers() | st.text(),
+            max_size=5,
+        ),
         st.none() | st.integers(min_value=0),
         st.none() | st.text(min_size=1),
     )
@@ -74,7 +82,9 @@ class TestEventRecord:
         event = Event(type_, data, frame=frame, time=1.25, game_id=game_id)
         record = event.to_record()
         assert json.loads(json.dumps(record)) == record
-        assert {k: v for k, v in record.items() if k not in {"type", "frame", "time", "game_id"}} == data
+        assert {
+            k: v for k, v in record.items() if k not in {"type", "frame", "time", "game_id"}
+        } == data
 
 
 class TestEventBus:

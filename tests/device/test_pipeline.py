@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
 
 from calibration.camera import CameraModel
-from device import events as ev
 from device.pipeline import Pipeline
 from device.referee import RefereeError
 from device.sources.base import Frame
@@ -34,7 +33,9 @@ class FakeDrift:
     refit: Any = None
 
 
-def observation(tokens: dict[str, int], hidden: tuple[str, ...] = (), hand: bool = False) -> Observation:
+def observation(
+    tokens: dict[str, int], hidden: tuple[str, ...] = (), hand: bool = False
+) -> Observation:
     probs = np.zeros((256, 4))
     probs[:, 0] = 1.0
     for name, colour in tokens.items():
@@ -49,7 +50,7 @@ def observation(tokens: dict[str, int], hidden: tuple[str, ...] = (), hand: bool
 class FakeObserver:
     """Reads the observation a test scripted for a frame from the frame's first pixel."""
 
-    made: list[Any] = []
+    made: ClassVar[list[Any]] = []
 
     def __init__(self, calibration: Any, *, palette: Any = None, script: list[Observation]) -> None:
         self.calibration = calibration
@@ -83,8 +84,13 @@ class FakeTracker:
 class Harness:
     """Feeds scripted observations through a pipeline, one frame per 0.25 s."""
 
-    def __init__(self, game: TimeVectorsGame | None = None, drift: list[FakeDrift] | None = None,
-                 drift_interval: float = 5.0, game_id: str | None = "g1") -> None:
+    def __init__(
+        self,
+        game: TimeVectorsGame | None = None,
+        drift: list[FakeDrift] | None = None,
+        drift_interval: float = 5.0,
+        game_id: str | None = "g1",
+    ) -> None:
         self.script: list[Observation] = []
         self.drift_results = list(drift or [])
         self.drift_calls = 0
@@ -94,7 +100,9 @@ class Harness:
             game or TimeVectorsGame(GameConfig()),
             game_id=game_id,
             drift_interval=drift_interval,
-            observer_factory=lambda cal, *, palette=None: FakeObserver(cal, palette=palette, script=self.script),
+            observer_factory=lambda cal, *, palette=None: FakeObserver(
+                cal, palette=palette, script=self.script
+            ),
             tracker_factory=FakeTracker,
             drift_factory=(lambda cal: self) if drift is not None else None,
         )
@@ -133,8 +141,9 @@ def test_move_event_is_stamped_with_frame_time_and_game_id() -> None:
     h = Harness()
     assert h.show({}) == []
     records = h.place({}, "A3Q", 0)
-    assert records == [{"type": "move", "frame": 8, "point": "A3Q", "color": 0, "time": 1002.0,
-                        "game_id": "g1"}]
+    assert records == [
+        {"type": "move", "frame": 8, "point": "A3Q", "color": 0, "time": 1002.0, "game_id": "g1"}
+    ]
 
 
 def test_hand_frames_never_reach_the_referee() -> None:
@@ -149,7 +158,15 @@ def test_win_then_clearing_the_board_starts_a_new_game_with_a_new_id() -> None:
     board: dict[str, int] = {}
     h.show(board)
     records = []
-    for name, colour in [("A1P", 0), ("A8S", 1), ("B1P", 0), ("B8S", 1), ("C1P", 0), ("C8S", 1), ("D1P", 0)]:
+    for name, colour in [
+        ("A1P", 0),
+        ("A8S", 1),
+        ("B1P", 0),
+        ("B8S", 1),
+        ("C1P", 0),
+        ("C8S", 1),
+        ("D1P", 0),
+    ]:
         records += h.place(board, name, colour)
     assert types(records)[-2:] == ["move", "win"]
     assert records[-1]["vectors"] == [["A1P", "B1P", "C1P", "D1P"]]
@@ -164,15 +181,26 @@ def test_win_then_clearing_the_board_starts_a_new_game_with_a_new_id() -> None:
 
 
 def test_drift_is_checked_at_the_interval_and_a_refit_rebuilds_the_observer() -> None:
-    h = Harness(drift=[FakeDrift(0.3, True), FakeDrift(3.2, True, refit="cam1")], drift_interval=2.0)
+    h = Harness(
+        drift=[FakeDrift(0.3, True), FakeDrift(3.2, True, refit="cam1")], drift_interval=2.0
+    )
     records = h.show({}, frames=8)  # t = 0 .. 1.75: the first frame starts the clock
     assert h.drift_calls == 0 and records == []
     records = h.show({}, frames=4)  # t = 2.0 .. 2.75: the periodic check, steady
     assert h.drift_calls == 1 and records == []
     records = h.show({}, frames=8)  # t = 3.0 .. 4.75: at t = 4.0 a small shift, re-fitted
     assert h.drift_calls == 2
-    assert records == [{"type": "camera_moved", "frame": 16, "shift_px": 3.2, "refit": True,
-                        "recalibrate": False, "time": 1004.0, "game_id": "g1"}]
+    assert records == [
+        {
+            "type": "camera_moved",
+            "frame": 16,
+            "shift_px": 3.2,
+            "refit": True,
+            "recalibrate": False,
+            "time": 1004.0,
+            "game_id": "g1",
+        }
+    ]
     assert h.pipeline.calibration.camera == "cam1"
     assert FakeObserver.made[-1].camera == "cam1"
 
@@ -253,7 +281,9 @@ def test_operator_actions_are_delegated_and_stamped() -> None:
     h.show({})
     h.place({}, "A1P", 0)
     records = [e.to_record() for e in h.pipeline.undo()]
-    assert types(records) == ["undo"] and records[0]["game_id"] == "g1" and records[0]["frame"] is None
+    assert (
+        types(records) == ["undo"] and records[0]["game_id"] == "g1" and records[0]["frame"] is None
+    )
     with pytest.raises(RefereeError):
         h.pipeline.accept()
     with pytest.raises(RefereeError):
@@ -274,7 +304,9 @@ def test_new_game_replaces_the_game_and_id() -> None:
 
 def test_set_calibration_rebuilds_the_observer() -> None:
     h = Harness()
-    h.pipeline.set_calibration(FakeCalibration(camera=CameraModel.looking_at((0, 0, 0), 900, 50, 0, (64, 48))))
+    h.pipeline.set_calibration(
+        FakeCalibration(camera=CameraModel.looking_at((0, 0, 0), 900, 50, 0, (64, 48)))
+    )
     assert isinstance(FakeObserver.made[-1].camera, CameraModel)
 
 

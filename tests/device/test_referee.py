@@ -6,7 +6,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from device import events as ev
 from device.referee import Referee, RefereeError
 from rules.timevectors import GameConfig, Move, TimeVectorsGame, parse_point
 from rules.timevectors.points import point_name
@@ -18,15 +17,21 @@ P = parse_point
 class Table:
     """A referee fed snapshots written as ``{"A3Q": 0}``; returns event records without time."""
 
-    def __init__(self, config: GameConfig = GameConfig(), restart: bool = True) -> None:
+    def __init__(self, config: GameConfig | None = None, restart: bool = True) -> None:
+        config = config or GameConfig()
         self.game = TimeVectorsGame(config)
-        self.referee = Referee(self.game, new_game=(lambda: TimeVectorsGame(config)) if restart else None)
+        self.referee = Referee(
+            self.game, new_game=(lambda: TimeVectorsGame(config)) if restart else None
+        )
         self.frame = 0
 
     def see(self, tokens: dict[str, int], hidden: tuple[str, ...] = ()) -> list[dict]:
         self.frame += 1
-        snapshot = Snapshot(frame=self.frame, tokens={P(n): c for n, c in tokens.items()},
-                            hidden=frozenset(P(n) for n in hidden))
+        snapshot = Snapshot(
+            frame=self.frame,
+            tokens={P(n): c for n, c in tokens.items()},
+            hidden=frozenset(P(n) for n in hidden),
+        )
         return records(self.referee.feed(snapshot))
 
     def play(self, *moves: tuple[str, int]) -> dict[str, int]:
@@ -61,7 +66,9 @@ class TestMoves:
         t = Table()
         assert t.see({"A3Q": 0}) == [{"type": "move", "frame": 1, "point": "A3Q", "color": 0}]
         assert t.referee.game.board == {P("A3Q"): 0}
-        assert t.see({"A3Q": 0, "H8S": 1}) == [{"type": "move", "frame": 2, "point": "H8S", "color": 1}]
+        assert t.see({"A3Q": 0, "H8S": 1}) == [
+            {"type": "move", "frame": 2, "point": "H8S", "color": 1}
+        ]
 
     def test_fast_two_token_move_is_two_moves_in_turn_order(self) -> None:
         t = Table()
@@ -93,7 +100,9 @@ class TestMoves:
     def test_swap_opening_recolours_the_first_token(self) -> None:
         t = Table(GameConfig(opening="swap"))
         t.play(("A3Q", 0))
-        assert t.see({"A3Q": 1}) == [{"type": "move", "frame": 2, "point": "A3Q", "color": 1, "kind": "swap"}]
+        assert t.see({"A3Q": 1}) == [
+            {"type": "move", "frame": 2, "point": "A3Q", "color": 1, "kind": "swap"}
+        ]
         assert t.game.turn_color() == 0
         assert kinds(t.see({"A3Q": 1, "B3Q": 0})) == ["move"]
 
@@ -110,8 +119,15 @@ class TestIllegal:
         t = Table()
         board = t.play(("A3Q", 0))
         recs = t.see({**board, "B3Q": 0, "C3Q": 0})
-        assert recs == [{"type": "illegal", "frame": 2, "reasons": ["two colour 0 tokens placed"],
-                         "points": ["B3Q", "C3Q"], "take_back": False}]
+        assert recs == [
+            {
+                "type": "illegal",
+                "frame": 2,
+                "reasons": ["two colour 0 tokens placed"],
+                "points": ["B3Q", "C3Q"],
+                "take_back": False,
+            }
+        ]
         assert t.referee.mismatch_points() == [P("B3Q"), P("C3Q")]
         assert t.game.board == {P("A3Q"): 0}
         assert t.see({**board, "B3Q": 0, "C3Q": 0}) == []  # the same wrong board: no second alert
@@ -172,17 +188,23 @@ class TestOperator:
         assert t.see(board) == []
         assert kinds(t.see({**board, "G2P": 1})) == ["move"]
 
-    def test_accept_a_change_keeps_the_game_and_reads_those_points_as_the_game_has_them(self) -> None:
+    def test_accept_a_change_keeps_the_game_and_reads_those_points_as_the_game_has_them(
+        self,
+    ) -> None:
         t = Table()
         board = t.play(("A3Q", 0), ("H8S", 1))
         knocked = {"B3Q": 0, "H8S": 1}
         assert kinds(t.see(knocked)) == ["illegal"]
-        assert records(t.referee.accept()) == [{"type": "accepted", "frame": 3, "points": ["A3Q", "B3Q"]}]
+        assert records(t.referee.accept()) == [
+            {"type": "accepted", "frame": 3, "points": ["A3Q", "B3Q"]}
+        ]
         assert t.game.board == {P("A3Q"): 0, P("H8S"): 1}
         assert t.referee.mismatch_points() == []
         assert t.see(knocked) == []  # the accepted board again: quiet
         assert kinds(t.see({**knocked, "C5R": 0})) == ["move"]  # play goes on around it
-        assert t.see({**board, "C5R": 0}) == []  # token put back where the game has it: still consistent
+        assert (
+            t.see({**board, "C5R": 0}) == []
+        )  # token put back where the game has it: still consistent
 
     def test_accept_with_nothing_pending_is_refused(self) -> None:
         t = Table()
@@ -225,7 +247,9 @@ class TestOperator:
     def test_undo_of_a_misread_move_ignores_the_token_until_its_reading_changes(self) -> None:
         t = Table()
         board = t.play(("A3Q", 0))
-        assert records(t.referee.undo()) == [{"type": "undo", "frame": None, "point": "A3Q", "color": 0}]
+        assert records(t.referee.undo()) == [
+            {"type": "undo", "frame": None, "point": "A3Q", "color": 0}
+        ]
         assert t.game.move_stack == []
         assert t.see(board) == []  # still read there, but not a move again
         assert t.see({}) == []  # taken off
@@ -253,8 +277,15 @@ class TestHiddenMoves:
         assert t.see(board, hidden=hidden) == []
         # Colour 0's next token makes sense only if colour 1 played on a hidden point.
         recs = t.see({**board, "B3Q": 0}, hidden=hidden)
-        assert recs == [{"type": "confirm_hidden", "frame": 3, "color": 1, "candidates": ["E5P", "F5P"],
-                         "points": ["B3Q"]}]
+        assert recs == [
+            {
+                "type": "confirm_hidden",
+                "frame": 3,
+                "color": 1,
+                "candidates": ["E5P", "F5P"],
+                "points": ["B3Q"],
+            }
+        ]
         assert t.referee.mismatch_points() == [P("B3Q")]
         with pytest.raises(RefereeError, match="not one of the candidate points"):
             t.referee.confirm_hidden(P("H8S"))
@@ -270,8 +301,16 @@ class TestHiddenMoves:
         board = t.play(("A3Q", 0))
         # Colour 1 places a token the camera cannot read, and it stands in front of A3Q.
         recs = t.see({}, hidden=("A3Q", "A4Q"))
-        assert recs == [{"type": "confirm_hidden", "frame": 2, "color": 1, "candidates": ["A4Q"],
-                         "points": [], "occluded": ["A3Q"]}]
+        assert recs == [
+            {
+                "type": "confirm_hidden",
+                "frame": 2,
+                "color": 1,
+                "candidates": ["A4Q"],
+                "points": [],
+                "occluded": ["A3Q"],
+            }
+        ]
         assert t.see({}, hidden=("A3Q", "A4Q")) == []  # asked once
         recs = records(t.referee.confirm_hidden(P("A4Q")))
         assert recs == [{"type": "move", "frame": 2, "point": "A4Q", "color": 1, "hidden": True}]
@@ -307,7 +346,9 @@ class TestEndOfGame:
         for name in ("A8S", "B8S", "C8S"):
             del board[name]
             assert t.see(board) == []
-        assert t.see({}) == [{"type": "game_started", "frame": 11, "reason": "board cleared after the game ended"}]
+        assert t.see({}) == [
+            {"type": "game_started", "frame": 11, "reason": "board cleared after the game ended"}
+        ]
         assert t.referee.game is not t.game and t.referee.game.move_stack == []
         assert kinds(t.see({"E5R": 0})) == ["move"]
 
@@ -315,7 +356,9 @@ class TestEndOfGame:
         t = Table()
         board = self._won(t)
         recs = t.see({**board, "H1P": 1})
-        assert kinds(recs) == ["illegal"] and "game already won by colour 0" in recs[0]["reasons"][0]
+        assert (
+            kinds(recs) == ["illegal"] and "game already won by colour 0" in recs[0]["reasons"][0]
+        )
 
     def test_without_a_game_factory_the_finished_game_stays(self) -> None:
         t = Table(restart=False)
@@ -326,7 +369,9 @@ class TestEndOfGame:
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.integers(0, 255), min_size=1, max_size=12, unique=True), st.data())
-def test_any_game_read_snapshot_by_snapshot_is_its_moves(points: list[int], data: st.DataObject) -> None:
+def test_any_game_read_snapshot_by_snapshot_is_its_moves(
+    points: list[int], data: st.DataObject
+) -> None:
     t = Table(restart=False)
     board: dict[str, int] = {}
     expected: list[Move] = []
@@ -336,7 +381,12 @@ def test_any_game_read_snapshot_by_snapshot_is_its_moves(points: list[int], data
         board[point_name(point)] = i % 2
         expected.append(Move(point, i % 2))
         recs = t.see(board)
-        assert recs[0] == {"type": "move", "frame": t.frame, "point": point_name(point), "color": i % 2}
+        assert recs[0] == {
+            "type": "move",
+            "frame": t.frame,
+            "point": point_name(point),
+            "color": i % 2,
+        }
         assert kinds(recs[1:]) == (["win"] if t.game.is_over() else [])
     assert t.game.move_stack == expected
     if t.game.is_over():
@@ -345,7 +395,9 @@ def test_any_game_read_snapshot_by_snapshot_is_its_moves(points: list[int], data
     names = sorted(board)
     victim = data.draw(st.sampled_from(names))
     wrong = {n: c for n, c in board.items() if n != victim}
-    wrong[data.draw(st.sampled_from([n for n in map(point_name, range(256)) if n not in board]))] = 2
+    wrong[
+        data.draw(st.sampled_from([n for n in map(point_name, range(256)) if n not in board]))
+    ] = 2
     recs = t.see(wrong)
     assert kinds(recs) == ["illegal"]
     assert t.see(wrong) == []
@@ -361,8 +413,15 @@ def test_a_rules_engine_failure_is_logged_and_reported_as_unexplained(caplog) ->
     referee = Referee(BrokenJudge())
     with caplog.at_level("ERROR", logger="device.referee"):
         recs = records(referee.feed(Snapshot(frame=5, tokens={P("A1P"): 0})))
-    assert recs == [{"type": "illegal", "frame": 5, "reasons": ["the rules engine could not judge this change"],
-                     "points": ["A1P"], "take_back": False}]
+    assert recs == [
+        {
+            "type": "illegal",
+            "frame": 5,
+            "reasons": ["the rules engine could not judge this change"],
+            "points": ["A1P"],
+            "take_back": False,
+        }
+    ]
     assert "failed to judge" in caplog.text
 
 
@@ -371,6 +430,8 @@ def test_is_plausible_has_no_side_effects() -> None:
     t.play(("A3Q", 0))
     legal = Snapshot(frame=9, tokens={P("A3Q"): 0, P("B3Q"): 1})
     illegal = Snapshot(frame=9, tokens={P("A3Q"): 0, P("B3Q"): 0})
-    assert t.referee.is_plausible(legal) and t.referee.is_plausible(Snapshot(frame=9, tokens={P("A3Q"): 0}))
+    assert t.referee.is_plausible(legal) and t.referee.is_plausible(
+        Snapshot(frame=9, tokens={P("A3Q"): 0})
+    )
     assert not t.referee.is_plausible(illegal)
     assert t.game.move_stack == [Move(P("A3Q"), 0)] and t.referee.pending is None

@@ -40,7 +40,9 @@ def renderers() -> dict[str, ShotRenderer]:
 
 
 @pytest.fixture(scope="module")
-def calibration_file(renderers: dict[str, ShotRenderer], tmp_path_factory: pytest.TempPathFactory) -> Path:
+def calibration_file(
+    renderers: dict[str, ShotRenderer], tmp_path_factory: pytest.TempPathFactory
+) -> Path:
     plain = renderers["plain"]
     empty = plain.empty_board()
     calibration = Calibration(board="timevectors", spec=plain.spec, camera=CAMERA, rms_px=0.0)
@@ -70,7 +72,9 @@ def write_frames(directory: Path, parts: list[tuple[ShotRenderer, list[Shot]]]) 
     return still
 
 
-def replay(capsys: pytest.CaptureFixture, calibration: Path, frames: Path, *extra: str) -> list[dict]:
+def replay(
+    capsys: pytest.CaptureFixture, calibration: Path, frames: Path, *extra: str
+) -> list[dict]:
     capsys.readouterr()
     status = main(["replay", "--calibration", str(calibration), *extra, str(frames), "--json"])
     out = capsys.readouterr().out
@@ -79,7 +83,7 @@ def replay(capsys: pytest.CaptureFixture, calibration: Path, frames: Path, *extr
 
 
 def check(records: list[dict], still: list[bool], expected: list[dict]) -> None:
-    """Records equal ``expected`` (ignoring frame and time); every event comes from a still frame."""
+    """Records equal ``expected`` (frame and time aside); every event is from a still frame."""
     assert [{k: v for k, v in r.items() if k not in ("frame", "time")} for r in records] == expected
     frames = [r["frame"] for r in records]
     assert frames == sorted(frames)
@@ -91,7 +95,9 @@ def move(point: str, colour: int) -> dict:
     return {"type": "move", "point": point, "color": colour}
 
 
-def test_hovering_hand_makes_no_move(tmp_path, capsys, renderers, calibration_file, palette_file) -> None:
+def test_hovering_hand_makes_no_move(
+    tmp_path, capsys, renderers, calibration_file, palette_file
+) -> None:
     script = Script(still_frames=4).still(3).hover("D5R", 8).hover("A1S", 3).place(("C6Q", 0))
     still = write_frames(tmp_path / "f", [(renderers["plain"], script.shots)])
     records = replay(capsys, calibration_file, tmp_path / "f", "--palette", str(palette_file))
@@ -105,34 +111,58 @@ def test_two_token_fast_move(tmp_path, capsys, renderers, calibration_file, pale
     check(records, still, [move("A1P", 0), move("H8S", 1), move("B2Q", 0)])
 
 
-def test_removed_token_then_put_back(tmp_path, capsys, renderers, calibration_file, palette_file) -> None:
+def test_removed_token_then_put_back(
+    tmp_path, capsys, renderers, calibration_file, palette_file
+) -> None:
     script = Script(still_frames=4).still(3).place(("A1P", 0)).place(("H8S", 1))
     script.remove("A1P").place(("A1P", 0))
     still = write_frames(tmp_path / "f", [(renderers["plain"], script.shots)])
     records = replay(capsys, calibration_file, tmp_path / "f", "--palette", str(palette_file))
-    check(records, still, [
-        move("A1P", 0), move("H8S", 1),
-        {"type": "illegal", "reasons": ["token removed from A1P"], "points": ["A1P"], "take_back": False},
-        {"type": "restored", "points": ["A1P"]},
-    ])
+    check(
+        records,
+        still,
+        [
+            move("A1P", 0),
+            move("H8S", 1),
+            {
+                "type": "illegal",
+                "reasons": ["token removed from A1P"],
+                "points": ["A1P"],
+                "take_back": False,
+            },
+            {"type": "restored", "points": ["A1P"]},
+        ],
+    )
 
 
-def test_moved_token_then_put_back(tmp_path, capsys, renderers, calibration_file, palette_file) -> None:
+def test_moved_token_then_put_back(
+    tmp_path, capsys, renderers, calibration_file, palette_file
+) -> None:
     script = Script(still_frames=4).still(3).place(("C3R", 0)).place(("G3P", 1))
     script.move("C3R", "C4R").move("C4R", "C3R").place(("E2S", 0))
     still = write_frames(tmp_path / "f", [(renderers["plain"], script.shots)])
     records = replay(capsys, calibration_file, tmp_path / "f", "--palette", str(palette_file))
-    check(records, still, [
-        move("C3R", 0), move("G3P", 1),
-        {"type": "illegal", "reasons": ["token moved from C3R to C4R"], "points": ["C3R", "C4R"],
-         "take_back": False},
-        {"type": "restored", "points": ["C3R", "C4R"]},
-        move("E2S", 0),
-    ])
+    check(
+        records,
+        still,
+        [
+            move("C3R", 0),
+            move("G3P", 1),
+            {
+                "type": "illegal",
+                "reasons": ["token moved from C3R to C4R"],
+                "points": ["C3R", "C4R"],
+                "take_back": False,
+            },
+            {"type": "restored", "points": ["C3R", "C4R"]},
+            move("E2S", 0),
+        ],
+    )
 
 
-def test_move_to_a_hidden_point_asks_for_confirmation(tmp_path, capsys, renderers, calibration_file,
-                                                       palette_file) -> None:
+def test_move_to_a_hidden_point_asks_for_confirmation(
+    tmp_path, capsys, renderers, calibration_file, palette_file
+) -> None:
     # F7P is behind the post from this camera: colour 1's move there cannot be seen, and
     # colour 0's next token is only explained by a colour 1 token on a hidden point.
     script = Script(still_frames=4).still(3).place(("A1P", 0)).place(("F7P", 1)).place(("B1P", 0))
@@ -151,48 +181,73 @@ def test_colour_cast_change_mid_game(tmp_path, capsys, renderers, calibration_fi
     second = Script(still_frames=4)
     second.board = dict(first.board)
     second.still(6).place(("C6P", 0)).place(("F3S", 1))
-    still = write_frames(tmp_path / "f", [(renderers["plain"], first.shots), (renderers["warm"], second.shots)])
+    still = write_frames(
+        tmp_path / "f", [(renderers["plain"], first.shots), (renderers["warm"], second.shots)]
+    )
     records = replay(capsys, calibration_file, tmp_path / "f")
     check(records, still, [move("B7Q", 0), move("G2R", 1), move("C6P", 0), move("F3S", 1)])
 
 
-def test_camera_bump_is_refitted_and_play_goes_on(tmp_path, capsys, renderers, calibration_file,
-                                                  palette_file) -> None:
+def test_camera_bump_is_refitted_and_play_goes_on(
+    tmp_path, capsys, renderers, calibration_file, palette_file
+) -> None:
     first = Script(still_frames=4).still(3).place(("D2Q", 0))
     second = Script(still_frames=4)
     second.board = dict(first.board)
     second.still(16).place(("H6R", 1)).place(("A4S", 0))  # play pauses a few seconds after the bump
-    still = write_frames(tmp_path / "f", [(renderers["plain"], first.shots), (renderers["bumped"], second.shots)])
+    still = write_frames(
+        tmp_path / "f", [(renderers["plain"], first.shots), (renderers["bumped"], second.shots)]
+    )
     records = replay(capsys, calibration_file, tmp_path / "f", "--palette", str(palette_file))
     moved = [r for r in records if r["type"] == "camera_moved"]
     assert len(moved) == 1 and moved[0]["refit"] is True and moved[0]["shift_px"] > 2
-    check([r for r in records if r["type"] != "camera_moved"], still,
-          [move("D2Q", 0), move("H6R", 1), move("A4S", 0)])
+    check(
+        [r for r in records if r["type"] != "camera_moved"],
+        still,
+        [move("D2Q", 0), move("H6R", 1), move("A4S", 0)],
+    )
 
 
 class TestReplayInput:
-    def test_readable_log_and_summary(self, tmp_path, capsys, renderers, calibration_file, palette_file) -> None:
+    def test_readable_log_and_summary(
+        self, tmp_path, capsys, renderers, calibration_file, palette_file
+    ) -> None:
         script = Script(still_frames=4).still(3).place(("A1P", 0))
         write_frames(tmp_path / "f", [(renderers["plain"], script.shots)])
-        assert main(["replay", "--calibration", str(calibration_file), "--palette", str(palette_file),
-                     str(tmp_path / "f")]) == 0
+        assert (
+            main(
+                [
+                    "replay",
+                    "--calibration",
+                    str(calibration_file),
+                    "--palette",
+                    str(palette_file),
+                    str(tmp_path / "f"),
+                ]
+            )
+            == 0
+        )
         out = capsys.readouterr().out
         assert "colour 0 plays A1P" in out
         assert "frames read; 1 moves; game not finished" in out
 
-    def test_unreadable_frames_are_skipped_with_a_warning(self, tmp_path, capsys, caplog, renderers,
-                                                          calibration_file, palette_file) -> None:
+    def test_unreadable_frames_are_skipped_with_a_warning(
+        self, tmp_path, capsys, caplog, renderers, calibration_file, palette_file
+    ) -> None:
         script = Script(still_frames=4).still(3).place(("A1P", 0))
         still = write_frames(tmp_path / "f", [(renderers["plain"], script.shots)])
         (tmp_path / "f" / "frame_0002.jpg").write_bytes(b"\xff\xd8\xff truncated")
         (tmp_path / "f" / "frame_0003.jpg").write_bytes(b"")
         with caplog.at_level(logging.WARNING):
-            records = replay(capsys, calibration_file, tmp_path / "f", "--palette", str(palette_file))
+            records = replay(
+                capsys, calibration_file, tmp_path / "f", "--palette", str(palette_file)
+            )
         check(records, still, [move("A1P", 0)])
         assert "frame_0002.jpg" in caplog.text and "frame_0003.jpg" in caplog.text
 
-    def test_frames_of_another_size_are_skipped(self, tmp_path, capsys, caplog, renderers,
-                                                calibration_file) -> None:
+    def test_frames_of_another_size_are_skipped(
+        self, tmp_path, capsys, caplog, renderers, calibration_file
+    ) -> None:
         import cv2
         import numpy as np
 
@@ -207,33 +262,93 @@ class TestReplayInput:
     def test_bad_calibration(self, tmp_path, capsys) -> None:
         (tmp_path / "f").mkdir()
         (tmp_path / "calib.json").write_text("{not json")
-        assert main(["replay", "--calibration", str(tmp_path / "calib.json"), str(tmp_path / "f"), "--json"]) == 2
+        assert (
+            main(
+                [
+                    "replay",
+                    "--calibration",
+                    str(tmp_path / "calib.json"),
+                    str(tmp_path / "f"),
+                    "--json",
+                ]
+            )
+            == 2
+        )
         captured = capsys.readouterr()
         assert captured.out == "" and captured.err.startswith("boardcam replay: error: ")
-        assert main(["replay", "--calibration", str(tmp_path / "missing.json"), str(tmp_path / "f")]) == 2
+        assert (
+            main(["replay", "--calibration", str(tmp_path / "missing.json"), str(tmp_path / "f")])
+            == 2
+        )
         assert "missing.json" in capsys.readouterr().err
 
     def test_empty_or_missing_folder(self, tmp_path, capsys, calibration_file) -> None:
         (tmp_path / "empty").mkdir()
         (tmp_path / "empty" / "notes.txt").write_text("no frames here")
-        assert main(["replay", "--calibration", str(calibration_file), str(tmp_path / "empty"), "--json"]) == 2
+        assert (
+            main(
+                [
+                    "replay",
+                    "--calibration",
+                    str(calibration_file),
+                    str(tmp_path / "empty"),
+                    "--json",
+                ]
+            )
+            == 2
+        )
         captured = capsys.readouterr()
         assert captured.out == "" and "holds no image files" in captured.err
-        assert main(["replay", "--calibration", str(calibration_file), str(tmp_path / "nowhere")]) == 2
+        assert (
+            main(["replay", "--calibration", str(calibration_file), str(tmp_path / "nowhere")]) == 2
+        )
         assert "is not a folder" in capsys.readouterr().err
 
     def test_bad_palette(self, tmp_path, capsys, calibration_file) -> None:
         (tmp_path / "f").mkdir()
         (tmp_path / "palette.json").write_text("[[300, 0, 0]]")
-        assert main(["replay", "--calibration", str(calibration_file), "--palette",
-                     str(tmp_path / "palette.json"), str(tmp_path / "f")]) == 2
+        assert (
+            main(
+                [
+                    "replay",
+                    "--calibration",
+                    str(calibration_file),
+                    "--palette",
+                    str(tmp_path / "palette.json"),
+                    str(tmp_path / "f"),
+                ]
+            )
+            == 2
+        )
         assert "palette" in capsys.readouterr().err
 
     def test_bad_game_settings(self, tmp_path, capsys, calibration_file) -> None:
         (tmp_path / "f").mkdir()
-        assert main(["replay", "--calibration", str(calibration_file), "--players", "3", "--opening", "swap",
-                     str(tmp_path / "f")]) == 2
+        assert (
+            main(
+                [
+                    "replay",
+                    "--calibration",
+                    str(calibration_file),
+                    "--players",
+                    "3",
+                    "--opening",
+                    "swap",
+                    str(tmp_path / "f"),
+                ]
+            )
+            == 2
+        )
         assert "two single players" in capsys.readouterr().err
         with pytest.raises(SystemExit) as exc:
-            main(["replay", "--calibration", str(calibration_file), "--players", "5", str(tmp_path / "f")])
+            main(
+                [
+                    "replay",
+                    "--calibration",
+                    str(calibration_file),
+                    "--players",
+                    "5",
+                    str(tmp_path / "f"),
+                ]
+            )
         assert exc.value.code == 2
