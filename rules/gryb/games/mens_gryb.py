@@ -65,10 +65,16 @@ class MensGryb(GrybGame):
         if s.to_remove:
             opposing = set(s.own(1 - move.player))
             return move.kind == "remove" and len(move.to) == s.to_remove and set(move.to) <= opposing
+        if s.phase == 1:  # any free node: checked directly, the list is long
+            return (move.kind == "place" and len(move.to) == 1 and move.to[0] not in s.board
+                    and s.in_hand[move.player] > 0)
         return move.kind != "remove" and super()._is_legal(move)
 
     def _has_moves(self) -> bool:
-        return bool(self.state.to_remove) or super()._has_moves()
+        s = self.state
+        if s.to_remove or (s.phase == 1 and s.in_hand[s.to_move] > 0):
+            return True
+        return super()._has_moves()
 
     def _candidates(self, target: Mapping[str, int]) -> list[GrybMove]:
         s = self.state
