@@ -1,0 +1,168 @@
+"""Colour model: light-invariant features, gain, clustering, learning with and without a palette."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from calibration.colours import (
+    ColourModel,
+    PaletteError,
+    channel_gain,
+    cluster,
+    display_colours,
+    feature_to_bgr,
+    features,
+    grey_world,
+    match_distance,
+    parse_palette,
+)
+
+RED, GREEN, BLUE, YELLOW = (200, 30, 40), (40, 160, 60), (30, 60, 190), (230, 200, 40)
+
+
+def bgr(rgb) -> np.ndarray:
+    return np.array(rgb[::-1], np.float32)
+
+
+def samples_of(rgb, n: int, rng: np.random.Generator, shade=(0.6, 1.0)) -> np.ndarray:
+    """One token set seen n times at different brightness, with sensor noise."""
+    light = rng.uniform(*shade, size=(n, 1))
+    return np.clip(bgr(rgb)[None, :] * light + rng.normal(0, 2, (n, 3)), 0, 255)
+
+
+colour = st.tuples(st.integers(20, 255), st.integers(20, 255), st.integers(20, 255))
+
+
+@settings(max_examples=80, deadline=None)
+@given(colour)
+def test_property_feature_inverse(rgb):
+    f = features(bgr(rgb)[None, :])[0]
+    np.testing.assert_allclose(feature_to_bgr(f), bgr(rgb), atol=1e-3)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.tuples(st.integers(60, 255), st.integers(60, 255), st.integers(60, 255)), st.floats(0.4, 1.0))
+def test_property_chroma_barely_moves_with_brightness(rgb, factor):
+    bright, dim = features(bgr(rgb)[None, :])[0], features(bgr(rgb)[None, :] * factor)[0]
+    assert np.abs(bright[:2] - dim[:2]).max() < 0.2 * max(1.0, np.abs(bright[:2]).max())
+    assert dim[2] < bright[2] or factor == 1.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.tuples(st.floats(0.6, 1.6), st.floats(0.6, 1.6), st.floats(0.6, 1.6)), st.integers(0, 10_000))
+def test_property_channel_gain_recovers_a_cast_despite_changed_pixels(cast, seed):
+    rng = np.random.default_rng(seed)
+    reference = rng.uniform(40, 150, (2000, 3)).astype(np.float32)
+    frame = reference * np.array(cast, np.float32)
+    frame[:600] = rng.uniform(0, 255, (600, 3))  # tokens and a hand: 30 % of the pixels
+    np.testing.assert_allclose(channel_gain(frame, reference), cast, rtol=0.03)
+
+
+def test_channel_gain_without_usable_pixels_is_neutral():
+    dark = np.zeros((100, 3), np.float32)
+    np.testing.assert_array_equal(channel_gain(dark, dark), [1, 1, 1])
+
+
+def test_grey_world_neutralises_a_cast():
+    reference = np.tile(np.array([[80.0, 100.0, 140.0]], np.float32), (10, 1))
+    balanced = reference * grey_world(reference)
+    np.testing.assert_allclose(balanced[0], balanced[0].mean(), rtol=1e-5)
+
+
+def test_cluster_finds_sets_in_order_of_first_appearance():
+    rng = np.random.default_rng(1)
+    rows = np.concatenate([samples_of(BLUE, 6, rng), samples_of(RED, 8, rng), samples_of(BLUE, 4, rng)])
+    groups = cluster(features(rows))
+    assert [len(members) for _, members in groups] == [10, 8]
+    assert groups[0][1][0] == 0 and groups[1][1][0] == 6
+
+
+def test_cluster_respects_max_clusters():
+    rng = np.random.default_rng(2)
+    rows = np.concatenate([samples_of(c, 5, rng) for c in (RED, GREEN, BLUE, YELLOW)])
+    assert len(cluster(features(rows))) == 4
+    assert len(cluster(features(rows), max_clusters=2)) == 2
+    assert cluster(np.zeros((0, 3))) == []
+
+
+def test_match_distance_prefers_hue_over_shade():
+    red, dim_red, green = features(np.stack([bgr(RED), bgr(RED) * 0.5, bgr(GREEN)]))
+    d = match_distance(red[None, :], np.stack([dim_red, green]))[0]
+    assert d[0] < d[1] / 3
+
+
+def test_learning_without_palette_numbers_colours_as_they_come():
+    rng = np.random.default_rng(3)
+    model = ColourModel()
+    assert model.n_colours == 0
+    assert model.learn(features(samples_of(GREEN, 3, rng))) == [0]
+    assert model.learn(features(np.concatenate([samples_of(GREEN, 2, rng), samples_of(RED, 2, rng)]))) == [1]
+    index, _ = model.nearest(features(samples_of(RED, 5, rng)))
+    assert (index == 1).all()
+    assert model.n_colours == 2
+
+
+def test_learning_stops_at_max_colours():
+    rng = np.random.default_rng(4)
+    model = ColourModel(max_colours=2)
+    model.learn(features(np.concatenate([samples_of(c, 3, rng) for c in (RED, GREEN, BLUE)])))
+    assert sorted(model.prototypes) == [0, 1]
+    assert model.is_full
+    assert model.learn(features(samples_of(YELLOW, 3, rng))) == []
+
+
+def test_palette_indices_follow_the_palette_under_a_colour_cast():
+    """The camera sees the sets through a warm cast; hues still pick the right palette entries."""
+    rng = np.random.default_rng(5)
+    cast = np.array([0.8, 1.0, 1.3], np.float32)  # BGR: warm light
+    reference = rng.uniform(60, 160, (500, 3)).astype(np.float32) * cast
+    model = ColourModel(palette=[BLUE, RED, GREEN], reference_balance=grey_world(reference))
+    seen = [samples_of(c, 4, rng) * cast for c in (RED, GREEN, BLUE)]
+    created = model.learn(features(np.concatenate(seen)))
+    assert sorted(created) == [0, 1, 2]
+    for rows, expected in zip(seen, (1, 2, 0)):
+        index, _ = model.nearest(features(rows))
+        assert (index == expected).all()
+
+
+def test_palette_entry_learned_one_at_a_time():
+    rng = np.random.default_rng(6)
+    model = ColourModel(palette=[RED, BLUE])
+    assert model.learn(features(samples_of(BLUE, 3, rng))) == [1]
+    assert model.learn(features(samples_of(RED, 3, rng))) == [0]
+    assert model.is_full
+
+
+def test_model_round_trips_through_a_dict():
+    rng = np.random.default_rng(7)
+    model = ColourModel(palette=[RED, GREEN])
+    model.learn(features(samples_of(GREEN, 3, rng)))
+    again = ColourModel.from_dict(model.to_dict())
+    assert again.palette == model.palette
+    assert again.prototypes.keys() == model.prototypes.keys()
+    np.testing.assert_allclose(again.prototypes[1], model.prototypes[1])
+    r, g, b = display_colours(again)[1]
+    assert g > r and g > b
+    with pytest.raises(ValueError):
+        ColourModel.from_dict({"prototypes": 5})
+
+
+@pytest.mark.parametrize("bad, message", [
+    ([], "non-empty"),
+    ("red", "non-empty"),
+    ([[255, 0]], "entry 0"),
+    ([[255, 0, 0], [0, 256, 0]], "entry 1"),
+    ([[1.5, 0, 0]], "entry 0"),
+    ([[True, 0, 0]], "entry 0"),
+    ([[9, 9, 9], [9, 9, 9]], "twice"),
+])
+def test_bad_palettes_are_refused(bad, message):
+    with pytest.raises(PaletteError, match=message):
+        parse_palette(bad)
+
+
+def test_good_palette_is_parsed():
+    assert parse_palette([[1, 2, 3], [4, 5, 6]]) == [(1, 2, 3), (4, 5, 6)]
