@@ -29,6 +29,7 @@ from pathlib import Path
 
 from calibration.calibfile import Calibration, CalibrationError
 from calibration.camera import CameraModel
+from calibration.markings import grid_crossings, thin_lines
 from calibration.spec import TimeVectorsSpec
 
 logger = logging.getLogger(__name__)
@@ -64,18 +65,6 @@ def _grey(image_bgr: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     return cv2.GaussianBlur(small, (0, 0), 1.0)
 
 
-_LINE_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
-
-
-def _thin_lines(image_bgr: np.ndarray) -> np.ndarray:
-    """Thin dark or light lines (the printed marking) stand out; broad texture behind the
-    clear plates, which moves differently when the camera shifts, fades."""
-    grey = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
-    lines = cv2.add(cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, _LINE_KERNEL),
-                    cv2.morphologyEx(grey, cv2.MORPH_TOPHAT, _LINE_KERNEL))
-    return cv2.GaussianBlur(lines, (0, 0), 0.8)
-
-
 def _scaled(h: np.ndarray, factor: float) -> np.ndarray:
     s = np.diag([factor, factor, 1.0])
     return s @ h @ np.linalg.inv(s)
@@ -104,7 +93,7 @@ class DriftDetector:
         self.points_mm, self.points_px = self.points_mm[inside], self.points_px[inside]
         self.track_scale = min(1.0, 640 / w, reference_bgr.shape[1] / w)
         track_size = (round(w * self.track_scale), round(h * self.track_scale))
-        self.track_reference = _thin_lines(cv2.resize(reference_bgr, track_size, interpolation=cv2.INTER_AREA))
+        self.track_reference = thin_lines(cv2.resize(reference_bgr, track_size, interpolation=cv2.INTER_AREA))
         half = spec.plate_size / 2
         corners = np.array([[sx * half, sy * half, spec.tier_spacing * t]
                             for t in range(4) for sx in (-1, 1) for sy in (-1, 1)])
@@ -182,7 +171,7 @@ class DriftDetector:
         so crossings of different tiers (which move apart when the camera shifts)
         start close to their own lines.
         """
-        frame = _thin_lines(cv2.resize(frame_bgr, self.track_reference.shape[::-1], interpolation=cv2.INTER_AREA))
+        frame = thin_lines(cv2.resize(frame_bgr, self.track_reference.shape[::-1], interpolation=cv2.INTER_AREA))
         camera = None
         for _ in range(3):
             camera = self._track_and_solve(frame, guess_px)
@@ -217,13 +206,3 @@ class DriftDetector:
         inliers = inliers.reshape(-1)
         rvec, tvec = cv2.solvePnPRefineLM(obj[inliers], img[inliers], cam.K, cam.dist, rvec, tvec)
         return CameraModel(K=cam.K, dist=cam.dist, rvec=rvec, tvec=tvec, image_size=cam.image_size)
-
-
-def grid_crossings(spec: TimeVectorsSpec) -> np.ndarray:
-    """``(400, 3)`` crossings of the printed 4x4 grids on all four tiers, in millimetres."""
-    half = spec.marking_half_size
-    inner = half - 4 * spec.pitch
-    lines = np.concatenate([np.linspace(-half, -inner, 5), np.linspace(inner, half, 5)])
-    xs, ys = np.meshgrid(lines, lines)
-    flat = np.column_stack([xs.ravel(), ys.ravel()])
-    return np.vstack([np.column_stack([flat, np.full(len(flat), spec.tier_spacing * t)]) for t in range(4)])

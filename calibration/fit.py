@@ -175,14 +175,19 @@ def _pose_for_focal(obj: np.ndarray, img: np.ndarray, K: np.ndarray, dist: np.nd
     return rms, rvec.reshape(3), tvec.reshape(3)
 
 
-def _search_focal(obj: np.ndarray, img: np.ndarray, image_size: tuple[int, int]) -> float:
-    """Focal length minimising the reprojection error: coarse log grid, then golden section."""
+def _search_focal(obj: np.ndarray, img: np.ndarray, image_size: tuple[int, int],
+                  near: float | None = None) -> float:
+    """Focal length minimising the reprojection error: coarse log grid (or a bracket around
+    ``near``), then golden section."""
     w = image_size[0]
     zero = np.zeros(5)
-    grid = np.geomspace(0.25 * w, 6.0 * w, 48)
-    costs = [_pose_for_focal(obj, img, _intrinsics(f, image_size), zero)[0] for f in grid]
-    best = int(np.argmin(costs))
-    lo, hi = math.log(grid[max(best - 1, 0)]), math.log(grid[min(best + 1, len(grid) - 1)])
+    if near is None:
+        grid = np.geomspace(0.25 * w, 6.0 * w, 48)
+        costs = [_pose_for_focal(obj, img, _intrinsics(f, image_size), zero)[0] for f in grid]
+        best = int(np.argmin(costs))
+        lo, hi = math.log(grid[max(best - 1, 0)]), math.log(grid[min(best + 1, len(grid) - 1)])
+    else:
+        lo, hi = math.log(0.9 * near), math.log(1.1 * near)
 
     def cost(log_f: float) -> float:
         return _pose_for_focal(obj, img, _intrinsics(math.exp(log_f), image_size), zero)[0]
@@ -190,7 +195,7 @@ def _search_focal(obj: np.ndarray, img: np.ndarray, image_size: tuple[int, int])
     ratio = (math.sqrt(5) - 1) / 2
     a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
     fa, fb = cost(a), cost(b)
-    for _ in range(40):
+    for _ in range(40 if near is None else 25):
         if fa < fb:
             hi, b, fb = b, a, fa
             a = hi - ratio * (hi - lo)
@@ -219,10 +224,13 @@ def fit_correspondences(
     image_size: tuple[int, int],
     *,
     fit_distortion: bool = False,
+    focal_near: float | None = None,
 ) -> tuple[CameraModel, np.ndarray]:
     """Fit a camera to any set of non-coplanar 3D-2D correspondences (at least 6).
 
-    Returns the camera and the reprojection error of each correspondence in pixels.
+    ``focal_near`` (pixels) searches the focal length within 10% of it instead of
+    everywhere. Returns the camera and the reprojection error of each
+    correspondence in pixels.
     Raises :class:`ClicksError` when there are too few points or no pose fits them.
     """
     obj = np.asarray(object_mm, dtype=np.float64).reshape(-1, 3)
@@ -231,7 +239,7 @@ def fit_correspondences(
         raise ClicksError(f"need at least 6 matching landmarks to fit a camera, got {len(img)}")
     if np.ptp(obj[:, 2]) <= 0:
         raise ClicksError("the landmarks all lie on one tier: the camera cannot be fitted from them")
-    focal = _search_focal(obj, img, image_size)
+    focal = _search_focal(obj, img, image_size, focal_near)
     K, dist = _intrinsics(focal, image_size), np.zeros(5)
     rms, rvec, tvec = _pose_for_focal(obj, img, K, dist)
     if not math.isfinite(rms):

@@ -39,6 +39,8 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     calibrate.add_argument("--spec", metavar="FILE.toml", help="board spec file (default: the shipped board)")
     calibrate.add_argument("--out", required=True, type=Path, metavar="CALIB.json")
     calibrate.add_argument("--fit-distortion", action="store_true", help="also fit radial distortion k1")
+    calibrate.add_argument("--no-refine", action="store_true",
+                           help="keep the camera fitted to the landmarks; do not refine it from the printed grid")
     calibrate.add_argument("--max-rms", type=float, default=8.0, metavar="PX",
                            help="refuse a fit with a larger RMS reprojection error (default 8)")
     calibrate.set_defaults(func=_run_calibrate)
@@ -81,8 +83,12 @@ def _read_image(path: Path):
 
 
 def calibrate_image(image_path: Path, clicks_path: Path | None, *, use_aruco: bool, spec_source: str | None,
-                    fit_distortion: bool = False, max_rms_px: float = 8.0):
-    """Fit and return ``(Calibration, FitResult)``; raises :class:`CommandInputError` with the reason."""
+                    fit_distortion: bool = False, max_rms_px: float = 8.0, refine: bool = True):
+    """Fit and return ``(Calibration, landmark FitResult, refined FitResult or None)``.
+
+    Raises :class:`CommandInputError` with the reason.
+    """
+    from calibration.refine import refine_with_markings
     from calibration.calibfile import Calibration
     from calibration.fiducials import clicks_from_markers, detect_markers, fit_from_markers
     from calibration.fit import ClicksError, fit_camera, load_clicks, parse_clicks
@@ -108,18 +114,24 @@ def calibrate_image(image_path: Path, clicks_path: Path | None, *, use_aruco: bo
             fit = fit_camera(landmarks, spec, size, fit_distortion=fit_distortion, max_rms_px=max_rms_px)
     except ClicksError as exc:
         raise CommandInputError(str(exc)) from exc
+    refined = None
+    if refine and not fit_distortion:
+        candidate = refine_with_markings(fit, image, spec)
+        refined = candidate if candidate is not fit else None
+    final = refined or fit
     spec_name = None if spec_source and ("/" in spec_source or spec_source.endswith(".toml")) else "timevectors"
-    calibration = Calibration(board="timevectors", spec=spec, camera=fit.camera, rms_px=fit.rms_px,
+    calibration = Calibration(board="timevectors", spec=spec, camera=final.camera, rms_px=final.rms_px,
                               spec_name=spec_name, landmarks=landmarks).with_reference(image)
-    return calibration, fit
+    return calibration, fit, refined
 
 
 def _run_calibrate(args: argparse.Namespace) -> int:
     from calibration.calibfile import save_calibration
 
     try:
-        calibration, fit = calibrate_image(args.image, args.clicks, use_aruco=args.aruco, spec_source=args.spec,
-                                           fit_distortion=args.fit_distortion, max_rms_px=args.max_rms)
+        calibration, fit, refined = calibrate_image(
+            args.image, args.clicks, use_aruco=args.aruco, spec_source=args.spec,
+            fit_distortion=args.fit_distortion, max_rms_px=args.max_rms, refine=not args.no_refine)
     except CommandInputError as exc:
         return _fail(str(exc))
     try:
@@ -132,6 +144,10 @@ def _run_calibrate(args: argparse.Namespace) -> int:
     worst_name, worst = max(fit.per_landmark_px.items(), key=lambda kv: kv[1])
     print(f"reprojection error {fit.rms_px:.2f} px RMS over {len(fit.per_landmark_px)} landmarks "
           f"(worst {worst_name} {worst:.2f} px)")
+    if refined is not None:
+        print(f"refined from {len(refined.per_landmark_px)} printed grid crossings: {refined.rms_px:.2f} px RMS")
+    elif not args.no_refine:
+        print("the printed grid could not refine the fit; kept the landmark fit")
     print(f"focal length {camera.K[0, 0]:.0f} px, camera {float(sum(eye**2) ** 0.5):.0f} mm from the board, "
           f"elevation {elevation:.0f} deg")
     print(f"wrote {args.out}")

@@ -8,7 +8,8 @@ import pytest
 
 from calibration.calibfile import Calibration, CalibrationError
 from calibration.camera import CameraModel
-from calibration.drift import DriftDetector, DriftStatus, grid_crossings
+from calibration.drift import DriftDetector, DriftStatus
+from calibration.markings import grid_crossings
 from tests.calibration.conftest import SPEC
 from vision.render import random_scene, render_timevectors
 

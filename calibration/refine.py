@@ -1,0 +1,139 @@
+"""Refine a clicked calibration from the printed grid itself.
+
+Clicks are a few pixels off; the printed marking has 400 line crossings of
+known position on the four tiers. Each crossing is projected with the clicked
+camera and found nearby by matching a small drawing of its lines (a '+', or a
+T or L at the grid's edges, in the directions the camera predicts) against an
+image of thin lines. Crossings seen through other tiers can snap to the wrong
+lines, so the camera is re-fitted robustly: residual outliers are dropped and
+the fit repeated. If too few crossings agree the clicked camera is kept.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import cv2
+import numpy as np
+
+from calibration.camera import CameraModel
+from calibration.fit import ClicksError, FitResult, fit_correspondences
+from calibration.markings import grid_crossings, thin_lines
+from calibration.spec import TimeVectorsSpec
+
+logger = logging.getLogger(__name__)
+
+MIN_CROSSINGS = 60
+MIN_MATCH = 0.3  # normalised correlation of a crossing with its drawn template
+
+
+def _arms(spec: TimeVectorsSpec, crossings: np.ndarray, step_mm: float) -> np.ndarray:
+    """``(n, 4, 3)`` points ``step_mm`` along +x, -x, +y, -y from each crossing, NaN where the
+    printed line ends there (corners of a grid are L shapes, its edges T shapes)."""
+    half = spec.marking_half_size
+    inner = half - 4 * spec.pitch
+
+    def inside(v: np.ndarray) -> np.ndarray:
+        a = np.abs(v)
+        return (a >= inner - 1e-6) & (a <= half + 1e-6)
+
+    out = np.full((len(crossings), 4, 3), np.nan)
+    for k, (dx, dy) in enumerate(((1, 0), (-1, 0), (0, 1), (0, -1))):
+        moved = crossings + [dx * step_mm, dy * step_mm, 0.0]
+        ok = inside(moved[:, 0]) & inside(moved[:, 1]) & (np.sign(moved[:, :2]) == np.sign(crossings[:, :2])).all(1)
+        out[ok, k] = moved[ok]
+    return out
+
+
+def _parabola_peak(left: float, centre: float, right: float) -> float:
+    """Offset (-0.5..0.5) of the top of the parabola through three samples around a maximum."""
+    curvature = left - 2 * centre + right
+    if curvature >= 0:
+        return 0.0
+    return float(np.clip(0.5 * (left - right) / curvature, -0.5, 0.5))
+
+
+def _snap(lines: np.ndarray, camera: CameraModel, spec: TimeVectorsSpec, crossings: np.ndarray,
+          search: int) -> tuple[np.ndarray, np.ndarray]:
+    """Locate each crossing by matching a drawn '+' (or T, L) of the predicted line directions.
+
+    Returns positions and a mask of crossings found with a clear match.
+    """
+    h, w = lines.shape
+    predicted = camera.project(crossings)
+    arms = _arms(spec, crossings, 0.6 * spec.pitch)
+    flat = arms.reshape(-1, 3)
+    valid = ~np.isnan(flat[:, 0])
+    arm_px = np.full((len(flat), 2), np.nan)
+    arm_px[valid] = camera.project(flat[valid])
+    arm_px = arm_px.reshape(-1, 4, 2)
+    width_px = max(1, int(round(camera.K[0, 0] / max(float(np.linalg.norm(camera.tvec)), 1.0))))
+    radius = 9
+    size = 2 * radius + 1
+    found = predicted.copy()
+    kept = np.zeros(len(crossings), bool)
+    for i, (centre, ends) in enumerate(zip(predicted, arm_px)):
+        x0, y0 = int(round(centre[0])) - radius - search, int(round(centre[1])) - radius - search
+        if x0 < 0 or y0 < 0 or x0 + size + 2 * search > w or y0 + size + 2 * search > h:
+            continue
+        template = np.zeros((size, size), np.float32)
+        offset = centre - np.round(centre) + radius  # the crossing inside the template, sub-pixel
+        drawn = 0
+        for end in ends:
+            if np.isnan(end[0]):
+                continue
+            direction = (end - centre) / max(np.linalg.norm(end - centre), 1e-6)
+            tip = offset + direction * (radius + 2)
+            cv2.line(template, tuple(np.round(offset * 16).astype(int)), tuple(np.round(tip * 16).astype(int)),
+                     1.0, width_px, cv2.LINE_AA, 4)
+            drawn += 1
+        if drawn < 2:
+            continue
+        patch = lines[y0:y0 + size + 2 * search, x0:x0 + size + 2 * search]
+        scores = cv2.matchTemplate(patch, template, cv2.TM_CCOEFF_NORMED)
+        _, best, _, (bx, by) = cv2.minMaxLoc(scores)
+        if best < MIN_MATCH or not (0 < bx < scores.shape[1] - 1 and 0 < by < scores.shape[0] - 1):
+            continue
+        # Parabolic sub-pixel peak.
+        dx = _parabola_peak(scores[by, bx - 1], best, scores[by, bx + 1])
+        dy = _parabola_peak(scores[by - 1, bx], best, scores[by + 1, bx])
+        found[i] = predicted[i] + np.array([bx + dx - search, by + dy - search])
+        kept[i] = True
+    return found, kept
+
+
+def refine_with_markings(fit: FitResult, image_bgr: np.ndarray, spec: TimeVectorsSpec, *,
+                         rounds: int = 3) -> FitResult:
+    """A better fit from the printed grid crossings, or ``fit`` unchanged if they do not agree.
+
+    The returned ``per_landmark_px`` is keyed by crossing (``"crossing 17"``);
+    ``rms_px`` is over the crossings kept.
+    """
+    lines = thin_lines(image_bgr).astype(np.float32)
+    crossings = grid_crossings(spec)
+    camera: CameraModel = fit.camera
+    search = max(4, int(round(0.005 * max(camera.image_size))))
+    best = fit
+    for _ in range(rounds):
+        found, kept = _snap(lines, camera, spec, crossings, search)
+        if kept.sum() < MIN_CROSSINGS:
+            logger.info("refine: only %d crossings found; keeping the clicked camera", int(kept.sum()))
+            return best
+        obj, img = crossings[kept], found[kept]
+        try:
+            candidate, errors = fit_correspondences(obj, img, camera.image_size, focal_near=camera.K[0, 0])
+            # Crossings that snapped to another tier's lines do not fit: drop them and fit again.
+            good = errors < max(1.0, 2.5 * float(np.median(errors)))
+            if good.sum() < MIN_CROSSINGS:
+                return best
+            candidate, errors = fit_correspondences(obj[good], img[good], camera.image_size,
+                                                    focal_near=camera.K[0, 0])
+        except ClicksError:
+            return best
+        rms = float(np.sqrt(np.mean(errors**2)))
+        camera = candidate
+        index = np.flatnonzero(kept)[good]
+        best = FitResult(camera=candidate, rms_px=rms,
+                         per_landmark_px={f"crossing {i}": float(e) for i, e in zip(index, errors)})
+        logger.info("refine: %d crossings, rms %.2f px", len(index), rms)
+    return best
