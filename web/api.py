@@ -14,6 +14,7 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, jsonify, request
 
+from device.config import OPENINGS, PLAYER_COUNTS
 from device.store import UnknownGameError
 from web.auth import control_required
 from web.errors import ApiError
@@ -25,8 +26,6 @@ logger = logging.getLogger(__name__)
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
-OPENINGS = ("none", "swap", "3meq")
-PLAYER_COUNTS = (2, 3, 4, 6)  # pairs, three colours, or two teams of 2 or 3
 EXPORT_FORMATS = {
     "pbm": ("text/plain; charset=utf-8", "txt"),
     "json": ("application/json", "json"),

@@ -47,12 +47,12 @@ def test_demo_game_plays_out_on_the_phone_dashboard(phone_page, demo_url):
     page.wait_for_selector("body[data-live='yes']")
     assert page.locator("#camera-text").inner_text().startswith(("demo", "starting"))
 
-    page.wait_for_selector("circle[data-token='A1S']", timeout=30_000)
-    page.wait_for_selector("circle[data-token='F6Q']", timeout=30_000)
+    page.wait_for_selector("circle[data-token='A1S']", timeout=60_000)
+    page.wait_for_selector("circle[data-token='F6Q']", timeout=60_000)
 
     # The script moves B1R to B2R. (When the machine is too busy to look at every frame, the
     # pipeline may read the fast move before it and this one as one change: still illegal.)
-    page.wait_for_selector("body[data-last-alert='illegal']", timeout=40_000)
+    page.wait_for_selector("body[data-last-alert='illegal']", timeout=90_000)
     banner = page.locator("#alert-banner")
     assert banner.is_visible()
     assert "Illegal change" in banner.inner_text()
@@ -60,7 +60,7 @@ def test_demo_game_plays_out_on_the_phone_dashboard(phone_page, demo_url):
     page.wait_for_selector("rect[data-mismatch='B1R']", timeout=5_000)
 
     win = page.locator("#win-banner")
-    win.wait_for(state="visible", timeout=40_000)
+    win.wait_for(state="visible", timeout=90_000)
     assert "Colour 1 wins!" in win.inner_text()
     assert "1st and 3rd dimensions: A1S B1R C1Q D1P" in win.inner_text()
     assert page.locator("polyline[data-vector='A1S B1R C1Q D1P']").count() == 1

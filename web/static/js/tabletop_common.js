@@ -301,9 +301,13 @@ export class TabletopPage {
       list.replaceChildren(li);
       return;
     }
-    list.replaceChildren(...moves.map((text) => {
+    list.replaceChildren(...moves.map((text, index) => {
       const li = document.createElement("li");
-      li.textContent = text;
+      const number = document.createElement("span");
+      number.className = "n";
+      number.textContent = `${index + 1}.`;
+      li.append(number, text);
+      li.title = text;
       return li;
     }));
     list.scrollTop = list.scrollHeight;

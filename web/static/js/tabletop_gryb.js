@@ -10,6 +10,8 @@ const DIE_NAMES = { colour: "four-colour die", node: "GRYB Dice II (any node)", 
 const FACE_COLOURS = { G: "#22c55e", R: "#ef4444", Y: "#facc15", B: "#3b82f6" };
 let lastRollShown = null;
 
+const playerName = (state, side) => state.sides[side].replace(/^p/, "P");
+
 function scoreCard(state, side) {
   const card = document.createElement("div");
   card.className = `tt-score${state.result === "ongoing" && state.to_move === side ? " to-move" : ""}`;
@@ -19,7 +21,7 @@ function scoreCard(state, side) {
   const swatch = document.createElement("i");
   swatch.className = "swatch";
   swatch.style.background = RING_COLOURS[side];
-  head.append(swatch, state.sides[side]);
+  head.append(swatch, playerName(state, side));
   const score = document.createElement("div");
   score.className = "big";
   score.textContent = `${state.scores[side]} pts`;
@@ -61,7 +63,7 @@ const page = startTabletop({
   game: "gryb",
   makeBoard: (container, onLocation) => new GrybBoard(container, { onLocation }),
   sideColour: (state, side) => RING_COLOURS[side],
-  sideName: (state, side) => state.sides[side].replace(/^p/, "P"),
+  sideName: playerName,
   // A ring goes where the tapped ring's counterpart lands; a new ring where it is placed.
   destination: (move, location) => {
     if (move.kind === "move") {

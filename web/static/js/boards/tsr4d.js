@@ -9,16 +9,18 @@ const RINGS = [
   { letter: "c", size: 8, inner: 80, outer: 120 },
   { letter: "d", size: 4, inner: 44, outer: 80 },
 ];
-const WIDTH = 560;
-const HEIGHT = 450;
+const WIDTH = 440;
+const HEIGHT = 512;
 const CX = WIDTH / 2;
-const CY = HEIGHT / 2;
+const CY = 218;
 const START = Math.PI / 2; // space 1 of every ring starts at the top ray
-const PIECE_R = 14;
+const PIECE_R = 13;
 export const SIDE_COLOURS = { blue: "#3b82f6", white: "#f1f5f9" };
+// Each player's Time-warp circles 1-3 in a row under the board: blue on its (left) side, white on the right.
+const WARP_Y = 478;
 const WARP_CIRCLES = {
-  blue: [[34, 300], [34, 352], [34, 404]],
-  white: [[WIDTH - 34, 46], [WIDTH - 34, 98], [WIDTH - 34, 150]],
+  blue: [[34, WARP_Y], [82, WARP_Y], [130, WARP_Y]],
+  white: [[WIDTH - 130, WARP_Y], [WIDTH - 82, WARP_Y], [WIDTH - 34, WARP_Y]],
 };
 
 function polar(r, angle) {
@@ -84,26 +86,23 @@ export class Tsr4dBoard {
         el("title", {}, sector).textContent = name;
         sector.addEventListener("click", () => this.tap(name));
         const [a1, a2] = spaceAngles(ring, number);
-        const [lx, ly] = polar(ring.outer - 7, (a1 + a2) / 2);
+        const [lx, ly] = polar(ring.outer - 5, (a1 + a2) / 2);
         text(g, name, { class: "space-label", x: lx, y: ly });
       }
     });
     el("circle", { cx: CX, cy: CY, r: RINGS[3].inner, fill: "#10151d", stroke: "#3b4a60" }, g);
     text(g, "4D", { x: CX, y: CY, class: "piece-letter", fill: "#64748b", style: "font-size:20px" });
     for (const [side, circles] of Object.entries(WARP_CIRCLES)) {
-      const [hx, hy] = circles[0];
-      text(g, `${side} Time-warp`, {
-        x: hx, y: side === "blue" ? hy - 30 : hy - 30, class: "space-label", style: "font-size:10px",
-        "text-anchor": side === "blue" ? "start" : "end",
-      });
+      const [firstX] = circles[0];
+      text(g, `${side} Time-warp`, { x: firstX - 20, y: WARP_Y - 30, class: "warp-title", "text-anchor": "start" });
       circles.forEach(([x, y], index) => {
         const circle = el("circle", {
-          cx: x, cy: y, r: 20, fill: "#10151d", stroke: SIDE_COLOURS[side], "stroke-width": 1.5,
+          cx: x, cy: y, r: 19, fill: "#10151d", stroke: SIDE_COLOURS[side], "stroke-width": 1.5,
           "stroke-dasharray": "3 3", class: "warp-circle", "data-warp": `${side}-${index + 1}`, style: "cursor:pointer",
         }, g);
         el("title", {}, circle).textContent = `${side} Time-warp circle ${index + 1}`;
         circle.addEventListener("click", () => this.tap("warp"));
-        text(g, String(index + 1), { x: x + (side === "blue" ? 26 : -26), y, class: "space-label", style: "font-size:11px" });
+        text(g, String(index + 1), { x: x + 14, y: y + 15, class: "space-label", style: "font-size:10px" });
       });
     }
   }
