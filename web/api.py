@@ -20,7 +20,14 @@ from web.auth import control_required
 from web.errors import ApiError
 from web.extension import runtime
 from web.present import palette_of, present_state
-from web.validate import choice_field, int_field, json_object, names_field, optional_colour_field, point_field
+from web.validate import (
+    choice_field,
+    int_field,
+    json_object,
+    names_field,
+    optional_colour_field,
+    point_field,
+)
 
 logger = logging.getLogger(__name__)
 

@@ -98,7 +98,7 @@ def sample_colours(image_bgr: np.ndarray, taps: Sequence[Sequence[float]], radiu
     disc = xx**2 + yy**2 <= radius**2
     colours = []
     for u, v in taps:
-        cx, cy = int(round(u)), int(round(v))
+        cx, cy = round(u), round(v)
         if not (0 <= cx < width and 0 <= cy < height):
             raise ValueError(f"tap ({u:.0f}, {v:.0f}) is outside the {width}x{height} image")
         x0, x1 = max(cx - radius, 0), min(cx + radius + 1, width)

@@ -26,7 +26,12 @@ from calibration.fit import ClicksError, FitResult, fit_camera
 from calibration.spec import CORNERS, TimeVectorsSpec, load_spec
 from rules.timevectors.points import TIER_LETTERS
 from web.auth import control_required
-from web.calibration_preview import complete_tiers, preview_from_camera, preview_from_homographies, sample_colours
+from web.calibration_preview import (
+    complete_tiers,
+    preview_from_camera,
+    preview_from_homographies,
+    sample_colours,
+)
 from web.errors import ApiError
 from web.extension import EXTENSION_KEY, extension, runtime
 from web.validate import json_object

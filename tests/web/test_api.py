@@ -85,17 +85,18 @@ class TestReading:
         assert "GET" in response.json["error"]
 
 
-class TestControlNeedsThePin:
-    ROUTES = [
-        ("/api/game/new", {"players": 2}),
-        ("/api/control/accept", {}),
-        ("/api/control/correct", {"point": "A1P", "color": 0}),
-        ("/api/control/confirm", {"point": "A1P"}),
-        ("/api/control/undo", {}),
-        ("/api/calibration", {}),
-    ]
+CONTROL_ROUTES = (
+    ("/api/game/new", {"players": 2}),
+    ("/api/control/accept", {}),
+    ("/api/control/correct", {"point": "A1P", "color": 0}),
+    ("/api/control/confirm", {"point": "A1P"}),
+    ("/api/control/undo", {}),
+    ("/api/calibration", {}),
+)
 
-    @pytest.mark.parametrize(("url", "body"), ROUTES)
+
+class TestControlNeedsThePin:
+    @pytest.mark.parametrize(("url", "body"), CONTROL_ROUTES)
     def test_without_pin_refused_and_nothing_changes(self, client, runtime: FakeRuntime, url, body):
         runtime.play("A1P", 0)
         before = client.get("/api/state").json
@@ -105,7 +106,7 @@ class TestControlNeedsThePin:
         assert runtime.calls == []
         assert client.get("/api/state").json == before
 
-    @pytest.mark.parametrize(("url", "body"), ROUTES)
+    @pytest.mark.parametrize(("url", "body"), CONTROL_ROUTES)
     def test_wrong_pin_header_refused(self, client, runtime: FakeRuntime, url, body):
         response = client.post(url, json=body, headers={"X-Boardcam-Pin": "0000"})
         assert response.status_code == 403
@@ -207,28 +208,29 @@ class TestControlActions:
         assert response.json["error"] == "no move to take back"
 
 
-class TestBadInput:
-    CASES = [
-        ("/api/game/new", b"{not json", "not valid JSON"),
-        ("/api/game/new", b"[1, 2]", "must be a JSON object"),
-        ("/api/game/new", b'{"players": "2"}', "'players' must be an integer"),
-        ("/api/game/new", b'{"players": true}', "'players' must be an integer"),
-        ("/api/game/new", b'{"players": 5}', "'players' must be one of 2, 3, 4, 6"),
-        ("/api/game/new", b'{"players": 99}', "between 2 and 6"),
-        ("/api/game/new", b'{"opening": "gambit"}', "'opening' must be one of"),
-        ("/api/game/new", b'{"players": 3, "opening": "swap"}', "two-player"),
-        ("/api/game/new", b'{"names": "Ann"}', "list of strings"),
-        ("/api/game/new", b'{"names": ["Ann", "B", "C"]}', "more than 2"),
-        ("/api/game/new", b'{"names": [""]}', "1 to 40 characters"),
-        ("/api/control/correct", b'{"color": 0}', "'point' is required"),
-        ("/api/control/correct", b'{"point": "Z9Q", "color": 0}', "column 'Z'"),
-        ("/api/control/correct", b'{"point": 12, "color": 0}', "written like A3Q"),
-        ("/api/control/correct", b'{"point": "A1P"}', "'color' is required"),
-        ("/api/control/correct", b'{"point": "A1P", "color": 7}', "between 0 and 2"),
-        ("/api/control/confirm", b"{}", "'point' is required"),
-    ]
+BAD_BODIES = (
+    ("/api/game/new", b"{not json", "not valid JSON"),
+    ("/api/game/new", b"[1, 2]", "must be a JSON object"),
+    ("/api/game/new", b'{"players": "2"}', "'players' must be an integer"),
+    ("/api/game/new", b'{"players": true}', "'players' must be an integer"),
+    ("/api/game/new", b'{"players": 5}', "'players' must be one of 2, 3, 4, 6"),
+    ("/api/game/new", b'{"players": 99}', "between 2 and 6"),
+    ("/api/game/new", b'{"opening": "gambit"}', "'opening' must be one of"),
+    ("/api/game/new", b'{"players": 3, "opening": "swap"}', "two-player"),
+    ("/api/game/new", b'{"names": "Ann"}', "list of strings"),
+    ("/api/game/new", b'{"names": ["Ann", "B", "C"]}', "more than 2"),
+    ("/api/game/new", b'{"names": [""]}', "1 to 40 characters"),
+    ("/api/control/correct", b'{"color": 0}', "'point' is required"),
+    ("/api/control/correct", b'{"point": "Z9Q", "color": 0}', "column 'Z'"),
+    ("/api/control/correct", b'{"point": 12, "color": 0}', "written like A3Q"),
+    ("/api/control/correct", b'{"point": "A1P"}', "'color' is required"),
+    ("/api/control/correct", b'{"point": "A1P", "color": 7}', "between 0 and 2"),
+    ("/api/control/confirm", b"{}", "'point' is required"),
+)
 
-    @pytest.mark.parametrize(("url", "body", "message"), CASES)
+
+class TestBadInput:
+    @pytest.mark.parametrize(("url", "body", "message"), BAD_BODIES)
     def test_refused_with_message_and_nothing_changes(self, client, runtime: FakeRuntime, url, body, message):
         before = client.get("/api/state").json
         response = client.post(url, data=body, content_type="application/json", headers=PIN)
