@@ -15,8 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from device.referee import Referee
+from rules.timevectors import GameConfig, TimeVectorsGame
 from rules.timevectors.points import parse_point
+from vision.observation import Snapshot
 
 Board = tuple[tuple[int, int], ...]  # sorted (point, colour) pairs: hashable, a cache key
 
@@ -123,3 +127,19 @@ def demo_script() -> tuple[Shot, ...]:
 def distinct_views(shots: Iterable[Shot]) -> set[tuple[Board, int | None]]:
     """The different images a script needs (board, hand): what a renderer must cache."""
     return {(shot.board, shot.hand_at) for shot in shots}
+
+
+def scripted_events(shots: Iterable[Shot]) -> list[dict[str, Any]]:
+    """The events a perfect camera and tracker would give for ``shots`` in a two-player game:
+    every hand-free board judged as a snapshot. Records without ``frame`` and ``time``."""
+    referee = Referee(TimeVectorsGame(GameConfig()), new_game=lambda: TimeVectorsGame(GameConfig()))
+    out = []
+    frame = 0
+    for shot in shots:
+        if shot.hand_at is None:
+            for event in referee.feed(Snapshot(frame=frame, tokens=shot.tokens)):
+                record = event.to_record()
+                del record["time"], record["frame"]
+                out.append(record)
+        frame += shot.frames
+    return out

@@ -71,7 +71,7 @@ DriftFactory = Callable[
 ]  # calibration -> detector (None: cannot check)
 
 
-def _reference_image(calibration: Any) -> np.ndarray | None:
+def reference_image(calibration: Any) -> np.ndarray | None:
     """The calibration's empty-board reference image, if it has one."""
     reference = getattr(calibration, "reference_image", None)
     return reference() if callable(reference) else reference
@@ -93,7 +93,7 @@ class ObserverCalibration:
 
     @classmethod
     def of(cls, calibration: Any) -> ObserverCalibration:
-        reference = _reference_image(calibration)
+        reference = reference_image(calibration)
         size = tuple(calibration.camera.image_size)
         if reference is not None and (reference.shape[1], reference.shape[0]) != size:
             reference = cv2.resize(reference, size, interpolation=cv2.INTER_LINEAR)
@@ -101,13 +101,13 @@ class ObserverCalibration:
         return cls(calibration.camera, calibration.spec, reference, palette)
 
 
-def _default_observer(calibration: Any, *, palette: Sequence[RGB] | None = None) -> ObserverLike:
+def make_observer(calibration: Any, *, palette: Sequence[RGB] | None = None) -> ObserverLike:
     from vision.observer import Observer
 
     return Observer(ObserverCalibration.of(calibration), palette=palette)
 
 
-def _default_tracker(stable_frames: int) -> TrackerFactory:
+def tracker_maker(stable_frames: int) -> TrackerFactory:
     def make() -> TrackerLike:
         from vision.tracker import Tracker
 
@@ -116,10 +116,10 @@ def _default_tracker(stable_frames: int) -> TrackerFactory:
     return make
 
 
-def _default_drift_detector(calibration: Any) -> DriftCheckerLike | None:
+def make_drift_detector(calibration: Any) -> DriftCheckerLike | None:
     from calibration.drift import DriftDetector
 
-    reference = _reference_image(calibration)
+    reference = reference_image(calibration)
     if reference is None:
         logger.info("the calibration has no empty-board reference: camera drift is not checked")
         return None
@@ -148,7 +148,7 @@ def warp_reference(reference: np.ndarray, old: Any, new: Any, spec: Any) -> np.n
 def refitted_calibration(calibration: Any, camera: Any) -> Any:
     """``calibration`` with a re-fitted camera and its reference image moved to match."""
     moved = dataclasses.replace(calibration, camera=camera)
-    reference = _reference_image(calibration)
+    reference = reference_image(calibration)
     if reference is None or not hasattr(moved, "with_reference"):
         return moved
     warped = warp_reference(reference, calibration.camera, camera, calibration.spec)
@@ -181,14 +181,14 @@ class Pipeline:
         stable_frames: int = 3,
         drift_interval: float = 5.0,
         stuck_hand_after: float = 3.0,
-        observer_factory: ObserverFactory = _default_observer,
+        observer_factory: ObserverFactory = make_observer,
         tracker_factory: TrackerFactory | None = None,
-        drift_factory: DriftFactory | None = _default_drift_detector,
+        drift_factory: DriftFactory | None = make_drift_detector,
     ) -> None:
         self._lock = threading.RLock()
         self._palette = list(palette) if palette is not None else None
         self._observer_factory = observer_factory
-        self._tracker_factory = tracker_factory or _default_tracker(stable_frames)
+        self._tracker_factory = tracker_factory or tracker_maker(stable_frames)
         self._drift_factory = drift_factory
         self._drift_interval = drift_interval
         self._stuck_hand_after = stuck_hand_after

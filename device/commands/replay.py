@@ -13,6 +13,7 @@ import argparse
 import json
 import logging
 import sys
+import time
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -75,6 +76,18 @@ def register(
     parser.add_argument("--json", action="store_true", help="one JSON record per event")
     parser.add_argument("dir", type=Path, metavar="DIR", help="folder of frames (PNG, JPEG, ...)")
     parser.set_defaults(func=run)
+
+    bench = bench_targets.add_parser(
+        "pipeline",
+        help="time the live pipeline per stage on one loop of the demo game",
+        description="Play one loop of the built-in demo through the live pipeline and print "
+        "milliseconds per frame for the observer, the tracker, the referee and the drift check, "
+        "and whether the events are the scripted ones.",
+    )
+    bench.add_argument(
+        "--size", default="800x600", metavar="WxH", help="frame size (default 800x600)"
+    )
+    bench.set_defaults(func=run_bench)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -228,3 +241,109 @@ def summary(game: Any, frames: int, skipped: int) -> str:
         result = f"{_colour(outcome.winner)} won"
     read = f"{frames - skipped} frames read" + (f", {skipped} skipped" if skipped else "")
     return f"\n{read}; {len(game.move_stack)} moves; {result}\n\n{render_ascii(game.board)}"
+
+
+class _Timed:
+    """Wraps a pipeline part and adds the seconds spent in its one method to ``totals``."""
+
+    def __init__(self, inner: Any, method: str, totals: dict[str, list[float]], name: str) -> None:
+        self._inner, self._method, self._totals, self._name = inner, method, totals, name
+
+    def __getattr__(self, attr: str) -> Any:
+        target = getattr(self._inner, attr)
+        if attr != self._method:
+            return target
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return target(*args, **kwargs)
+            finally:
+                self._totals[self._name].append(time.perf_counter() - started)
+
+        return timed
+
+
+def _parse_size(text: str) -> tuple[int, int]:
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+    except ValueError as exc:
+        raise ReplayError(f"--size must look like 800x600, not {text!r}") from exc
+    if not (160 <= width <= 4096 and 120 <= height <= 4096):
+        raise ReplayError(f"--size {text} is out of range (160x120 to 4096x4096)")
+    return width, height
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    """``boardcam bench pipeline``: per-stage timings on the demo; exit status 2 for a bad size."""
+    try:
+        size = _parse_size(args.size)
+    except ReplayError as exc:
+        print(f"boardcam bench pipeline: error: {exc}", file=sys.stderr)
+        return 2
+    for line in bench_pipeline(size):
+        print(line)
+    return 0
+
+
+def bench_pipeline(size: tuple[int, int]) -> list[str]:
+    """Run one loop of the demo through the pipeline with its stages timed; the report lines."""
+    from collections import defaultdict
+
+    from device.demo_script import demo_script, scripted_events
+    from device.pipeline import Pipeline, make_drift_detector, make_observer
+    from device.sources.demo import DemoSource
+    from vision.tracker import Tracker
+
+    totals: dict[str, list[float]] = defaultdict(list)
+    source = DemoSource(fps=0, size=size, loop=False)
+    calibration = source.calibration()
+
+    def drift_factory(cal: Any) -> Any:
+        detector = make_drift_detector(cal)
+        return None if detector is None else _Timed(detector, "check", totals, "drift check")
+
+    pipeline = Pipeline(
+        calibration,
+        _new_game(2, "none"),
+        palette=source.palette,
+        observer_factory=lambda cal, *, palette=None: _Timed(
+            make_observer(cal, palette=palette), "observe", totals, "observer"
+        ),
+        tracker_factory=lambda: _Timed(Tracker(stable_frames=3), "update", totals, "tracker"),
+        drift_factory=drift_factory,
+    )
+    records: list[dict[str, Any]] = []
+    frames = 0
+    started = time.perf_counter()
+    render = 0.0
+    source.start()
+    while True:
+        render_started = time.perf_counter()
+        frame = source.read()
+        render += time.perf_counter() - render_started
+        if frame is None:
+            break
+        frames += 1
+        for event in pipeline.process(frame, now=frame.seq / DEFAULT_FPS):
+            record = event.to_record()
+            del record["time"], record["frame"]
+            records.append(record)
+    total = time.perf_counter() - started - render
+    expected = scripted_events(demo_script())
+    lines = [f"pipeline on the demo game, {size[0]}x{size[1]}, {frames} frames (one loop):"]
+    for name in ("observer", "tracker", "drift check"):
+        calls = totals.get(name, [])
+        if calls:
+            per = 1000 * sum(calls) / len(calls)
+            unit = "check" if name == "drift check" else "frame"
+            lines.append(f"  {name:<12} {per:8.1f} ms/{unit}  ({len(calls)} calls)")
+    rest = total - sum(sum(calls) for calls in totals.values())
+    lines.append(f"  {'referee etc.':<12} {1000 * rest / max(frames, 1):8.1f} ms/frame")
+    per_frame = 1000 * total / max(frames, 1)
+    lines.append(
+        f"  {'total':<12} {per_frame:8.1f} ms/frame  -> {1000 / per_frame:.0f} frames/s "
+        f"(the demo runs at {DEFAULT_FPS:g})"
+    )
+    lines.append(f"  events: {len(records)}, as scripted: {'yes' if records == expected else 'NO'}")
+    return lines

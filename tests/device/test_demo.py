@@ -8,33 +8,16 @@ from itertools import pairwise
 import numpy as np
 import pytest
 
-from device.demo_script import Script, Shot, demo_script, distinct_views, freeze
-from device.referee import Referee
+from device.demo_script import Script, Shot, demo_script, distinct_views, freeze, scripted_events
 from device.sources.base import SourceError
 from device.sources.demo import DEMO_PALETTE, DemoSource, demo_camera
-from rules.timevectors import GameConfig, TimeVectorsGame, parse_point
-from vision.observation import Snapshot
+from rules.timevectors import parse_point
 
 SMALL = (320, 240)
 
 
-def referee_view(shots: tuple[Shot, ...]) -> list[dict]:
-    """What a perfect camera and tracker would report: each hand-free board as a snapshot."""
-    referee = Referee(TimeVectorsGame(GameConfig()), new_game=lambda: TimeVectorsGame(GameConfig()))
-    out = []
-    frame = 0
-    for shot in shots:
-        if shot.hand_at is None:
-            for event in referee.feed(Snapshot(frame=frame, tokens=shot.tokens)):
-                record = event.to_record()
-                del record["time"], record["frame"]
-                out.append(record)
-        frame += shot.frames
-    return out
-
-
 def test_demo_game_shows_every_kind_of_event() -> None:
-    assert referee_view(demo_script()) == [
+    assert scripted_events(demo_script()) == [
         {"type": "move", "point": "A1S", "color": 0},
         {"type": "move", "point": "F6Q", "color": 1},
         {"type": "move", "point": "B1R", "color": 0},

@@ -352,3 +352,18 @@ class TestReplayInput:
                 ]
             )
         assert exc.value.code == 2
+
+
+class TestBenchPipeline:
+    def test_demo_loop_is_read_as_scripted_with_stage_timings(self, capsys) -> None:
+        assert main(["bench", "pipeline", "--size", "480x360"]) == 0
+        out = capsys.readouterr().out
+        assert "480x360, 108 frames (one loop)" in out
+        for stage in ("observer", "tracker", "drift check", "referee etc.", "total"):
+            assert f"  {stage}" in out
+        assert "events: 11, as scripted: yes" in out
+
+    @pytest.mark.parametrize("size", ["12", "80x60", "axb"])
+    def test_bad_size(self, capsys, size: str) -> None:
+        assert main(["bench", "pipeline", "--size", size]) == 2
+        assert "--size" in capsys.readouterr().err
