@@ -123,7 +123,8 @@ def _summary(values: list[float], scale: float = 1.0) -> dict[str, float] | None
     }
 
 
-def run_live_bench(seconds: float = 60.0, fps: float = 4.0, soak_frames: int = 2000) -> dict[str, Any]:
+def run_live_bench(seconds: float = 60.0, fps: float = 4.0, soak_frames: int = 2000,
+                   stable_frames: int = 3) -> dict[str, Any]:
     """Run the benchmark; returns the figures (see :func:`format_report`)."""
     import waitress.server
 
@@ -135,7 +136,8 @@ def run_live_bench(seconds: float = 60.0, fps: float = 4.0, soak_frames: int = 2
     record: dict[str, Any] = {"leave_times": {}, "process_ms": [], "deciding": {}}
 
     def factory(*args: Any, **kwargs: Any) -> TimedPipeline:
-        return TimedPipeline(default_pipeline_factory(*args, **kwargs), loop_length, leaves, record)
+        inner = default_pipeline_factory(*args, stable_frames=stable_frames, **kwargs)
+        return TimedPipeline(inner, loop_length, leaves, record)
 
     with tempfile.TemporaryDirectory(prefix="boardcam-bench-") as directory:
         config = Config()
@@ -186,6 +188,7 @@ def run_live_bench(seconds: float = 60.0, fps: float = 4.0, soak_frames: int = 2
         runtime.store.close()
     return {
         "fps": fps,
+        "stable_frames": stable_frames,
         "seconds": seconds,
         "render_warm_up_s": round(warm_up, 1),
         "alerts_received": len(arrivals),
@@ -259,7 +262,8 @@ def _soak(warm: Any, frames: int) -> dict[str, Any]:
 
 def format_report(report: dict[str, Any]) -> str:
     """The figures for a person."""
-    lines = [f"live demo at {report['fps']:g} fps for {report['seconds']:g} s, SSE client over HTTP (waitress); "
+    lines = [f"live demo at {report['fps']:g} fps (stable_frames {report['stable_frames']}) for "
+             f"{report['seconds']:g} s, SSE client over HTTP (waitress); "
              f"demo views rendered beforehand in {report['render_warm_up_s']} s"]
     lat = report["latency_ms"]
     if lat:

@@ -47,6 +47,8 @@ class CameraConfig:
                             "the demo's own for the demo source, else the last one saved by the wizard.")
     palette: str = _doc("", "Token colours as a JSON list of [r, g, b]; empty: learnt from the board.")
     fps: float = _doc(4.0, "Frames per second to capture; 4 is plenty to referee a board game.")
+    stable_frames: int = _doc(3, "Calm, identical frames in a row before the board counts as settled: "
+                              "fewer alert sooner, more resist misreads.")
     width: int = _doc(1280, "Capture width in pixels (picamera and OpenCV cameras).")
     height: int = _doc(960, "Capture height in pixels (picamera and OpenCV cameras).")
 
@@ -126,6 +128,7 @@ class Config:
         """Check values that types alone do not; raises :class:`ConfigError`. Returns ``self``."""
         checks: list[tuple[bool, str]] = [
             (self.camera.fps > 0, "camera.fps must be above 0"),
+            (1 <= self.camera.stable_frames <= 20, "camera.stable_frames must be 1..20"),
             (self.camera.width > 0 and self.camera.height > 0, "camera.width/height must be above 0"),
             (0 < self.server.port < 65536, "server.port must be 1..65535"),
             (self.server.threads >= 4, "server.threads must be at least 4"),

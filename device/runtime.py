@@ -62,11 +62,12 @@ class ControlError(ValueError):
     or an action that needs a calibration when there is none). Nothing was changed."""
 
 
-def default_pipeline_factory(calibration: Any, game: Any, *, palette: Any = None, game_id: str | None = None) -> Any:
+def default_pipeline_factory(calibration: Any, game: Any, *, palette: Any = None, game_id: str | None = None,
+                             stable_frames: int = 3) -> Any:
     """The real frame pipeline (imported on first use: it pulls in the vision stack)."""
     from device.pipeline import Pipeline
 
-    return Pipeline(calibration, game, palette=palette, game_id=game_id)
+    return Pipeline(calibration, game, palette=palette, game_id=game_id, stable_frames=stable_frames)
 
 
 def calibration_summary(calibration: Any) -> dict[str, Any]:

@@ -9,6 +9,7 @@ message a user can act on.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import logging
 import secrets
@@ -150,7 +151,7 @@ def build_runtime(config: Config, **runtime_options: Any) -> tuple[Any, str]:
     Raises :class:`ConfigError`, :class:`SetupError`, ``StoreError`` or
     ``SourceSpecError`` (all ``ValueError``) with a message for the user.
     """
-    from device.runtime import Runtime
+    from device.runtime import Runtime, default_pipeline_factory
     from device.sinks.build import build_sinks
     from device.sources.factory import open_source
     from device.store import Store
@@ -160,6 +161,9 @@ def build_runtime(config: Config, **runtime_options: Any) -> tuple[Any, str]:
                          size=(config.camera.width, config.camera.height))
     calibration, origin = resolve_calibration(config, source, directory)
     palette = resolve_palette(config, source, calibration)
+    runtime_options.setdefault(
+        "pipeline_factory", functools.partial(default_pipeline_factory, stable_frames=config.camera.stable_frames)
+    )
     store = Store(directory)
     try:
         runtime = Runtime(

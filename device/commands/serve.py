@@ -59,6 +59,7 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     live.add_argument("--fps", type=float, default=4.0, help="demo frames per second (the target is at 4)")
     live.add_argument("--soak-frames", type=int, default=2000,
                       help="frames of a fast demo run afterwards, for the memory figure (0: skip)")
+    live.add_argument("--stable-frames", type=int, default=3, help="calm frames before the board counts as settled")
     live.add_argument("--json", action="store_true", help="print the figures as JSON")
     live.set_defaults(func=run_bench_live)
 
@@ -285,9 +286,10 @@ def run_games(args: argparse.Namespace) -> int:
 def run_bench_live(args: argparse.Namespace) -> int:
     from device.bench_live import format_report, run_live_bench
 
-    if args.seconds <= 0 or args.fps <= 0 or args.soak_frames < 0:
-        return _fail("--seconds and --fps must be above 0, --soak-frames 0 or more")
-    report = run_live_bench(seconds=args.seconds, fps=args.fps, soak_frames=args.soak_frames)
+    if args.seconds <= 0 or args.fps <= 0 or args.soak_frames < 0 or args.stable_frames < 1:
+        return _fail("--seconds and --fps must be above 0, --soak-frames 0 or more, --stable-frames 1 or more")
+    report = run_live_bench(seconds=args.seconds, fps=args.fps, soak_frames=args.soak_frames,
+                            stable_frames=args.stable_frames)
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     return 0
 

@@ -94,3 +94,53 @@ def test_version_1_flat_files_are_migrated(tmp_path):
     assert config.sinks.ntfy == ["https://ntfy.sh/t"] and config.storage.data_dir == "/srv/boardcam"
     assert config.game.players == 3
     assert config_from_dict({"version": 1, "push_url": ""}).sinks.ntfy == []
+
+
+def test_command_line_flags_override_the_file(tmp_path):
+    import argparse
+
+    from device.settings import add_common_arguments, resolve_config
+
+    path = tmp_path / "boardcam.toml"
+    path.write_text('[server]\nport = 9000\npin = "1111"\n[sinks]\nntfy = ["https://ntfy.sh/a"]\n')
+    parser = argparse.ArgumentParser()
+    add_common_arguments(parser, server=True)
+    args = parser.parse_args(["--config", str(path), "--port", "9100", "--ntfy", "https://ntfy.sh/b",
+                              "--mqtt", "broker:1884", "--source", "opencv:0"])
+    config = resolve_config(args)
+    assert (config.server.port, config.server.pin, config.camera.source) == (9100, "1111", "opencv:0")
+    assert config.sinks.ntfy == ["https://ntfy.sh/a", "https://ntfy.sh/b"]
+    assert (config.sinks.mqtt.host, config.sinks.mqtt.port) == ("broker", 1884)
+    with pytest.raises(ConfigError, match="server.port"):
+        resolve_config(parser.parse_args(["--port", "70000"]))
+
+
+def test_settings_resolve_the_parts_of_a_companion(tmp_path):
+    import json
+
+    import cv2
+    import numpy as np
+
+    from device.settings import SetupError, build_runtime, data_dir, load_palette, make_pin
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    (frames / "a.png").write_bytes(cv2.imencode(".png", np.zeros((8, 8, 3), np.uint8))[1].tobytes())
+    config = Config()
+    config.camera.source = f"folder:{frames}"
+    config.storage.data_dir = str(tmp_path / "data")
+    assert data_dir(config) == tmp_path / "data"
+    assert len(make_pin(config)) == 6 and make_pin(config).isdigit()
+    config.server.pin = "2468"
+    runtime, origin = build_runtime(config)
+    assert (runtime.pin, origin, runtime.calibration, runtime.palette) == ("2468", "", None, None)
+    runtime.store.close()
+    palette = tmp_path / "palette.json"
+    palette.write_text(json.dumps([[255, 0, 0], [0, 0, 255]]))
+    assert load_palette(palette) == [[255, 0, 0], [0, 0, 255]]
+    palette.write_text(json.dumps([[300, 0, 0]]))
+    with pytest.raises(SetupError, match="must be a list of 1 to 3"):
+        load_palette(palette)
+    config.camera.calibration = str(tmp_path / "nope.json")
+    with pytest.raises(SetupError, match="nope.json"):
+        build_runtime(config)
