@@ -111,6 +111,30 @@ class TestTsr4d:
         assert state["board"]["markers"]["blue"] == "b2"
         assert state["board"]["warp"]["blue"] == {"kind": "W", "circle": 1}
 
+    def test_the_rules_example_beam_down_and_staying_in_time_warp(self, tabletop):
+        example = "blue: Tc2 Wb4 Mb3 R@1; white: Ta20 Wa24; to move: blue"
+        state = tabletop.new_game("tsr4d", {"position": example})
+        assert "warp" in state["movable"]
+        moves = tabletop.legal_from(state["id"], "warp")
+        beams = sorted(m["to"] for m in moves if m["type"] == "beam-down")
+        # The rules' list minus b4 and c2, where the Warrior and the Time-Lord stand.
+        assert beams == ["a3", "a4", "a5", "a6", "a7", "a8", "b1", "b2", "b3", "b5", "c1", "c3", "d1"]
+        assert [m["notation"] for m in moves if m["type"] == "stay-in-warp"] == ["R 1->2"]
+        state = tabletop.play(state["id"], origin="warp", target="a3")
+        assert state["board"]["warp"]["blue"] is None and state["moves"] == ["-Ra3"]
+
+    def test_suicide_capture_is_offered_on_the_victim(self, tabletop):
+        state = tabletop.new_game("tsr4d", {"position": "blue: Ta1 Gb4; white: Ta20 Wb5; to move: blue"})
+        assert "b5" in state["movable"]
+        assert [m["notation"] for m in tabletop.legal_from(state["id"], "b5")] == ["xW(b5)"]
+        client, _ = tabletop.subscribe()
+        state = tabletop.play(state["id"], notation="xW(b5)")
+        assert state["captured"] == [{"player": "white", "kind": "W"}]
+        # That was the last Warrior on the board: a draw, announced as one.
+        assert state["result"] == "draw" and state["winner"] is None
+        assert state["reason"] == "every Warrior of both sides is captured"
+        assert [r["type"] for r in drain(client)] == ["move", "draw", "state"]
+
     def test_illegal_move_gives_the_rule_and_changes_nothing(self, tabletop):
         state = tabletop.new_game("tsr4d")
         client, unsubscribe = tabletop.subscribe()

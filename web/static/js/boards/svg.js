@@ -17,8 +17,13 @@ export function text(parent, content, attrs) {
 }
 
 // The highlight marks every board draws the same way: targets, captures, the selection, movable pieces.
+// Movable pieces are ringed only while they are a choice: when (nearly) every place is open
+// (placing rings anywhere) the rings would say nothing and hide the board.
+const MAX_MOVABLE_MARKS = 64;
+
 export function drawMarks(layer, view, at, radius) {
-  for (const name of view.movable || []) {
+  const movable = view.movable || [];
+  for (const name of movable.length <= MAX_MOVABLE_MARKS ? movable : []) {
     const c = at(name);
     if (c) el("circle", { class: "movable-mark", cx: c[0], cy: c[1], r: radius + 2, "data-movable": name }, layer);
   }
