@@ -54,6 +54,7 @@ RING_WEIGHT = 0.5
 HAND_AREA_DISCS = 2.0  # an unexplained blob bigger than this many top discs is a hand
 MIN_QUALITY = 0.5
 NOISE_SIGMAS = 5.0  # a change must also stand this far out of the sensor noise
+MAX_NOISE = 6.0  # grey levels; more "noise" than this is a changed scene, not a sensor
 # Pixels read per frame: a sample of each region is enough to measure how filled it is.
 CORE_SAMPLES, RING_SAMPLES, TOP_SAMPLES = 48, 32, 32
 GRID_SAMPLES = 6000  # hand-detection grid over the board's outline
@@ -127,10 +128,12 @@ class Observer:
             self._ref_px = ref_px
             self._ref_features = features(ref_px)
             self._noise_per_grey = noise_scale(ref_px)
+            self._textured_rows = ref_px[self._grid_local].mean(axis=1).reshape(self._grid.shape).std(axis=1) >= 1.0
             balance = grey_world(ref_px[self._grid_local])
         else:
             self._ref_px = None
             self._ref_features = None
+            self._textured_rows = np.ones(self._grid.shape[0], bool)
             balance = np.ones(3, np.float32)
         if palette is None:
             palette = getattr(calibration, "palette", None)
@@ -226,7 +229,9 @@ class Observer:
             cover = top_unexplained[:, 1] / np.maximum(self._top.count, 1)
             visibility = visibility * (1.0 - cover)
         probs = self._probabilities(feats, foreground, score, accepted, visible_core, learn=not hand_present)
-        quality = float(np.clip((0.75 - changed_fraction) / 0.45, 0.0, 1.0))
+        quality = min(
+            float(np.clip((0.75 - changed_fraction) / 0.45, 0.0, 1.0)), self._picture_intact(grey)
+        )
         return Observation(
             probs=probs, visibility=visibility, hand_present=bool(hand_present), quality=quality
         )
@@ -239,6 +244,13 @@ class Observer:
         self._calm_run += 1
         if self._calm_run >= 2:
             self._calm = (feats, explained)
+
+    def _picture_intact(self, grey: np.ndarray) -> float:
+        """1.0 unless whole rows of the board zone came out flat (a JPEG cut short, a
+        dropped USB packet): their share counts double against the quality."""
+        rows = grey.reshape(self._grid.shape)
+        flat = (rows.std(axis=1) < 0.5) & self._textured_rows
+        return float(np.clip(1.0 - 2.0 * flat.mean(), 0.0, 1.0))
 
     def _blind(self) -> Observation:
         probs = np.zeros((N_POINTS, 1 + self.colours.n_colours))
@@ -259,7 +271,7 @@ class Observer:
         delta = feats - self._ref_features
         distance = _distance(delta, shadow_weight=SHADOW_WEIGHT)
         # Noise of a pixel difference (robust: most of the board did not change).
-        sigma = max(1.0, 1.4826 * float(np.median(np.abs(balanced[grid] - self._ref_px[grid]))))
+        sigma = float(np.clip(1.4826 * np.median(np.abs(balanced[grid] - self._ref_px[grid])), 1.0, MAX_NOISE))
         noise = sigma * self._noise_per_grey  # (n, 2): chroma and brightness noise, feature units
         normalised = np.sqrt(
             (delta[:, 0] ** 2 + delta[:, 1] ** 2) / noise[:, 0] ** 2 + (delta[:, 2] / noise[:, 1]) ** 2

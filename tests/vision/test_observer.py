@@ -1,0 +1,201 @@
+"""Observer on rendered scenes: accuracy against the renderer's hidden ground truth,
+hidden points, colours with and without a palette, a colour cast, Q versus P, hands,
+and frames that cannot be read."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from calibration.calibfile import Calibration
+from calibration.spec import load_spec
+from rules.timevectors.points import parse_point
+from vision.observer import FrameError, Observer, analyze_image
+from vision.render import random_scene, render_timevectors
+from vision.render_hand import HandSpec
+
+SPEC = load_spec()
+SIZE = (800, 600)
+
+
+def noisy(image: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndarray:
+    """Fresh sensor noise per picture (the renderer's own noise repeats for one seed)."""
+    return np.clip(image + rng.normal(0, sigma, image.shape), 0, 255).astype(np.uint8)
+
+
+@dataclasses.dataclass
+class Scene:
+    camera: object
+    style: object
+    colours: list
+    calibration: Calibration
+    seed: int
+
+    def render(self, tokens, *, hand=None, style=None, rng=None):
+        rendered = render_timevectors(self.camera, SPEC, tokens, self.colours, hand=hand,
+                                      scene=style or self.style, seed=self.seed)
+        rng = rng or np.random.default_rng(self.seed + len(tokens))
+        return rendered, noisy(rendered.image_bgr, self.style.noise_sigma, rng)
+
+
+def make_scene(seed: int) -> Scene:
+    camera, style, colours = random_scene(seed, SIZE)
+    empty = render_timevectors(camera, SPEC, {}, colours, scene=style, seed=seed).image_bgr
+    reference = noisy(empty, style.noise_sigma, np.random.default_rng(seed))
+    calibration = Calibration(board="timevectors", spec=SPEC, camera=camera, rms_px=0.0).with_reference(reference)
+    return Scene(camera, style, colours, calibration, seed)
+
+
+@pytest.fixture(scope="module")
+def scene() -> Scene:
+    return make_scene(21)
+
+
+@pytest.fixture(scope="module")
+def crowded(scene):
+    rng = np.random.default_rng(5)
+    points = rng.choice(256, 60, replace=False)
+    tokens = {int(p): i % 3 for i, p in enumerate(points)}
+    rendered, image = scene.render(tokens)
+    return tokens, rendered, image
+
+
+def truth_states(tokens: dict[int, int]) -> np.ndarray:
+    truth = np.full(256, -1)
+    for point, colour in tokens.items():
+        truth[point] = colour
+    return truth
+
+
+def learned_to_truth(states: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """Map the observer's own colour numbers to the renderer's by majority (no palette given)."""
+    mapping = {}
+    for k in np.unique(states[states >= 0]):
+        values, counts = np.unique(truth[states == k], return_counts=True)
+        mapping[int(k)] = int(values[np.argmax(counts)])
+    return np.array([mapping[int(s)] if s >= 0 else -1 for s in states])
+
+
+def test_still_scene_visible_points(scene, crowded):
+    tokens, rendered, image = crowded
+    observation = Observer(scene.calibration).observe(image, compare_previous=False)
+    truth = truth_states(tokens)
+    read = learned_to_truth(observation.states(), truth)
+    visible = rendered.visibility >= 0.5
+    errors = int(np.sum((read != truth) & visible))
+    # Not the product target (0.1 %): the bench measures a few percent over varied scenes
+    # at this working resolution; this guards against regressions beyond that.
+    assert errors <= 0.05 * visible.sum(), f"{errors} of {visible.sum()} visible points misread"
+    assert not observation.hand_present
+    assert observation.quality > 0.9
+
+
+def test_hidden_points_are_reported_hidden(scene, crowded):
+    tokens, rendered, image = crowded
+    observation = Observer(scene.calibration).observe(image, compare_previous=False)
+    clearly_hidden = rendered.visibility < 0.3
+    clearly_seen = rendered.visibility > 0.7
+    assert clearly_hidden.sum() >= 5
+    assert np.mean(observation.visibility[clearly_hidden] < 0.5) >= 0.9
+    assert np.mean(observation.visibility[clearly_seen] >= 0.5) >= 0.97
+
+
+def test_palette_fixes_the_colour_indices(scene, crowded):
+    tokens, rendered, image = crowded
+    order = [2, 0, 1]  # the user lists the sets in another order than the renderer
+    palette = [scene.colours[i] for i in order]
+    observation = Observer(scene.calibration, palette=palette).observe(image, compare_previous=False)
+    states = observation.states()
+    seen = [p for p in tokens if rendered.visibility[p] >= 0.5 and states[p] >= 0]
+    right = sum(states[p] == order.index(tokens[p]) for p in seen)
+    assert len(seen) >= 30 and right >= 0.95 * len(seen)
+
+
+def test_colour_cast_change_after_calibration(scene):
+    tokens = {parse_point(n): i % 3 for i, n in enumerate(["B2S", "G7S", "C6R", "F3R", "A8Q", "H1P"])}
+    warm = dataclasses.replace(scene.style, white_balance=(1.25, 1.0, 0.75), exposure=0.85)
+    rendered, image = scene.render(tokens, style=warm)
+    observation = Observer(scene.calibration).observe(image, compare_previous=False)
+    truth = truth_states(tokens)
+    read = learned_to_truth(observation.states(), truth)
+    visible = rendered.visibility >= 0.5
+    assert np.sum((read != truth) & visible) == 0
+
+
+def _stacked_pair(observer: Observer) -> tuple[int, int]:
+    """A point on P and one on Q whose tokens cover nearly the same image area."""
+    fp = observer.footprints
+    for far, near, fraction in sorted(fp.overlap.tolist(), key=lambda row: -row[2]):
+        far, near = int(far), int(near)
+        if fp.tier[far] == 0 and fp.tier[near] == 1 and fraction >= 0.7 and fp.in_image[far] == 1:
+            return far, near
+    pytest.skip("this camera sees no P/Q pair in line")  # pragma: no cover - geometry guarantees one
+
+
+def test_token_on_q_versus_p_at_the_same_image_position(scene):
+    observer = Observer(scene.calibration)
+    far, near = _stacked_pair(observer)
+    for placed, other in ((far, near), (near, far)):
+        _, image = scene.render({placed: 0})
+        states = Observer(scene.calibration).observe(image, compare_previous=False).states()
+        assert states[placed] == 0, f"token at {placed} not read"
+        assert states[other] == -1, f"token at {placed} also read at {other}"
+
+
+def test_hand_is_seen_and_hides_what_it_covers(scene):
+    target = parse_point("D5R")
+    rendered, image = scene.render({}, hand=HandSpec(target_point=target))
+    observation = Observer(scene.calibration).observe(image, compare_previous=False)
+    assert observation.hand_present
+    covered = rendered.visibility < 0.2
+    assert np.mean(observation.visibility[covered] < 0.5) > 0.8
+
+
+def test_empty_board_reads_empty(scene):
+    _, image = scene.render({})
+    observation = Observer(scene.calibration).observe(image, compare_previous=False)
+    assert observation.tokens() == {} and not observation.hand_present
+
+
+def test_blank_frame_has_no_quality(scene):
+    observer = Observer(scene.calibration)
+    for value in (0, 128, 255):
+        blank = np.full((SIZE[1], SIZE[0], 3), value, np.uint8)
+        observation = observer.observe(blank)
+        assert observation.quality == 0.0 and observation.tokens() == {}
+
+
+def test_truncated_picture_does_not_crash(scene, crowded):
+    """A JPEG cut short decodes (with some decoders) to the top rows and flat grey below."""
+    _, _, image = crowded
+    cut = image.copy()
+    cut[SIZE[1] // 3:] = 128
+    observer = Observer(scene.calibration)
+    observation = observer.observe(cut)
+    assert observation.probs.shape[0] == 256 and observation.visibility.shape == (256,)
+    assert observation.quality < 0.5 or observation.hand_present
+    assert observer.observe(image).probs.shape[0] == 256  # and the next good frame is read
+
+
+@pytest.mark.parametrize("bad, message", [
+    (np.zeros((100, 100, 3), np.uint8), "calibration is for"),
+    (np.zeros((SIZE[1], SIZE[0]), np.uint8), "colour image"),
+    (np.zeros((SIZE[1], SIZE[0], 3), np.float32), "8-bit"),
+    (None, "colour image"),
+])
+def test_unusable_frames_raise_frame_error(scene, bad, message):
+    with pytest.raises(FrameError, match=message):
+        Observer(scene.calibration).observe(bad)
+
+
+def test_analyze_image_names_points(scene):
+    tokens = {parse_point("C3S"): 0, parse_point("F6R"): 1}
+    _, image = scene.render(tokens)
+    result = analyze_image(scene.calibration, image)
+    assert set(result) == {"tokens", "hidden", "hand"}
+    assert set(result["tokens"]) == {"C3S", "F6R"}
+    assert len(set(result["tokens"].values())) == 2
+    assert all(len(name) == 3 for name in result["hidden"])
+    assert result["hand"] is False
