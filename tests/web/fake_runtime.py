@@ -93,6 +93,7 @@ class FakeRuntime:
         self.winner: dict[str, Any] | None = None
         self.alerts: list[dict[str, Any]] = []
         self.mismatch: list[str] = []
+        self.pending: dict[str, Any] | None = None
         self.hidden: list[str] = []
         self.threats: dict[str, list[str]] = {}
         self.camera = {"status": "ok", "description": "fake camera", "fps": 4.0}
@@ -121,7 +122,19 @@ class FakeRuntime:
 
     def illegal(self, reasons: list[str], points: list[str]) -> None:
         self.mismatch = list(points)
-        self.publish({"type": "illegal", "frame": len(self.moves), "reasons": reasons, "points": points})
+        self.pending = {"type": "illegal", "frame": len(self.moves), "reasons": reasons, "points": points}
+        self.publish(dict(self.pending))
+
+    def restore(self) -> None:
+        """The players put the board back."""
+        points, self.mismatch, self.pending = self.mismatch, [], None
+        self.publish({"type": "restored", "frame": len(self.moves), "points": points})
+
+    def hidden_move(self, color: int, candidates: list[str]) -> None:
+        """A token went out of view: the referee asks where it was played."""
+        self.pending = {"type": "confirm_hidden", "frame": len(self.moves), "color": color,
+                        "candidates": candidates, "points": [], "occluded": candidates}
+        self.publish(dict(self.pending))
 
     @property
     def subscriber_count(self) -> int:
@@ -143,6 +156,7 @@ class FakeRuntime:
             "result": "win" if self.winner else "ongoing",
             "threats": {k: list(v) for k, v in self.threats.items()},
             "mismatch": list(self.mismatch),
+            "pending": None if self.pending is None else dict(self.pending),
             "hidden": list(self.hidden),
             "players": self.players,
             "names": list(self.names or []),
@@ -187,7 +201,7 @@ class FakeRuntime:
         self.calls.append(("accept", ()))
         if not self.mismatch:
             raise FakeControlError("the board matches the game: nothing to accept")
-        self.mismatch = []
+        self.mismatch, self.pending = [], None
         return self.publish({"type": "accepted", "frame": None})
 
     def correct(self, point: int, colour: int | None) -> list[dict[str, Any]]:
@@ -201,6 +215,7 @@ class FakeRuntime:
 
     def confirm_hidden(self, point: int) -> list[dict[str, Any]]:
         self.calls.append(("confirm_hidden", (point,)))
+        self.pending = None
         self.play(point_name(point), len(self.moves) % self.players)
         return []
 

@@ -54,8 +54,7 @@ def test_dashboard_follows_the_game_to_an_illegal_change_and_a_win(phone_page, l
     assert "Illegal change" in page.locator("#alert-list").inner_text()
     shot(page, "phone-illegal")
 
-    runtime.mismatch = []
-    runtime.publish({"type": "restored", "frame": 6})
+    runtime.restore()
     banner.wait_for(state="hidden")
     assert page.locator("rect[data-mismatch]").count() == 0
 
@@ -68,6 +67,28 @@ def test_dashboard_follows_the_game_to_an_illegal_change_and_a_win(phone_page, l
     assert page.locator("polyline[data-vector='A1P B2Q C3R D4S']").count() == 1
     assert page.locator("#turn-text").inner_text() == "Game over"
     shot(page, "phone-win")
+
+
+def test_late_phone_sees_the_open_alert_and_confirms_a_hidden_move(phone_page, live_server):
+    page, runtime = phone_page, live_server.runtime
+    runtime.play("A1P", 0)
+    runtime.hidden_move(1, ["C2Q", "C3Q"])
+    open_dashboard(page, live_server)
+    banner = page.locator("#alert-banner")
+    banner.wait_for(state="visible")
+    assert "Confirm a hidden move" in banner.inner_text()
+    assert "Colour 2 played where the camera cannot see: one of C2Q, C3Q" in banner.inner_text()
+    page.locator("#lock-button").click()
+    page.locator("#pin-input").fill("2468")
+    page.locator("#pin-submit").click()
+    page.wait_for_selector("#lock-button.unlocked")
+    page.locator("#hidden-candidates button", has_text="C3Q").click()
+    page.wait_for_selector("circle[data-token='C3Q']")
+    banner.wait_for(state="hidden")
+    assert page.locator("#mismatch-card").is_hidden()
+    from rules.timevectors.points import parse_point
+
+    assert runtime.calls == [("confirm_hidden", (parse_point("C3Q"),))]
 
 
 def test_late_phone_sees_the_current_game_at_once(phone_page, live_server):

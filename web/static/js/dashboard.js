@@ -18,11 +18,13 @@ let correcting = false;
 let selected = null;
 let liveAlert = null;
 let hiddenCandidates = [];
+let dismissedKey = null;
 let liveAlerts = [];
 let showThreats = localStorage.getItem("boardcam.threats") === "on";
 
 const lastMoveName = (s) => (s.last_move && typeof s.last_move === "object" ? s.last_move.point : s.last_move) || null;
-const alertKey = (r) => `${r.type}|${r.time}|${r.frame}`;
+const alertKey = (r) => `${r.type}|${r.frame}|${(r.points || []).join()}|${(r.candidates || []).join()}`;
+const candidatesOf = (r) => (r.candidates && r.candidates.length ? r.candidates : r.points) || [];
 
 function ensureBoard(kind) {
   const layout = preferredLayout();
@@ -34,7 +36,10 @@ function ensureBoard(kind) {
 function renderStatus(s) {
   const palette = paletteOf(s);
   const over = Boolean(s.winner) || s.result === "draw";
-  $("turn-text").textContent = over ? "Game over" : s.turn === null || s.turn === undefined ? "–" : colourName(s, s.turn);
+  const choosing = !over && (s.turn === null || s.turn === undefined) && s.opening === "3meq";
+  $("turn-text").textContent = over ? "Game over"
+    : choosing ? "3MEQ: colour choice"
+      : s.turn === null || s.turn === undefined ? "–" : colourName(s, s.turn);
   $("turn-swatch").style.background = !over && s.turn !== null && s.turn !== undefined ? palette[s.turn] : "";
   $("last-move").textContent = lastMoveName(s) || "–";
   $("move-count").textContent = String((s.moves || []).length);
@@ -197,9 +202,18 @@ function render() {
   document.body.dataset.moves = String((state.moves || []).length);
 }
 
+// The runtime's unresolved alert (illegal change, hidden move to confirm) is the banner's
+// source of truth, so a phone that joins late sees it too; others are shown as they arrive.
 function applyState(next) {
   state = next;
-  if (!(state.mismatch || []).length && liveAlert && liveAlert.type === "illegal") liveAlert = null;
+  const pending = state.pending && typeof state.pending === "object" ? state.pending : null;
+  if (pending) {
+    if (alertKey(pending) !== dismissedKey) liveAlert = pending;
+    hiddenCandidates = pending.type === "confirm_hidden" ? candidatesOf(pending) : [];
+  } else {
+    if (liveAlert && ["illegal", "confirm_hidden"].includes(liveAlert.type)) liveAlert = null;
+    hiddenCandidates = [];
+  }
   render();
 }
 
@@ -212,7 +226,7 @@ function handleRecord(record) {
   if (ALERT_TYPES.has(record.type)) {
     liveAlerts = [...liveAlerts, record].slice(-MAX_ALERTS);
     if (record.type !== "win") liveAlert = record;
-    if (record.type === "confirm_hidden") hiddenCandidates = record.points || record.candidates || [];
+    if (record.type === "confirm_hidden") hiddenCandidates = candidatesOf(record);
     document.body.dataset.lastAlert = record.type;
     ring(record, describe(record, state));
   }
@@ -266,7 +280,11 @@ function wireControls() {
   $("correct-button").addEventListener("click", () => { correcting = true; selected = null; render(); });
   $("correct-cancel").addEventListener("click", () => { correcting = false; selected = null; render(); });
   $("undo-button").addEventListener("click", () => act("/api/control/undo", {}, "Last move taken back"));
-  $("alert-dismiss").addEventListener("click", () => { liveAlert = null; render(); });
+  $("alert-dismiss").addEventListener("click", () => {
+    if (liveAlert) dismissedKey = alertKey(liveAlert);
+    liveAlert = null;
+    render();
+  });
   $("new-game-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const names = $("names-input").value.split(",").map((n) => n.trim()).filter(Boolean);
