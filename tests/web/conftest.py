@@ -57,12 +57,17 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def serve(app: Flask) -> Iterator[str]:
-    """Run ``app`` under waitress on a free localhost port for the duration of a test."""
+def serve(app: Flask, port: int | None = None) -> Iterator[str]:
+    """Run ``app`` under waitress on localhost (a free port unless given) while the generator lives."""
     from waitress.server import create_server
 
     server = create_server(
-        app, host="127.0.0.1", port=_free_port(), threads=16, channel_request_lookahead=1, asyncore_loop_timeout=0.1
+        app,
+        host="127.0.0.1",
+        port=port or _free_port(),
+        threads=16,
+        channel_request_lookahead=1,
+        asyncore_loop_timeout=0.1,
     )
     thread = threading.Thread(target=server.run, name="waitress-test", daemon=True)
     thread.start()

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from calibration.calibfile import load_calibration
-from tests.web.fake_runtime import landmark_pixels
+from tests.web.conftest import serve
+from tests.web.fake_runtime import FakeRuntime, landmark_pixels
+from web import create_app
 
 pytestmark = pytest.mark.browser
 
@@ -222,3 +224,25 @@ def test_history_replays_a_game_step_by_step(desktop_page, live_server):
     assert links.count() == 3
     assert "format=pbm" in links.first.get_attribute("href")
     shot(page, "desktop-history")
+
+
+def test_dashboard_reconnects_by_itself_after_the_server_restarts(phone_page):
+    runtime = FakeRuntime()
+    app = create_app({"BOARDCAM_SSE_HEARTBEAT_S": 0.3}, runtime=runtime)
+    first = serve(app)
+    url = next(first)
+    phone_page.goto(url + "/", wait_until="domcontentloaded")
+    phone_page.wait_for_selector("body[data-live='yes']")
+    first.close()  # the server goes away (restart, Wi-Fi drop)
+    phone_page.wait_for_selector("body[data-live='no']")
+    assert phone_page.locator("#live-text").inner_text() == "reconnecting…"
+    runtime.play("A1P", 0)
+    second = serve(app, port=int(url.rsplit(":", 1)[1]))
+    next(second)
+    try:
+        phone_page.wait_for_selector("body[data-live='yes']", timeout=15_000)
+        phone_page.wait_for_selector("circle[data-token='A1P']")  # the state came with the new stream
+        runtime.play("B2Q", 1)
+        phone_page.wait_for_selector("circle[data-token='B2Q']")
+    finally:
+        second.close()

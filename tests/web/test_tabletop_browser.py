@@ -156,3 +156,20 @@ def test_gryb_roll_place_and_an_illegal_reason(phone_page, tabletop_server):
     assert "the die shows" in banner.inner_text()
     assert service(tabletop_server).state(game["id"])["board"]["tokens"] == {face: 0}
     shot(page, "gryb-phone")
+
+
+def test_gryb_view_draws_the_bandanna_the_camera_reads(desktop_page, tabletop_server):
+    page, runtime = desktop_page, tabletop_server.runtime
+    service(tabletop_server).new_game("gryb:drangles")
+    read = runtime.state
+    runtime.state = lambda: {**read(), "board": "gryb", "tokens": {"GR": 0, "BBBB": 1, "0": 1}}
+    open_game(page, tabletop_server, "gryb")
+    assert page.locator("circle[data-ring]").count() == 0
+    page.locator("#camera-toggle").check()
+    page.wait_for_selector("circle[data-ring='BBBB'][data-colour='1']")
+    rings = page.locator("circle[data-ring]").evaluate_all("els => els.map(e => e.dataset.ring).sort()")
+    assert rings == ["0", "BBBB", "GR"]
+    assert page.locator("#board-hint").inner_text() == "What the camera reads"
+    shot(page, "gryb-camera-desktop")
+    page.locator("#camera-toggle").uncheck()
+    page.wait_for_selector("circle[data-ring]", state="detached")

@@ -41,8 +41,14 @@ function beep(frequencies, duration = 0.16) {
 const SOUNDS = { win: [660, 880, 1320], illegal: [440, 330], default: [520, 520] };
 const VIBRATIONS = { win: [120, 80, 120, 80, 300], illegal: [300, 100, 300], default: [200] };
 
+// System notifications exist only on secure pages (HTTPS or localhost); on a plain LAN
+// address the banner, sound and vibration still work.
+export function notificationsPossible() {
+  return window.isSecureContext && "Notification" in window;
+}
+
 export async function enableNotifications() {
-  if (!("Notification" in window)) return "unsupported";
+  if (!notificationsPossible()) return "unsupported";
   if (Notification.permission === "default") return Notification.requestPermission();
   return Notification.permission;
 }

@@ -3,7 +3,7 @@ import { control } from "./api.js";
 import { setupPage, toast, formatTime } from "./ui.js";
 import { createBoard, preferredLayout } from "./boards/index.js";
 import { paletteOf, colourName, colourCount } from "./colours.js";
-import { describe, ring, unlockAudio, enableNotifications, isSoundOn, setSoundOn } from "./alerts.js";
+import { describe, ring, unlockAudio, enableNotifications, notificationsPossible, isSoundOn, setSoundOn } from "./alerts.js";
 
 const $ = (id) => document.getElementById(id);
 const ALERT_TYPES = new Set(JSON.parse(document.querySelector(".layout").dataset.alertTypes));
@@ -296,11 +296,12 @@ function wireControls() {
   const showSound = () => { sound.textContent = isSoundOn() ? "Sound on" : "Sound off"; sound.setAttribute("aria-pressed", String(isSoundOn())); };
   showSound();
   sound.addEventListener("click", () => { setSoundOn(!isSoundOn()); unlockAudio(); showSound(); });
-  $("notify-button").addEventListener("click", async () => {
+  const notify = $("notify-button");
+  notify.hidden = !notificationsPossible();
+  notify.addEventListener("click", async () => {
     unlockAudio();
     const permission = await enableNotifications();
-    toast(permission === "granted" ? "Notifications on" : permission === "unsupported"
-      ? "This browser has no notifications here (the page still rings)" : "Notifications not allowed");
+    toast(permission === "granted" ? "Notifications on" : "Notifications not allowed (the page still rings)");
   });
   // Audio may only start after a gesture: the first tap anywhere enables the alert sound.
   document.addEventListener("pointerdown", unlockAudio, { once: true });

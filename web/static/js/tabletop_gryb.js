@@ -52,7 +52,13 @@ function renderDie(state) {
   $("dice-card").hidden = !state.die && !roll;
 }
 
+let variantShownFor = null;
+
 function renderExtra(state) {
+  if (variantShownFor !== state.id) {
+    $("variant-select").value = state.variant; // the next game defaults to the one being played
+    variantShownFor = state.id;
+  }
   $("scores").replaceChildren(scoreCard(state, 0), scoreCard(state, 1));
   $("phase-text").textContent = `${state.title} · phase ${state.phase}`;
   renderDie(state);

@@ -98,11 +98,13 @@ function drawOverlay() {
   const svg = $("overlay");
   svg.replaceChildren();
   if (!wizard.capture) return;
-  const scale = wizard.capture.width / 800;
+  // Markers keep the same size on screen whatever the frame's size and zoom.
+  const shown = svg.getBoundingClientRect().width;
+  const scale = shown ? wizard.capture.width / shown : 1;
   if (wizard.preview) {
     for (const [, tier] of Object.entries(wizard.preview.tiers || {})) {
       for (const line of tier.lines) el("polyline", { class: "grid-line", points: line.map((p) => p.join(",")).join(" ") }, svg);
-      for (const [u, v] of tier.centres) el("circle", { class: "centre", cx: u, cy: v, r: 1.6 * scale }, svg);
+      for (const [u, v] of tier.centres) el("circle", { class: "centre", cx: u, cy: v, r: 1.5 * scale }, svg);
     }
   }
   for (const tier of TIERS) {
@@ -311,6 +313,7 @@ function wireButtons() {
 }
 
 setupPage();
+window.addEventListener("resize", drawOverlay);
 wireStage();
 wireButtons();
 setStep("capture");

@@ -42,7 +42,8 @@ export function nodePosition(name) {
 
 export class GrybBoard {
   constructor(container, { onLocation = null, onPointClick = null } = {}) {
-    this.onLocation = onLocation || onPointClick; // onPointClick: the dashboard's board interface
+    // onPointClick: the dashboard's board interface (boards/index.js), onLocation: the game pages'.
+    this.onLocation = onLocation || onPointClick;
     this.svg = el("svg", {
       viewBox: `${-EXTENT} ${-EXTENT} ${2 * EXTENT} ${2 * EXTENT}`, role: "img", class: "gryb-board",
     });
@@ -54,13 +55,14 @@ export class GrybBoard {
   drawStatic() {
     const g = el("g", { class: "static" }, this.svg);
     el("rect", { x: -EXTENT, y: -EXTENT, width: 2 * EXTENT, height: 2 * EXTENT, rx: 16, fill: "#14110f" }, g);
-    // Quadrangles first (under the spots), the deepest thinnest.
+    // Quadrangles first (under the spots), the deepest thinnest; faint fills stack up so each level
+    // down reads a little lighter, as the printed layers do.
     for (const name of NODES) {
       const path = name === "0" ? "" : name;
       if (path.length >= 4) continue;
       const corners = LETTERS.split("").map((c) => nodePosition(path + c));
       el("polygon", {
-        points: corners.map((p) => p.join(",")).join(" "), fill: "none", stroke: "#8b8375",
+        points: corners.map((p) => p.join(",")).join(" "), fill: "rgba(255, 244, 214, 0.035)", stroke: "#8b8375",
         "stroke-width": OUTLINE_WIDTH[path.length], opacity: 0.85, "data-quadrangle": name,
       }, g);
     }
@@ -78,22 +80,25 @@ export class GrybBoard {
     }
   }
 
-  // view: {tokens {node: 0|1} (or state.board.tokens), markers {player: node}, transit,
-  //        movable, targets, captures, selected, lastMove, lines [[nodes]]}
+  // view (a hand-played game): {state, movable, targets, captures, selected, lastMove {to: [nodes]}}
+  // view (the dashboard, camera-read): {tokens {node: colour}, palette [css], lastMove "GR",
+  //   mismatch [nodes], hidden [nodes], vectors [[nodes]] (GRYBs), selected}
   render(view) {
     const layer = el("g", { class: "dynamic" });
     const board = view.state ? view.state.board : {};
     const tokens = view.tokens || board.tokens || {};
+    const colours = view.palette && view.palette.length >= 2 ? view.palette : RING_COLOURS;
     const at = (name) => (typeof name === "string" ? nodePosition(name) : null);
-    for (const line of view.lines || (view.state && view.state.winner ? view.state.winner.lines : []) || []) {
+    const lines = view.vectors || (view.state && view.state.winner ? view.state.winner.lines : []) || [];
+    for (const line of lines) {
       const points = line.map(at).filter(Boolean);
       if (points.length > 2) points.push(points[0]);
-      el("polyline", { class: "vector-halo", points: points.map((p) => p.join(",")).join(" ") }, layer);
+      el("polyline", { class: "vector-halo", points: points.map((p) => p.join(",")).join(" "), "data-gryb": line.join(" ") }, layer);
     }
     for (const [name, colour] of Object.entries(tokens)) {
       const c = at(name);
       if (!c) continue;
-      const css = RING_COLOURS[colour] || "#ccc";
+      const css = colours[colour] || "#ccc";
       el("circle", { cx: c[0], cy: c[1], r: RING_R, fill: "none", stroke: "#000", "stroke-width": 6, opacity: 0.55, "pointer-events": "none" }, layer);
       el("circle", {
         class: "ring", cx: c[0], cy: c[1], r: RING_R, fill: "none", stroke: css, "stroke-width": 3.6,
@@ -106,14 +111,22 @@ export class GrybBoard {
       if (!c) continue;
       const [x, y] = c;
       el("path", {
-        d: `M${x},${y - 15} l6,10 h-12 z`, fill: RING_COLOURS[player] || "#ccc", stroke: "#000", "stroke-width": 1,
+        d: `M${x},${y - 15} l6,10 h-12 z`, fill: colours[player] || "#ccc", stroke: "#000", "stroke-width": 1,
         "pointer-events": "none", "data-marker": `${player}-${name}`,
       }, layer);
     }
-    const last = view.lastMove && view.lastMove.to;
-    for (const name of Array.isArray(last) ? last : []) {
+    const last = view.lastMove && typeof view.lastMove === "object" ? view.lastMove.to : view.lastMove;
+    for (const name of Array.isArray(last) ? last : [last]) {
       const c = at(name);
       if (c) el("circle", { class: "last-mark", cx: c[0], cy: c[1], r: RING_R + 4 }, layer);
+    }
+    for (const name of view.hidden || []) {
+      const c = at(name);
+      if (c) el("rect", { class: "hidden-mark", x: c[0] - 11, y: c[1] - 11, width: 22, height: 22, rx: 4 }, layer);
+    }
+    for (const name of view.mismatch || []) {
+      const c = at(name);
+      if (c) el("rect", { class: "mismatch-mark", x: c[0] - 12, y: c[1] - 12, width: 24, height: 24, rx: 5, "data-mismatch": name }, layer);
     }
     drawMarks(layer, view, at, RING_R + 1.5);
     this.layer.replaceWith(layer);
