@@ -453,3 +453,12 @@ def test_a_drangles_turn_ends_early_when_no_second_step_is_possible():
     assert M.step(0, "GGG", "GGGB") in game.legal_moves()
     game.push(M.step(0, "GGG", "GGGB"))
     assert game.to_move == 1 and game.state.steps_left == 2
+
+
+def test_square_deal_captures_seen_by_the_camera():
+    board = {"RG": 0, "RR": 1, "RY": 1, "RBB": 0, "GGGG": 1, "BBBB": 0, "YYYY": 1, "YYYR": 0}
+    game = arrange(SquareDeal(seed=1), board, phase=2, in_hand=[0, 0])
+    after = {"GGGG": 1, "BBBB": 0, "YYYY": 1, "YYYR": 0}
+    assert game.judge(after).moves == (M.step(0, "RBB", "RB"),)
+    placing = arrange(SquareDeal(seed=1), {"RG": 0, "RR": 1, "RY": 1}, in_hand=[19, 18])
+    assert placing.judge({}).moves == (M.roll(0, "RB"), M.place(0, "RB"))  # the roll is inferred

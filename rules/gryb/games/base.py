@@ -28,7 +28,7 @@ from rules.errors import NotationError, RulesError
 from rules.game import Game, Judgement, Outcome
 from rules.gryb.dice import DIE_FACES, Dice, parse_face
 from rules.gryb.games.moves import GrybMove, move_order, player_name
-from rules.gryb.nodes import COLOUR_NAMES, focus, is_node, node_name, parse_node
+from rules.gryb.nodes import COLOUR_NAMES, children, focus, is_node, node_name, parse_node
 from rules.gryb.scoring import RING_COLOURS, Gryb, gryb_at
 from rules.gryb.shapes import block_moves, components, hops, line_changes, shape_changes
 from rules.gryb.traversal import NEIGHBOURS, REACH
@@ -155,7 +155,8 @@ class GrybGame(Game[GrybMove]):
 
     def _candidates(self, target: Mapping[str, int]) -> list[GrybMove]:
         """Legal moves that could be part of reaching ``target`` (rings land where it shows them)."""
-        return [m for m in self._legal() if _consistent(m, target)]
+        board = self.state.board
+        return [m for m in self._legal() if _consistent(m, board, target)]
 
     @abstractmethod
     def _play(self, move: GrybMove) -> None:
@@ -561,8 +562,12 @@ class GrybGame(Game[GrybMove]):
     def _plausible_faces(self, die: str, target: Mapping[str, int]) -> list[str]:
         if die == "colour":
             return list(DIE_FACES[die])
-        board = self.state.board
-        return sorted(n for n in target if n not in board or board[n] != target[n])
+        board = self.position()
+        changed = {n for n in set(board) | set(target) if board.get(n) != target.get(n)}
+        # a ring placed where it completes a quadrangle that is then taken away leaves its
+        # node empty: the rolled node may be any corner of a changed quadrangle
+        corners = {c for n in changed if n for c in children(n[:-1])}
+        return sorted((changed | corners) & set(DIE_FACES[die]), key=lambda n: (len(n), n))
 
     def _diagnose(self, target: Mapping[str, int]) -> list[str]:
         """Reasons a player understands for a change that no legal move explains."""
@@ -646,11 +651,16 @@ def _visible(state: GrybState) -> dict[str, int]:
     return board
 
 
-def _consistent(move: GrybMove, target: Mapping[str, int]) -> bool:
-    """A move can lead to ``target`` only if its rings land where ``target`` shows the mover's."""
+def _consistent(move: GrybMove, board: Mapping[str, int], target: Mapping[str, int]) -> bool:
+    """Whether ``move`` can lead from ``board`` to ``target``: its rings land where ``target``
+    shows the mover's rings and where there were none of the mover's before (a block may
+    land on its own nodes)."""
     if move.kind == "remove":
         return all(n not in target for n in move.to)
-    return all(target.get(n) == move.player for n in move.to)
+    return all(
+        target.get(n) == move.player and (board.get(n) != move.player or n in move.frm)
+        for n in move.to
+    )
 
 
 def _state_words(colour: int | None) -> str:

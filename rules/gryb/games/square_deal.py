@@ -15,6 +15,7 @@ that the rest is a cat's dilemma (``finish``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from rules.game import Outcome
@@ -64,6 +65,20 @@ class SquareDeal(GrybGame):
         block_kinds = ("hyperspace",) if self.options.easy else ("interjection", "excision", "hyperspace")
         groups = self._small_groups(s.own(player))
         return sorted(self._unit_moves(player, kinds, block_kinds, groups), key=move_order)
+
+    def _candidates(self, target: Mapping[str, int]) -> list[GrybMove]:
+        """Rings land where ``target`` shows them, or on a quadrangle the camera now sees emptied."""
+        board = self.state.board
+
+        def lands(node: str, move: GrybMove) -> bool:
+            if target.get(node) == move.player:
+                return True
+            others = [n for n in children(node[:-1]) if n != node] if node else []
+            return node not in target and all(
+                n not in target and (n in board or n in move.to) for n in others
+            )
+
+        return [m for m in self._legal() if all(lands(n, m) for n in m.to)]
 
     def _play(self, move: GrybMove) -> None:
         s = self.state
