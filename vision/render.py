@@ -18,6 +18,7 @@ pixels carry no later key.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -102,6 +103,14 @@ class Rendered:
     hand_mask: np.ndarray
     tokens: dict[int, int]
     token_labels: np.ndarray = field(repr=False)
+
+
+@functools.lru_cache(maxsize=8)
+def _centres(spec: TimeVectorsSpec) -> np.ndarray:
+    """Every point centre of a spec (read-only, computed once per spec)."""
+    centres = spec.point_centres()
+    centres.setflags(write=False)
+    return centres
 
 
 def _to_fixed(pixels: np.ndarray) -> np.ndarray:
@@ -229,18 +238,20 @@ class _Painter:
         if key is not None:
             hull = cv2.convexHull(_to_fixed(px).reshape(-1, 1, 2))
             cv2.fillConvexPoly(self.labels, hull, key, cv2.LINE_8, 4)
+        # Facet normals and their shading, all at once; only the facets facing the camera are drawn.
+        mids = angles + np.pi / facets
+        normals = np.column_stack([np.cos(mids), np.sin(mids)])
         to_eye = self.eye[:2] - np.array([cx, cy])
-        for i in range(facets):
-            j = (i + 1) % facets
-            mid = 0.5 * (angles[i] + angles[i] + 2 * np.pi / facets)
-            normal = np.array([np.cos(mid), np.sin(mid), 0.0])
-            if np.dot(normal[:2], to_eye - radius * normal[:2]) <= 0:
-                continue
-            shade = self.lit(colour_bgr, normal) * 0.82
-            if grain:
-                shade = shade * (1.0 + grain * self.rng.normal())
-            quad = np.array([bot_px[i], bot_px[j], top_px[j], top_px[i]])
-            cv2.fillConvexPoly(self.canvas, _to_fixed(quad), tuple(float(c) for c in shade), cv2.LINE_AA, 4)
+        facing = np.flatnonzero((normals * (to_eye - radius * normals)).sum(axis=1) > 0)
+        diffuse = np.maximum(normals @ self.light[:2], 0.0)
+        shades = colour_bgr[None, :] * (0.82 * (self.style.ambient + (1.0 - self.style.ambient) * diffuse))[:, None]
+        if grain:
+            shades = shades * (1.0 + grain * self.rng.normal(size=facets))[:, None]
+        fixed_bot, fixed_top = _to_fixed(bot_px), _to_fixed(top_px)
+        nxt = (facing + 1) % facets
+        quads = np.stack([fixed_bot[facing], fixed_bot[nxt], fixed_top[nxt], fixed_top[facing]], axis=1)
+        for quad, shade in zip(quads, shades[facing].tolist()):
+            cv2.fillConvexPoly(self.canvas, quad, shade, cv2.LINE_AA, 4)
         if top:
             cv2.fillConvexPoly(self.canvas, _to_fixed(top_px), tuple(float(c) for c in
                                self.lit(colour_bgr, np.array([0.0, 0.0, 1.0]))), cv2.LINE_AA, 4)
@@ -312,9 +323,7 @@ def _draw_plate(painter: _Painter, spec: TimeVectorsSpec, tier: int) -> None:
     bottom3d = np.column_stack([corners, np.full(4, z - spec.plate_thickness)])
     px = camera.project(np.vstack([top3d, bottom3d]))
     top_px = px[:4]
-    painter.blend_polygon(top_px, _bgr(style.plate_tint_rgb), style.plate_alpha)
-    # Reflection: a soft bright band across the plate.
-    _reflection(painter, top_px, tier)
+    _tint_and_reflection(painter, top_px, tier)
     # Lit edges: the 3 mm sides facing the camera glow.
     edge = _bgr(style.edge_rgb)
     for i in range(4):
@@ -352,22 +361,34 @@ def _draw_polylines(painter: _Painter, polylines: list[np.ndarray], colour_bgr: 
     _blend(painter.canvas[y0:y1, x0:x1], mask, colour_bgr, strength)
 
 
-def _reflection(painter: _Painter, polygon_px: np.ndarray, tier: int) -> None:
-    strength = painter.style.reflection
-    if strength <= 0:
-        return
+def _tint_and_reflection(painter: _Painter, polygon_px: np.ndarray, tier: int) -> None:
+    """The plate's slight tint and a soft band of reflected light, blended in one pass."""
+    style = painter.style
     x0, y0, x1, y1 = painter._bbox(polygon_px)
     if x1 <= x0 or y1 <= y0:
         return
     mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.fillPoly(mask, [_to_fixed(polygon_px - [x0, y0])], 255, cv2.LINE_AA, 4)
-    angle = np.radians(painter.style.light_azimuth_deg + 35 * tier)
-    size = max(painter.width, painter.height)
-    xs = np.arange(x0, x1, dtype=np.float32)[None, :] * np.float32(np.cos(angle) / size)
-    ys = np.arange(y0, y1, dtype=np.float32)[:, None] * np.float32(np.sin(angle) / size)
-    centre = 0.3 + 0.15 * tier
-    band = np.exp(-(((xs + ys - centre) / 0.12) ** 2))
-    _blend(painter.canvas[y0:y1, x0:x1], mask, np.full(3, 255.0, np.float32), (band * strength).astype(np.float32))
+    coverage = mask.astype(np.float32) * np.float32(1.0 / 255.0)
+    tint_alpha = coverage * np.float32(style.plate_alpha)
+    roi = painter.canvas[y0:y1, x0:x1]
+    if style.reflection > 0:
+        # The band varies slowly: evaluate it on a coarse grid and scale it up.
+        angle = np.radians(style.light_azimuth_deg + 35 * tier)
+        size = max(painter.width, painter.height)
+        cw, ch = max(2, (x1 - x0) // 8), max(2, (y1 - y0) // 8)
+        xs = np.linspace(x0, x1, cw, dtype=np.float32)[None, :] * np.float32(np.cos(angle) / size)
+        ys = np.linspace(y0, y1, ch, dtype=np.float32)[:, None] * np.float32(np.sin(angle) / size)
+        band = np.exp(-(((xs + ys - (0.3 + 0.15 * tier)) / 0.12) ** 2)).astype(np.float32)
+        band = cv2.resize(band, (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR)
+        glare = coverage * band * np.float32(style.reflection)
+    else:
+        glare = np.zeros_like(coverage)
+    keep = 1.0 - tint_alpha - glare
+    white = 255.0 * glare
+    added = cv2.merge([cv2.scaleAdd(tint_alpha, float(c), white) for c in _bgr(style.plate_tint_rgb)])
+    cv2.multiply(roi, cv2.merge([keep, keep, keep]), dst=roi)
+    cv2.add(roi, added, dst=roi)
 
 
 def _draw_markers(painter: _Painter, spec: TimeVectorsSpec, tier: int) -> None:
@@ -392,7 +413,7 @@ def _draw_markers(painter: _Painter, spec: TimeVectorsSpec, tier: int) -> None:
 def _draw_order(spec: TimeVectorsSpec, eye: np.ndarray) -> tuple[list[tuple[int, str, int]], np.ndarray]:
     """Items far to near: ``(key, kind, index)`` with kind "token" (index = point) or "post"
     (index = tier of the segment starting there; 3 is the cap). Returns the list and each point's key."""
-    centres = spec.point_centres()
+    centres = _centres(spec)
     order: list[tuple[int, str, int]] = []
     key_of_point = np.zeros(256, np.int16)
     key = 0
@@ -413,7 +434,7 @@ def _disc_polygons(camera: CameraModel, spec: TimeVectorsSpec) -> np.ndarray:
     """``(256, n, 2)`` pixel outlines of a token's top disc at every point."""
     angles = np.linspace(0, 2 * np.pi, _CIRCLE_STEPS, endpoint=False)
     r = spec.token_diameter / 2
-    centres = spec.point_centres()
+    centres = _centres(spec)
     ring = np.stack([r * np.cos(angles), r * np.sin(angles), np.full_like(angles, spec.token_height)], axis=1)
     pts = (centres[:, None, :] + ring[None]).reshape(-1, 3)
     return camera.project(pts).reshape(256, _CIRCLE_STEPS, 2)
@@ -464,11 +485,15 @@ def _finish(painter: _Painter, rng: np.random.Generator) -> np.ndarray:
             noise = noise[::-1]
         if rng.random() < 0.5:
             noise = noise[:, ::-1]
-        noise = noise * np.float32(style.noise_sigma)
-        # Shot noise grows with brightness; read noise does not.
-        level = cv2.sqrt(cv2.max(image, 0.0) * (1.0 / 255.0)) + 0.5
-        image = cv2.add(image, cv2.multiply(noise, level))
-    out = cv2.convertScaleAbs(cv2.max(image, 0.0))
+        # Shot noise grows with brightness (judged on a small copy); read noise does not.
+        small = cv2.resize(image, (max(1, w // 8), max(1, h // 8)), interpolation=cv2.INTER_AREA)
+        brightness = np.sqrt(np.clip(small.mean(axis=2), 0.0, 255.0) / 255.0)
+        level = cv2.resize(np.float32(style.noise_sigma) * (brightness + np.float32(0.5)), (w, h),
+                           interpolation=cv2.INTER_LINEAR)
+        noise = noise * level[..., None]
+        image += noise
+    # Saturating conversion; the few noise values below black fold back to small positives.
+    out = cv2.convertScaleAbs(image)
     if style.jpeg_quality is not None:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(style.jpeg_quality)])
         out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
@@ -515,7 +540,7 @@ def render_timevectors(
                       region.astype(np.float32) / 255.0)
 
     order, key_of_point = _draw_order(spec, painter.eye)
-    centres = spec.point_centres()
+    centres = _centres(spec)
     post_r = spec.post_diameter / 2
     r = spec.token_diameter / 2
     tier_started = -1
@@ -611,7 +636,7 @@ def _shadow_mask(painter: _Painter, spec: TimeVectorsSpec, z0: float, tokens: Ma
     quarter = (max(1, painter.width // 4), max(1, painter.height // 4))
     solids: list[tuple[np.ndarray, float]] = list(extra)
     r = spec.token_diameter / 2
-    centres = spec.point_centres()
+    centres = _centres(spec)
     ring = _circle(np.zeros(3), r)
     for p in tokens:
         if point_coords(p)[2] >= from_tier and centres[p, 2] + spec.token_height > z0 + 1:
@@ -665,7 +690,7 @@ def _shade_tier(painter: _Painter, spec: TimeVectorsSpec, tokens: Mapping[int, i
     """Shadows from everything above onto the tokens of one tier (only their pixels)."""
     if not keys or tier == 3 or painter.style.shadow_strength <= 0:
         return
-    centres = spec.point_centres()
+    centres = _centres(spec)
     on_tier = [p for p in tokens if point_coords(p)[2] == tier]
     px = painter.camera.project(np.vstack([centres[on_tier], centres[on_tier] + [0, 0, spec.token_height]]))
     box = painter._bbox(px, pad=int(spec.token_diameter * _px_per_mm(painter.camera, centres[on_tier[0]])) + 2)

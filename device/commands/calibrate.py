@@ -66,6 +66,15 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
                         help="Gaussian noise added to the landmark clicks (default 0)")
     render.set_defaults(func=_run_render)
 
+    bench = bench_targets.add_parser(
+        "calibration",
+        help="milliseconds to render a frame, fit and refine a calibration, detect markers, check drift",
+        description="Times the synthetic renderer and the calibration steps on random scenes.",
+    )
+    bench.add_argument("--scenes", type=int, default=4, help="scenes per size (default 4)")
+    bench.add_argument("--seed", type=int, default=0, help="first scene seed (default 0)")
+    bench.set_defaults(func=_run_bench)
+
 
 def _fail(message: str) -> int:
     print(f"boardcam: {message}", file=sys.stderr)
@@ -243,4 +252,66 @@ def _run_render(args: argparse.Namespace) -> int:
                                        seed=seed).image_bgr
             cv2.imwrite(str(args.out / f"{name}_empty.{args.format}"), empty)
         print(f"wrote {image_path} ({args.tokens} tokens, {len(scene['truth']['hidden'])} points hidden)")
+    return 0
+
+
+# -- bench ----------------------------------------------------------------------------------
+def _run_bench(args: argparse.Namespace) -> int:
+    import dataclasses as dc
+    import statistics
+    import time
+
+    import cv2
+    import numpy as np
+
+    from calibration.drift import DriftDetector
+    from calibration.fiducials import detect_markers, fit_from_markers
+    from calibration.fit import fit_camera
+    from calibration.refine import refine_with_markings
+    from calibration.spec import CORNERS, load_spec
+    from rules.timevectors.points import TIER_LETTERS
+    from vision.render import HandSpec, random_scene, render_timevectors
+
+    if args.scenes < 1:
+        return _fail("--scenes must be at least 1")
+    spec = load_spec()
+    timings: dict[str, list[float]] = {}
+
+    def timed(name: str, action):
+        start = time.perf_counter()
+        result = action()
+        timings.setdefault(name, []).append(1000 * (time.perf_counter() - start))
+        return result
+
+    errors = []
+    for size in ((1280, 960), (1640, 1232)):
+        for seed in range(args.seed, args.seed + args.scenes):
+            camera, style, colours = random_scene(seed, size)
+            rng = np.random.default_rng(seed)
+            tokens = {int(p): int(rng.integers(3)) for p in rng.choice(256, 60, replace=False)}
+            label = f"{size[0]}x{size[1]}"
+            empty = timed(f"render empty board {label}", lambda: render_timevectors(
+                camera, spec, {}, colours, scene=style, seed=seed).image_bgr)
+            timed(f"render 60 tokens + hand {label}", lambda: render_timevectors(
+                camera, spec, tokens, colours, scene=style, seed=seed, hand=HandSpec(target_point=next(iter(tokens)))))
+            timed(f"JPEG decode {label}", lambda: cv2.imdecode(cv2.imencode(".jpg", empty)[1], cv2.IMREAD_COLOR))
+            clicks = {t: {c: camera.project(np.array([spec.landmarks(i)[c]]))[0] + rng.normal(0, 2.0, 2)
+                          for c in CORNERS} for i, t in enumerate(TIER_LETTERS)}
+            fit = timed("fit 16 clicks", lambda: fit_camera(clicks, spec, size))
+            refined = timed(f"refine from printed grid {label}", lambda: refine_with_markings(fit, empty, spec))
+            centres = spec.point_centres()
+            errors.append((np.linalg.norm(fit.camera.project(centres) - camera.project(centres), axis=1).max(),
+                           np.linalg.norm(refined.camera.project(centres) - camera.project(centres), axis=1).max()))
+            detector = DriftDetector(camera, spec, empty)
+            timed(f"drift check, steady {label}", lambda: detector.check(empty))
+            marked = render_timevectors(camera, spec, {}, colours, scene=dc.replace(style, aruco=True), seed=seed)
+            markers = timed(f"ArUco detection {label}", lambda: detect_markers(marked.image_bgr))
+            if len(markers) >= 3:
+                timed("fit from markers", lambda: fit_from_markers(markers, spec, size))
+    print(f"{'step':44s} {'median ms':>10s} {'max ms':>8s}")
+    for name, values in timings.items():
+        print(f"{name:44s} {statistics.median(values):10.1f} {max(values):8.1f}")
+    before, after = np.array(errors).T
+    print(f"worst point-centre error with 2 px click noise: {np.median(before):.2f} px median scene, "
+          f"{np.median(after):.2f} px after refining from the printed grid")
     return 0
