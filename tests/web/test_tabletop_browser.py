@@ -45,7 +45,17 @@ def login(page: Any, server: LiveServer) -> None:
     assert page.request.post(server.url + "/api/login", data={"pin": "2468"}).ok
 
 
-def open_game(page: Any, server: LiveServer, game: str) -> None:
+@pytest.fixture
+def page_errors() -> list[str]:
+    """Script errors of the pages opened with :func:`open_game` (each test ends with none)."""
+    errors: list[str] = []
+    yield errors
+    assert errors == []
+
+
+def open_game(page: Any, server: LiveServer, game: str, errors: list[str] | None = None) -> None:
+    if errors is not None:
+        page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(f"{server.url}/play/{game}", wait_until="domcontentloaded")
     page.wait_for_selector("body[data-ready='yes']")
     page.wait_for_selector("body[data-live='yes']")
@@ -55,9 +65,9 @@ def tap(page: Any, selector: str) -> None:
     page.locator(selector).first.dispatch_event("click")
 
 
-def test_tsr4d_by_tapping_with_pin_dialog_highlights_and_an_illegal_reason(phone_page, tabletop_server):
+def test_tsr4d_by_tapping_with_pin_dialog_highlights_and_an_illegal_reason(phone_page, tabletop_server, page_errors):
     page = phone_page
-    open_game(page, tabletop_server, "tsr4d")
+    open_game(page, tabletop_server, "tsr4d", page_errors)
     assert page.locator("#turn-text").inner_text() == "No game yet"
     page.locator("#new-game-button").click()
     page.locator("#pin-dialog").wait_for(state="visible")
@@ -98,11 +108,11 @@ def test_tsr4d_by_tapping_with_pin_dialog_highlights_and_an_illegal_reason(phone
     shot(page, "tsr4d-phone")
 
 
-def test_timeline_by_tapping_with_timelines_and_an_illegal_rook_move(desktop_page, tabletop_server):
+def test_timeline_by_tapping_with_timelines_and_an_illegal_rook_move(desktop_page, tabletop_server, page_errors):
     page = desktop_page
     game = service(tabletop_server).new_game("timeline")
     login(page, tabletop_server)
-    open_game(page, tabletop_server, "timeline")
+    open_game(page, tabletop_server, "timeline", page_errors)
     page.wait_for_selector("circle[data-piece='A5P'][data-colour='orange']")
     assert page.locator("circle[data-piece]").count() == 8
 
@@ -126,11 +136,11 @@ def test_timeline_by_tapping_with_timelines_and_an_illegal_rook_move(desktop_pag
     shot(page, "timeline-desktop")
 
 
-def test_gryb_roll_place_and_an_illegal_reason(phone_page, tabletop_server):
+def test_gryb_roll_place_and_an_illegal_reason(phone_page, tabletop_server, page_errors):
     page = phone_page
     game = service(tabletop_server).new_game("gryb:ez-gryb", {"seed": 11})
     login(page, tabletop_server)
-    open_game(page, tabletop_server, "gryb")
+    open_game(page, tabletop_server, "gryb", page_errors)
     assert page.locator("circle[data-node]").count() == 341
     assert page.locator("polygon[data-quadrangle]").count() == 85
     assert "roll the four-colour die" in page.locator("#die-name").inner_text()
@@ -158,12 +168,12 @@ def test_gryb_roll_place_and_an_illegal_reason(phone_page, tabletop_server):
     shot(page, "gryb-phone")
 
 
-def test_gryb_view_draws_the_bandanna_the_camera_reads(desktop_page, tabletop_server):
+def test_gryb_view_draws_the_bandanna_the_camera_reads(desktop_page, tabletop_server, page_errors):
     page, runtime = desktop_page, tabletop_server.runtime
     service(tabletop_server).new_game("gryb:drangles")
     read = runtime.state
     runtime.state = lambda: {**read(), "board": "gryb", "tokens": {"GR": 0, "BBBB": 1, "0": 1}}
-    open_game(page, tabletop_server, "gryb")
+    open_game(page, tabletop_server, "gryb", page_errors)
     assert page.locator("circle[data-ring]").count() == 0
     page.locator("#camera-toggle").check()
     page.wait_for_selector("circle[data-ring='BBBB'][data-colour='1']")
