@@ -23,7 +23,15 @@ from rules.gryb.nodes import (
     parse_nodes,
     quadrangle_nodes,
 )
-from rules.gryb.scoring import Gryb, PositionError, find_grybs, parse_position, score_position
+from rules.gryb.scoring import (
+    Gryb,
+    Position,
+    PositionError,
+    find_grybs,
+    parse_position,
+    position_document,
+    score_position,
+)
 from rules.gryb.shapes import (
     block_moves,
     components,
@@ -38,9 +46,9 @@ from rules.gryb.traversal import MOVE_KINDS, NEIGHBOURS, are_contiguous, reachab
 
 __all__ = [
     "COLOURS", "DIE_FACES", "HEAD", "LEAVES", "LEVELS", "MOVE_KINDS", "NEIGHBOURS", "NODES",
-    "QUADRANGLES", "Dice", "Gryb", "PositionError", "Roll", "are_contiguous", "block_moves",
+    "QUADRANGLES", "Dice", "Gryb", "Position", "PositionError", "Roll", "are_contiguous", "block_moves",
     "children", "components", "find_grybs", "focus", "format_nodes", "hops", "is_contiguous",
     "is_line", "is_shape", "level", "line_changes", "node_index", "node_name", "parse_node",
-    "parse_nodes", "parse_position", "quadrangle_nodes", "reachable", "score_position",
+    "parse_nodes", "parse_position", "position_document", "quadrangle_nodes", "reachable", "score_position",
     "shape_changes",
 ]

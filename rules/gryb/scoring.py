@@ -18,6 +18,9 @@ from rules.gryb.nodes import QUADRANGLES, children, node_name, parse_node, quadr
 RING_COLOURS = 2
 BOARD_NAME = "gryb"
 
+Position = dict[str, int]
+"""A board as the rules see it: node (``""`` for the head) -> ring colour 0 or 1."""
+
 
 class PositionError(NotationError):
     """A position document that is not ``{"board": "gryb", "tokens": {NODE: 0 or 1, ...}}``."""
@@ -122,11 +125,11 @@ def score_position(position: Mapping[str, int]) -> ScoreSheet:
     return ScoreSheet(tuple(find_grybs(position)))
 
 
-def parse_tokens(tokens: object) -> dict[str, int]:
+def parse_tokens(tokens: object) -> Position:
     """Read ``{NODE: colour}`` (names or indices as keys); raises :class:`PositionError`."""
     if not isinstance(tokens, Mapping):
         raise PositionError(f"tokens must map node names to ring colours, not {tokens!r}")
-    position: dict[str, int] = {}
+    position: Position = {}
     for key, colour in tokens.items():
         try:
             node = parse_node(key)
@@ -142,7 +145,7 @@ def parse_tokens(tokens: object) -> dict[str, int]:
     return position
 
 
-def parse_position(document: object) -> dict[str, int]:
+def parse_position(document: object) -> Position:
     """Read a position document ``{"board": "gryb", "tokens": {...}}``; raises :class:`PositionError`."""
     if not isinstance(document, Mapping):
         raise PositionError('a position is a JSON object like {"board": "gryb", "tokens": {}}')

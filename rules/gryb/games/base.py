@@ -29,7 +29,7 @@ from rules.game import Game, Judgement, Outcome
 from rules.gryb.dice import DIE_FACES, Dice, parse_face
 from rules.gryb.games.moves import GrybMove, move_order, player_name
 from rules.gryb.nodes import COLOUR_NAMES, children, focus, is_node, node_name, parse_node
-from rules.gryb.scoring import RING_COLOURS, Gryb, gryb_at
+from rules.gryb.scoring import RING_COLOURS, Gryb, Position, gryb_at
 from rules.gryb.shapes import block_moves, components, hops, line_changes, shape_changes
 from rules.gryb.traversal import NEIGHBOURS, REACH
 
@@ -187,7 +187,7 @@ class GrybGame(Game[GrybMove]):
     def scores(self) -> tuple[int, int]:
         return (self.state.scores[0], self.state.scores[1])
 
-    def position(self) -> dict[str, int]:
+    def position(self) -> Position:
         """What the board should show: node -> ring colour (a ring passing over another on top)."""
         return _visible(self.state)
 
