@@ -216,6 +216,9 @@ class GrybObserver:
         if previous is None:
             return False
         moved = (np.abs(grey - previous) > MOTION_LEVEL) & self._grid_on_cloth
+        # Isolated samples flicker at printed edges (noise, JPEG); a moving thing covers neighbours.
+        moved = cv2.morphologyEx(moved.reshape(self._grid_shape).astype(np.uint8), cv2.MORPH_OPEN,
+                                 np.ones((2, 2), np.uint8))
         return bool(moved.sum() * self._grid_step**2 > 0.5 * self.ring_area_px)
 
     def _hand(self, changed: np.ndarray, accepted: np.ndarray) -> tuple[bool, float]:

@@ -413,7 +413,8 @@ def _ring_visibility(spec: GrybSpec, wrinkles: Wrinkles, camera: CameraModel, ha
 
 
 # -- random scenes ----------------------------------------------------------------------------
-_CLOTH_COLOURS = ((238, 230, 212), (246, 244, 238), (222, 214, 190), (206, 212, 214), (236, 224, 200))
+# Light cloths, as an auto-exposed camera records them (a little below clipping).
+_CLOTH_COLOURS = ((226, 218, 200), (230, 228, 222), (214, 206, 184), (200, 206, 208), (224, 212, 190))
 _RING_COLOURS = ((24, 24, 26), (250, 250, 246), (232, 110, 20), (120, 48, 156), (20, 150, 160),
                  (230, 100, 170), (110, 70, 40))
 _TABLE_RGB = {"wood": ((150, 112, 80), (105, 70, 45), (80, 52, 36)), "cloth": ((40, 90, 60), (60, 60, 70)),
@@ -466,7 +467,7 @@ def random_bandanna_scene(
         light_elevation_deg=float(rng.uniform(40, 85)),
         ambient=float(rng.uniform(0.45, 0.7)),
         shadow_strength=float(rng.uniform(0.3, 0.6)),
-        exposure=float(rng.uniform(0.85, 1.1)),
+        exposure=float(rng.uniform(0.8, 1.0)),
         white_balance=tuple(float(v) for v in cast / cast[1]),
         vignette=float(rng.uniform(0.0, 0.35)),
         gradient=float(rng.uniform(0.0, 0.2)),
