@@ -349,3 +349,39 @@ class TestEvents:
         assert records[3]["state"]["moves"] == []
         table.close()
         assert client.get_nowait() is None
+
+
+class TestProperties:
+    """Random games played through the service: undo restores, and a re-opened file shows the same game."""
+
+    @given(kind=st.sampled_from(["tsr4d", "timeline", "gryb:ez-gryb", "gryb:drangles", "gryb:blobs"]),
+           picks=st.lists(st.integers(0, 10_000), min_size=1, max_size=12))
+    @settings(max_examples=25, deadline=None)
+    def test_random_play_then_undo_and_reopen(self, tmp_path_factory, kind, picks):
+        path = tmp_path_factory.mktemp("db") / "boardcam.sqlite3"
+        table = Tabletop(path)
+        start = table.new_game(kind, {"seed": 7} if kind.startswith("gryb:") else {})
+        gid = start["id"]
+        states = [start]
+        for pick in picks:
+            state = states[-1]
+            if state["result"] != "ongoing":
+                break
+            if state.get("die"):
+                states.append(table.roll(gid))
+                continue
+            offered = [m for loc in state["movable"] for m in table.legal_from(gid, loc)] + state["actions"]
+            if not offered:
+                break
+            states.append(table.play(gid, notation=offered[pick % len(offered)]["notation"]))
+        table.close()
+
+        reopened = Tabletop(path)
+        again = reopened.state(gid)
+        for key in ("board", "moves", "to_move", "result", "movable"):
+            assert again[key] == states[-1][key], key
+        for earlier in reversed(states[:-1]):
+            undone = reopened.undo(gid)
+            for key in ("board", "moves", "to_move", "movable"):
+                assert undone[key] == earlier[key], key
+        reopened.close()
