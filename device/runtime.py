@@ -162,8 +162,10 @@ class Runtime:
 
     # -- game lifecycle ----------------------------------------------------
     def _resume_or_create(self) -> None:
-        stored = self.store.running_game()
-        if stored is not None:
+        """Resume the latest game unless it was abandoned. A finished one is resumed too: its
+        tokens are still on the table, and clearing them starts the next game as usual."""
+        stored = self.store.latest_game()
+        if stored is not None and stored.status != "abandoned":
             try:
                 game = self._game_loader(stored.state)
             except (ValueError, KeyError, TypeError) as exc:

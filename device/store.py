@@ -212,6 +212,11 @@ class Store:
         rows = self._query("SELECT id FROM games WHERE status='running' ORDER BY started DESC LIMIT 1")
         return self.get_game(rows[0]["id"]) if rows else None
 
+    def latest_game(self) -> StoredGame | None:
+        """The most recently started game, whatever its status."""
+        rows = self._query("SELECT id FROM games ORDER BY started DESC, rowid DESC LIMIT 1")
+        return self.get_game(rows[0]["id"]) if rows else None
+
     def get_game(self, game_id: str) -> StoredGame:
         """One game; raises :class:`UnknownGameError`."""
         rows = self._query("SELECT * FROM games WHERE id=?", (game_id,))

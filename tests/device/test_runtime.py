@@ -211,6 +211,21 @@ def test_restart_resumes_the_running_game(tmp_path):
     again.close()
 
 
+def test_restart_after_a_win_keeps_the_finished_game_on_show(tmp_path):
+    store = Store(tmp_path)
+    runtime = make_runtime(store, ScriptedSource([]))
+    for seq, name in enumerate(WINNING_NAMES):
+        runtime.process_frame(_frame(name))
+    assert runtime.state()["result"] == "win"
+    again = make_runtime(store, ScriptedSource([]))
+    assert again.game_id == runtime.game_id and again.state()["winner"]["color"] == 0
+    again.new_game()
+    assert store.get_game(runtime.game_id).status == "finished", "a finished game is never marked abandoned"
+    third = make_runtime(store, ScriptedSource([]))
+    assert third.game_id == again.game_id
+    store.close()
+
+
 def _frame(name: str):
     from device.sources.base import Frame
 

@@ -136,3 +136,13 @@ def test_sync_always_leaves_exactly_the_given_moves(tmp_path_factory, histories)
 def test_iso_time():
     assert iso_time(None) is None
     assert iso_time(0.25) == "1970-01-01T00:00:00.250Z"
+
+
+def test_latest_game_whatever_its_status(store):
+    assert store.latest_game() is None
+    first = store.create_game({})
+    store.sync_moves(first, [], {}, winner=1, finished=True)
+    assert store.latest_game().id == first and store.latest_game().status == "finished"
+    second = store.create_game({})
+    assert store.latest_game().id == second
+    assert store.get_game(first).status == "finished"
