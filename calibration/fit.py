@@ -105,11 +105,6 @@ def _cross(a: np.ndarray, b: np.ndarray) -> float:
     return float(a[0] * b[1] - a[1] * b[0])
 
 
-def _angle_between(a: float, b: float) -> float:
-    d = (a - b + math.pi) % (2 * math.pi) - math.pi
-    return abs(d)
-
-
 def validate_clicks(clicks: Clicks, image_size: tuple[int, int]) -> None:
     """Refuse clicks that cannot be the board; raises :class:`ClicksError` naming the problem."""
     w, h = image_size
@@ -138,15 +133,22 @@ def validate_clicks(clicks: Clicks, image_size: tuple[int, int]) -> None:
             gap = np.linalg.norm(_quad(clicks, a) - _quad(clicks, b), axis=1).mean()
             if gap < 0.01 * diagonal:
                 raise ClicksError(f"tiers {a} and {b} have the same corners: was one tier clicked twice?")
-    headings = {t: math.atan2(*(_quad(clicks, t)[1] - _quad(clicks, t)[0])[::-1]) for t in letters}
+    shapes = {t: _normalised(_quad(clicks, t)) for t in letters}
     for tier in letters:
-        others = [headings[o] for o in letters if o != tier]
-        agreeing = sum(_angle_between(headings[tier], o) < math.radians(45) for o in others)
-        others_agree = all(_angle_between(x, y) < math.radians(45) for x in others for y in others)
-        if agreeing == 0 and others_agree:
+        others = [o for o in letters if o != tier]
+        # The cyclic relabelling of this tier's corners that best matches each other tier's shape.
+        shifts = [min(range(4), key=lambda k: float(np.sum((np.roll(shapes[tier], -k, axis=0) - shapes[o]) ** 2)))
+                  for o in others]
+        if all(k != 0 for k in shifts):
             raise ClicksError(
                 f"tier {tier}: its corners are rotated against the other tiers "
                 "(NW must be the same corner of the board on every tier)")
+
+
+def _normalised(quad: np.ndarray) -> np.ndarray:
+    """A quadrilateral moved to its centroid and scaled to unit size, to compare shapes."""
+    centred = quad - quad.mean(axis=0)
+    return centred / max(float(np.sqrt(np.mean(np.sum(centred**2, axis=1)))), 1e-9)
 
 
 # -- fitting -------------------------------------------------------------------------------

@@ -166,3 +166,21 @@ def test_migrations_run_once_per_version_bump() -> None:
 
 def test_current_documents_pass_validation_from_a_dict() -> None:
     assert calibration_from_dict(_document()).board == "timevectors"
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+colour = st.tuples(*[st.integers(0, 255)] * 3)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), palette=st.none() | st.lists(colour, min_size=1, max_size=5),
+       rms=st.floats(0, 50, allow_nan=False))
+def test_any_calibration_survives_a_round_trip(seed: int, palette, rms: float) -> None:
+    camera, _, _ = random_scene(seed, size=(640, 480))
+    original = Calibration(board="timevectors", spec=SPEC, camera=camera, rms_px=rms,
+                           palette_rgb=None if palette is None else tuple(palette))
+    loaded = calibration_from_dict(json.loads(json.dumps(original.to_dict())))
+    assert loaded.camera.to_dict() == original.camera.to_dict()
+    assert loaded.palette_rgb == original.palette_rgb and loaded.rms_px == rms

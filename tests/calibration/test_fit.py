@@ -163,3 +163,15 @@ def test_refinement_keeps_the_fit_when_there_is_no_grid() -> None:
     clicked = fit_camera(true_clicks(camera, noise_px=1.0), SPEC, camera.image_size)
     flat = np.full((720, 960, 3), 128, np.uint8)
     assert refine_with_markings(clicked, flat, SPEC) is clicked
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), tier=st.sampled_from("PQRS"), turns=st.integers(1, 3))
+def test_any_rotation_of_one_tier_is_refused(seed: int, tier: str, turns: int) -> None:
+    camera, _, _ = random_scene(seed, size=SIZE)
+    clicks = true_clicks(camera)
+    corners = ("NW", "NE", "SE", "SW")
+    values = [clicks[tier][c] for c in corners]
+    clicks[tier] = {c: values[(i + turns) % 4] for i, c in enumerate(corners)}
+    with pytest.raises(ClicksError, match=f"tier {tier}: its corners are rotated"):
+        fit_camera(clicks, SPEC, SIZE)
