@@ -462,3 +462,21 @@ def test_square_deal_captures_seen_by_the_camera():
     assert game.judge(after).moves == (M.step(0, "RBB", "RB"),)
     placing = arrange(SquareDeal(seed=1), {"RG": 0, "RR": 1, "RY": 1}, in_hand=[19, 18])
     assert placing.judge({}).moves == (M.roll(0, "RB"), M.place(0, "RB"))  # the roll is inferred
+
+
+def test_judge_reasons_for_removals():
+    game = arrange(MensGryb(seed=1), {**quad("GYB", 0), "R": 1, "RR": 1, "B": 1, "BB": 1, "BBB": 1},
+                   to_remove=4)
+    too_few = {n: c for n, c in game.position().items() if n not in ("R", "RR")}
+    assert game.judge(too_few).reasons == ("remove exactly 4 of player 2's rings first",)
+    plain = arrange(EzGryb(seed=1), {"G": 0, "R": 1})
+    assert plain.judge({"R": 1}).reasons == ("the ring of player 1 was taken off G",)
+    assert plain.judge({"Y": 0}).reasons == (
+        "rings move one level down, or sideways to capture", "the ring of player 2 was taken off R"
+    )
+    assert plain.judge({"R": 0, "B": 1}).reasons == (
+        "G-R is legal, but the rest of the board does not match it: B should be empty",
+    )
+    several = ("several changes at once: the ring of player 1 was taken off G; "
+               "a ring of player 1 appeared on GG; a ring of player 1 appeared on GR")
+    assert plain.judge({"GG": 0, "GR": 0, "R": 1}).reasons == (several,)

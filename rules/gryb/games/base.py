@@ -580,24 +580,31 @@ class GrybGame(Game[GrybMove]):
             return [_describe_change(n, board.get(n), target.get(n)) for n in others] + [
                 f"it is {player_name(player)}'s turn"
             ]
+        taken_off = [n for n in board if board[n] != player and n not in target]
         candidate = None
         if came and not gone:
             candidate = GrybMove("place", player, to=tuple(came))
         elif came and len(came) == len(gone):
             candidate = GrybMove("move", player, tuple(sorted(gone)), tuple(sorted(came)))
+        elif taken_off and not came and not gone:
+            candidate = GrybMove("remove", player, to=tuple(taken_off))
         if candidate is None:
-            changes = sorted(set(board) | set(target))
-            return ["more than one move at once: " + "; ".join(
+            changes = [
                 _describe_change(n, board.get(n), target.get(n))
-                for n in changes if board.get(n) != target.get(n)
-            )]
+                for n in sorted(set(board) | set(target), key=lambda n: (len(n), n))
+                if board.get(n) != target.get(n)
+            ]
+            return changes if len(changes) == 1 else ["several changes at once: " + "; ".join(changes)]
         reason = self._reason_with_inferred_roll(candidate)
-        if reason is not None and len(came) > 1:
-            verb = "placed" if candidate.kind == "place" else "moved"
-            names = ", ".join(node_name(n) for n in sorted(came))
-            return [f"{len(came)} rings {verb} at once ({names})", reason]
         if reason is not None:
-            return [reason]
+            reasons = [reason]
+            if len(came) > 1:
+                verb = "placed" if candidate.kind == "place" else "moved"
+                names = ", ".join(node_name(n) for n in sorted(came))
+                reasons.insert(0, f"{len(came)} rings {verb} at once ({names})")
+            if candidate.kind != "remove":
+                reasons += [_describe_change(n, board[n], None) for n in taken_off]
+            return reasons
         return [f"{candidate} is legal, but the rest of the board does not match it: " + "; ".join(
             self._expected_after(candidate, target)
         )]
