@@ -1,6 +1,6 @@
 """Pages and JSON API of the games played by hand on a phone: TSR "4D", Timeline and the GRYB games.
 
-Pages: ``/play/tsr4d``, ``/play/timeline``, ``/play/gryb``. API under
+Pages: ``/play`` (the three games), ``/play/tsr4d``, ``/play/timeline``, ``/play/gryb``. API under
 ``/api/tabletop/`` (control routes need the PIN, as every control of
 :mod:`web.auth`):
 
@@ -96,14 +96,39 @@ def _text_field(body: dict[str, Any], name: str) -> Any:
 # -- pages -------------------------------------------------------------------------------
 
 
+BLURBS = {
+    "tsr4d": "TSR's 1979 game of Time-Lords on a circular board: move, beam down, Time-warp.",
+    "timeline": "4D chess on four 4x4x4 boards, Monday to Thursday: rooks, bishops and their timelines.",
+    "gryb": "Every game of the GRYB manual on the bandanna: EZ GRYB, Drangles, Blobs, The Borg and more.",
+}
+
+
+@bp.get("/play")
+def index() -> str:
+    """The games played on the phone, each with its latest game."""
+    kept = tabletop().games()
+    games = [
+        {
+            "key": key,
+            "title": title,
+            "kind": "11 games" if key == "gryb" else key,
+            "blurb": BLURBS[key],
+            "latest": next((g for g in kept if g["kind"].split(":")[0] == key), None),
+        }
+        for key, title in PAGES.items()
+    ]
+    return render_template("tabletop_index.html", page="play", games=games)
+
+
 @bp.get("/play/<game>")
 def play_page(game: str) -> str:
     if game not in PAGES:
         abort(404)
     return render_template(
         f"tabletop_{game}.html",
-        page=f"play-{game}",
+        page="play",
         game=game,
+        pages=PAGES,
         gryb_games=[{"name": name, "title": cls.title} for name, cls in GAMES.items()],
     )
 

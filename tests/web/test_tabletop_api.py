@@ -45,6 +45,14 @@ class TestPages:
         for title in ("EZ GRYB", "Squirrel Race", "25 Men&#39;s GRYB", "The Borg"):
             assert title in text
 
+    def test_index_lists_the_three_games_with_their_latest(self, tt):
+        new_game(tt, "gryb:blobs")
+        text = tt.get("/play").text
+        for game in ("tsr4d", "timeline", "gryb"):
+            assert f'data-game-link="{game}"' in text
+        assert "Last game: 0 moves, running" in text
+        assert text.count("No game yet") == 2
+
     def test_unknown_game_page(self, tt):
         assert tt.get("/play/chess").status_code == 404
 
