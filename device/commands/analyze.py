@@ -78,8 +78,8 @@ def analyze_files(
     images: list[Path],
     *,
     as_json: bool,
-    out: TextIO = sys.stdout,
-    err: TextIO = sys.stderr,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
 ) -> int:
     """Analyse each image and print one line per image; returns the exit status.
 
@@ -90,6 +90,8 @@ def analyze_files(
 
     from vision.observer import FrameError, Observer, analyze_image
 
+    out = out or sys.stdout
+    err = err or sys.stderr
     calibration, palette = _load_inputs(calibration_path, palette_path)
     observer = Observer(calibration, palette=palette)
     status = 0

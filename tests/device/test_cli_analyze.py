@@ -1,0 +1,109 @@
+"""``boardcam analyze``: JSON lines per image, palettes, and clear errors for bad input."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.calibfile import Calibration, save_calibration
+from calibration.spec import load_spec
+from device.cli import main
+from device.commands.analyze import _best_mapping
+from rules.timevectors.points import parse_point
+from vision.render import random_scene, render_timevectors
+
+SPEC = load_spec()
+TOKENS = {parse_point("B2S"): 0, parse_point("G7R"): 1, parse_point("D3Q"): 0}
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("analyze")
+    camera, style, colours = random_scene(31, (640, 480))
+    empty = render_timevectors(camera, SPEC, {}, colours, scene=style, seed=31).image_bgr
+    board = render_timevectors(camera, SPEC, TOKENS, colours, scene=style, seed=32).image_bgr
+    calibration = Calibration(board="timevectors", spec=SPEC, camera=camera, rms_px=0.5).with_reference(empty)
+    save_calibration(calibration, folder / "calib.json")
+    cv2.imwrite(str(folder / "board.png"), board)
+    cv2.imwrite(str(folder / "empty.png"), empty)
+    (folder / "palette.json").write_text(json.dumps([list(colours[1]), list(colours[0])]))
+    return folder
+
+
+def run(capsys, *args):
+    status = main(["analyze", *map(str, args)])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_json_line_per_image(files, capsys):
+    status, out, err = run(capsys, "--calibration", files / "calib.json", files / "board.png",
+                           files / "empty.png", "--json")
+    assert status == 0, err
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [line["image"] for line in lines] == [str(files / "board.png"), str(files / "empty.png")]
+    board, empty = lines
+    assert set(board) == {"image", "tokens", "hidden", "hand"}
+    assert set(board["tokens"]) == {"B2S", "G7R", "D3Q"}
+    # Without a palette colours are numbered in order of first appearance.
+    assert board["tokens"]["B2S"] == board["tokens"]["D3Q"] != board["tokens"]["G7R"]
+    assert sorted(set(board["tokens"].values())) == [0, 1]
+    assert empty["tokens"] == {} and empty["hand"] is False
+
+
+def test_palette_gives_the_indices(files, capsys):
+    status, out, _ = run(capsys, "--calibration", files / "calib.json", "--palette", files / "palette.json",
+                         files / "board.png", "--json")
+    assert status == 0
+    assert json.loads(out)["tokens"] == {"B2S": 1, "G7R": 0, "D3Q": 1}
+
+
+def test_text_output(files, capsys):
+    status, out, _ = run(capsys, "--calibration", files / "calib.json", files / "board.png")
+    assert status == 0 and "B2S=" in out and "hand no" in out
+
+
+def test_unreadable_image_is_reported_and_the_rest_analysed(files, capsys, tmp_path):
+    junk = tmp_path / "junk.jpg"
+    junk.write_bytes(b"not a jpeg")
+    status, out, err = run(capsys, "--calibration", files / "calib.json", junk, files / "board.png", "--json")
+    assert status == 2
+    assert "cannot read image" in err and str(junk) in err
+    assert len(out.splitlines()) == 1
+
+
+def test_wrong_size_image_is_reported(files, capsys, tmp_path):
+    small = tmp_path / "small.png"
+    cv2.imwrite(str(small), np.zeros((100, 120, 3), np.uint8))
+    status, _, err = run(capsys, "--calibration", files / "calib.json", small)
+    assert status == 2 and "calibration is for 640x480" in err
+
+
+@pytest.mark.parametrize("content, message", [
+    ("[[1, 2]]", "entry 0"),
+    ("{not json", "palette"),
+])
+def test_bad_palette_exits_2_before_any_output(files, capsys, tmp_path, content, message):
+    palette = tmp_path / "palette.json"
+    palette.write_text(content)
+    status, out, err = run(capsys, "--calibration", files / "calib.json", "--palette", palette, files / "board.png")
+    assert status == 2 and out == "" and message in err
+
+
+def test_missing_or_corrupt_calibration_exits_2(files, capsys, tmp_path):
+    status, out, err = run(capsys, "--calibration", tmp_path / "nope.json", files / "board.png")
+    assert status == 2 and out == "" and "calibration" in err
+    corrupt = tmp_path / "corrupt.json"
+    corrupt.write_text('{"version": 1')
+    status, out, err = run(capsys, "--calibration", corrupt, files / "board.png")
+    assert status == 2 and out == ""
+
+
+def test_bench_maps_learned_colours_to_the_truth():
+    learned = np.array([1, 1, 0, -1, 2])
+    truth = np.array([0, 0, 2, -1, 2])
+    mapping = _best_mapping(learned, truth)
+    assert mapping[1] == 0 and mapping[0] == 2 and mapping[2] == 2 or mapping[2] < -1
