@@ -202,3 +202,37 @@ def test_events_stream_sends_each_record_then_the_state(tabletop_app: Flask, tt)
     assert state_message.startswith("event: state\n")
     assert json.loads(state_message.split("data: ", 1)[1])["moves"] == ["A5P-A6P"]
     response.close()
+
+
+def test_games_are_kept_in_the_runtimes_database_and_reach_its_event_bus(tmp_path):
+    """With a real store on the runtime the games outlive the app; its event bus hears every event."""
+    import threading
+    from types import SimpleNamespace
+
+    from device.events import EventBus
+    from device.store import Store
+    from device.tabletop import Tabletop
+    from web import create_app
+    from web.tabletop import EXTRA_KEY
+
+    store = Store(tmp_path)
+    bus = EventBus("test")
+    heard: list[str] = []
+    won = threading.Event()
+    bus.subscribe(lambda event: (heard.append(event.type), event.type == "win" and won.set()))
+    stand_in = SimpleNamespace(store=store, event_bus=bus, check_pin=lambda pin: pin == "2468")
+    app = create_app({"TESTING": True}, runtime=stand_in)
+    if "tabletop" not in app.blueprints:
+        init_app(app)
+    service = app.extensions["boardcam"].extras[EXTRA_KEY]
+    assert service.path == str(store.path)
+    client = app.test_client()
+    state = new_game(client, "tsr4d", position=TSR_TIME_TRAP)
+    client.post(f"/api/tabletop/games/{state['id']}/move", json={"notation": "W(b5)b4xT(c2)"}, headers=PIN)
+    assert won.wait(5)
+    assert heard == ["game_started", "move", "win"]
+    service.close()
+    bus.close()
+    kept = Tabletop(store.path).state(state["id"])
+    assert kept["result"] == "win" and kept["moves"] == ["W(b5)b4xT(c2)"]
+    store.close()
