@@ -28,7 +28,10 @@ function scoreCard(state, side) {
   const detail = document.createElement("div");
   detail.className = "muted small";
   const grybs = (state.grybs || []).filter((g) => g.colour === side).length;
-  detail.textContent = `${state.in_hand[side]} rings in hand · ${grybs} GRYB${grybs === 1 ? "" : "s"}`;
+  const pile = (state.piles || [])[side] || [0, 0];
+  // Captured, gathered or assimilated pieces (Squirrel Race nuts, Square Deal GRYBs, Blobs, The Borg).
+  const piled = pile[0] + pile[1] ? ` · pile: ${pile[0]} white, ${pile[1]} orange` : "";
+  detail.textContent = `${state.in_hand[side]} rings in hand · ${grybs} GRYB${grybs === 1 ? "" : "s"}${piled}`;
   card.append(head, score, detail);
   return card;
 }
