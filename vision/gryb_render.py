@@ -354,7 +354,8 @@ def render_bandanna(
                       borderMode=cv2.BORDER_CONSTANT, borderValue=0)
     cloth *= _shading(wrinkles, cloth_mm, style)[..., None]
     half = spec.cloth_size / 2
-    edge_px = np.clip((half - np.max(np.abs(cloth_mm), axis=-1)) * TEXELS_PER_MM, 0, 1)[..., None]
+    farthest = np.maximum(np.abs(cloth_mm[..., 0]), np.abs(cloth_mm[..., 1]))
+    edge_px = np.clip((half - farthest) * TEXELS_PER_MM, 0, 1)[..., None]
     table = _table(style.scene, seed + 1, table_mm)
     canvas = (cloth * edge_px + table * (1 - edge_px)).astype(np.float32)
 
