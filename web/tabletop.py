@@ -24,6 +24,7 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, abort, current_app, jsonify, render_template, request
 
+from device.store import iso_time
 from device.tabletop import (
     KINDS,
     NothingToUndoError,
@@ -43,6 +44,7 @@ from web.validate import json_object
 logger = logging.getLogger(__name__)
 
 EXTRA_KEY = "tabletop"
+RECENT_GAMES = 20
 PAGES = {"tsr4d": "TSR 4D", "timeline": "Timeline", "gryb": "GRYB"}
 
 bp = Blueprint("tabletop", __name__)
@@ -117,7 +119,8 @@ def index() -> str:
         }
         for key, title in PAGES.items()
     ]
-    return render_template("tabletop_index.html", page="play", games=games)
+    recent = [{**g, "started": iso_time(g["created"])} for g in kept[:RECENT_GAMES]]
+    return render_template("tabletop_index.html", page="play", games=games, recent=recent)
 
 
 @bp.get("/play/<game>")

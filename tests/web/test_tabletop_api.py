@@ -52,6 +52,7 @@ class TestPages:
             assert f'data-game-link="{game}"' in text
         assert "Last game: 0 moves, running" in text
         assert text.count("No game yet") == 2
+        assert text.count("data-recent=") == 1 and "Blobs" in text
 
     def test_unknown_game_page(self, tt):
         assert tt.get("/play/chess").status_code == 404

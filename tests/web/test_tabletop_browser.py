@@ -150,6 +150,9 @@ def test_gryb_roll_place_and_an_illegal_reason(phone_page, tabletop_server, page
     face = page.locator("#die-face").inner_text()
     assert face in "GRYB"
     page.wait_for_selector(f"[data-movable='{face}']")
+    page.locator("#zoom-button").click()  # a phone player zooms into the cloth to tap
+    assert "zoomed" in page.locator("#board").get_attribute("class")
+    shot(page, "gryb-phone-zoomed")
     tap(page, f"[data-hit='{face}']")  # the one node a new ring may go on
     page.wait_for_selector("body[data-moves='2']")
     assert page.locator(f"circle[data-ring='{face}'][data-colour='0']").count() == 1

@@ -97,6 +97,19 @@ $("face-form").addEventListener("submit", async (event) => {
 $("resign-button").addEventListener("click", () => page.state && page.play({ notation: "resign" }));
 $("finish-button").addEventListener("click", () => page.state && page.play({ notation: "finish" }));
 
+// Zoom: the bottom level's nodes are 30 mm apart, small under a finger on a phone; scroll the enlarged cloth.
+$("zoom-button").addEventListener("click", () => {
+  const board = $("board");
+  const zoomed = board.classList.toggle("zoomed");
+  $("zoom-button").setAttribute("aria-pressed", String(zoomed));
+  $("zoom-button").textContent = zoomed ? "Fit" : "Zoom";
+  if (!zoomed) return;
+  // Show where the play is: the selected ring, else the first place to play, else the head node.
+  const focus = page.selected || ((page.state && page.state.movable) || [])[0] || "0";
+  const spot = board.querySelector(`[data-hit='${focus}']`);
+  if (spot) spot.scrollIntoView({ block: "center", inline: "center" });
+});
+
 // The camera's reading of the bandanna (the live runtime's tokens), drawn with the same board.
 let cameraTimer = null;
 async function showCamera() {
