@@ -65,7 +65,7 @@ class DriftCheckerLike(Protocol):
 
 
 ObserverFactory = Callable[..., ObserverLike]  # (calibration, *, palette) -> observer
-TrackerFactory = Callable[[], TrackerLike]
+TrackerFactory = Callable[[int], TrackerLike]  # stable frame count -> tracker
 DriftFactory = Callable[
     [Any], DriftCheckerLike | None
 ]  # calibration -> detector (None: cannot check)
@@ -107,13 +107,10 @@ def make_observer(calibration: Any, *, palette: Sequence[RGB] | None = None) -> 
     return Observer(ObserverCalibration.of(calibration), palette=palette)
 
 
-def tracker_maker(stable_frames: int) -> TrackerFactory:
-    def make() -> TrackerLike:
-        from vision.tracker import Tracker
+def make_tracker(stable_frames: int) -> TrackerLike:
+    from vision.tracker import Tracker
 
-        return Tracker(stable_frames=stable_frames)
-
-    return make
+    return Tracker(stable_frames=stable_frames)
 
 
 def make_drift_detector(calibration: Any) -> DriftCheckerLike | None:
@@ -169,6 +166,13 @@ class Pipeline:
     id, if the pipeline was given one. ``observer_factory``, ``tracker_factory``
     and ``drift_factory`` default to the vision and calibration packages' parts;
     tests pass their own.
+
+    Two trackers read the same observations: a board that is a legal change (a
+    move) is judged as soon as it has held still, with no hand and no motion, for
+    ``quick_frames`` frames (the alert is out a quarter second after the hand
+    leaves at 4 fps); anything else must hold for ``stable_frames`` frames before
+    it is judged, so a reading that flickers for a frame never raises an alert.
+    Raises ``ValueError`` unless ``1 <= quick_frames <= stable_frames``.
     """
 
     def __init__(
@@ -179,16 +183,23 @@ class Pipeline:
         palette: Sequence[RGB] | None = None,
         game_id: str | None = None,
         stable_frames: int = 3,
+        quick_frames: int = 1,
         drift_interval: float = 5.0,
         stuck_hand_after: float = 3.0,
         observer_factory: ObserverFactory = make_observer,
-        tracker_factory: TrackerFactory | None = None,
+        tracker_factory: TrackerFactory = make_tracker,
         drift_factory: DriftFactory | None = make_drift_detector,
     ) -> None:
         self._lock = threading.RLock()
         self._palette = list(palette) if palette is not None else None
         self._observer_factory = observer_factory
-        self._tracker_factory = tracker_factory or tracker_maker(stable_frames)
+        if not 1 <= quick_frames <= stable_frames:
+            raise ValueError(
+                f"need 1 <= quick_frames <= stable_frames, not {quick_frames}, {stable_frames}"
+            )
+        self._tracker_factory = tracker_factory
+        self._stable_frames = stable_frames
+        self._quick_frames = quick_frames
         self._drift_factory = drift_factory
         self._drift_interval = drift_interval
         self._stuck_hand_after = stuck_hand_after
@@ -196,7 +207,7 @@ class Pipeline:
         self.game_id = game_id
         self._calibration = calibration
         self._observer = observer_factory(calibration, palette=self._palette)
-        self._tracker = self._tracker_factory()
+        self._new_trackers()
         self._drift = drift_factory(calibration) if drift_factory is not None else None
         self._referee = Referee(game, new_game=self._fresh_game_factory(game))
         self._last_observation: Observation | None = None
@@ -245,7 +256,7 @@ class Pipeline:
                 out += self._check_drift(drift, frame, refit_only=True)
             if self._needs_recalibration:
                 return self._stamp(out, stamp)
-            snapshot = self._tracker.update(observation, frame.image, frame.seq)
+            snapshot = self._settled(observation, frame)
             if (
                 snapshot is not None
                 and drift is not None
@@ -260,6 +271,19 @@ class Pipeline:
             if snapshot is not None:
                 out += self._referee.feed(snapshot)
             return self._stamp(out, stamp)
+
+    def _new_trackers(self) -> None:
+        self._quick = self._tracker_factory(self._quick_frames)
+        self._tracker = self._tracker_factory(self._stable_frames)
+
+    def _settled(self, observation: Observation, frame: Frame) -> Snapshot | None:
+        """The board to judge now, if any: a legal change as soon as it has held still for
+        ``quick_frames`` frames, anything else once it has for ``stable_frames``."""
+        quick = self._quick.update(observation, frame.image, frame.seq)
+        steady = self._tracker.update(observation, frame.image, frame.seq)
+        if quick is not None and self._referee.is_plausible(quick):
+            return quick
+        return steady
 
     def _drift_due(self, timestamp: float) -> bool:
         if self._last_drift_check is None:
@@ -310,7 +334,7 @@ class Pipeline:
             if self._needs_recalibration:
                 logger.info("camera is back where it was calibrated")
                 self._needs_recalibration = False
-                self._tracker = self._tracker_factory()
+                self._new_trackers()
             return []
         if self._needs_recalibration:
             return []  # said once; the dashboard shows it until it is fixed
@@ -397,7 +421,7 @@ class Pipeline:
     def _set_calibration(self, calibration: Any) -> None:
         self._calibration = calibration
         self._observer = self._observer_factory(calibration, palette=self._palette)
-        self._tracker = self._tracker_factory()
+        self._new_trackers()
         self._drift = self._drift_factory(calibration) if self._drift_factory is not None else None
 
     def _act(self, action: Callable[[], list[Event]]) -> list[Event]:

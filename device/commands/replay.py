@@ -291,9 +291,8 @@ def bench_pipeline(size: tuple[int, int]) -> list[str]:
     from collections import defaultdict
 
     from device.demo_script import demo_script, scripted_events
-    from device.pipeline import Pipeline, make_drift_detector, make_observer
+    from device.pipeline import Pipeline, make_drift_detector, make_observer, make_tracker
     from device.sources.demo import DemoSource
-    from vision.tracker import Tracker
 
     totals: dict[str, list[float]] = defaultdict(list)
     source = DemoSource(fps=0, size=size, loop=False)
@@ -310,7 +309,7 @@ def bench_pipeline(size: tuple[int, int]) -> list[str]:
         observer_factory=lambda cal, *, palette=None: _Timed(
             make_observer(cal, palette=palette), "observe", totals, "observer"
         ),
-        tracker_factory=lambda: _Timed(Tracker(stable_frames=3), "update", totals, "tracker"),
+        tracker_factory=lambda frames: _Timed(make_tracker(frames), "update", totals, "tracker"),
         drift_factory=drift_factory,
     )
     records: list[dict[str, Any]] = []
@@ -335,8 +334,9 @@ def bench_pipeline(size: tuple[int, int]) -> list[str]:
     for name in ("observer", "tracker", "drift check"):
         calls = totals.get(name, [])
         if calls:
-            per = 1000 * sum(calls) / len(calls)
-            unit = "check" if name == "drift check" else "frame"
+            per_check = name == "drift check"
+            per = 1000 * sum(calls) / (len(calls) if per_check else max(frames, 1))
+            unit = "check" if per_check else "frame"
             lines.append(f"  {name:<12} {per:8.1f} ms/{unit}  ({len(calls)} calls)")
     rest = total - sum(sum(calls) for calls in totals.values())
     lines.append(f"  {'referee etc.':<12} {1000 * rest / max(frames, 1):8.1f} ms/frame")

@@ -142,8 +142,34 @@ def test_move_event_is_stamped_with_frame_time_and_game_id() -> None:
     assert h.show({}) == []
     records = h.place({}, "A3Q", 0)
     assert records == [
-        {"type": "move", "frame": 8, "point": "A3Q", "color": 0, "time": 1002.0, "game_id": "g1"}
-    ]
+        {"type": "move", "frame": 6, "point": "A3Q", "color": 0, "time": 1001.5, "game_id": "g1"}
+    ]  # the first calm frame after the hand (frames 4, 5) is enough for a legal move
+
+
+def test_an_illegal_reading_must_hold_for_stable_frames_before_an_alert() -> None:
+    h = Harness()
+    h.show({})
+    # Two frames of a wrong reading (a flicker) and back: no alert.
+    assert h.show({"A3Q": 0, "B3Q": 0}, frames=2) == []
+    assert h.show({}, frames=3) == []
+    # Held for three frames: the alert comes with the third.
+    records = h.show({"A3Q": 0, "B3Q": 0}, frames=3)
+    assert types(records) == ["illegal"] and records[0]["frame"] == 11
+    assert types(h.show({}, frames=3)) == ["restored"]
+
+
+@pytest.mark.parametrize(("quick", "stable"), [(0, 3), (4, 3)])
+def test_frame_counts_are_checked(quick: int, stable: int) -> None:
+    with pytest.raises(ValueError, match="quick_frames"):
+        Pipeline(
+            FakeCalibration(camera="c"),
+            TimeVectorsGame(),
+            quick_frames=quick,
+            stable_frames=stable,
+            observer_factory=lambda cal, *, palette=None: None,
+            tracker_factory=FakeTracker,
+            drift_factory=None,
+        )
 
 
 def test_hand_frames_never_reach_the_referee() -> None:
