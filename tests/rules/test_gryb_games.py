@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rules.errors import IllegalMoveError
+from rules.errors import IllegalMoveError, NotationError
 from rules.game import Game
 from rules.gryb.dice import UnknownDieError
 from rules.gryb.games import (
@@ -127,6 +127,28 @@ def test_move_sentences():
     assert GrybMove.roll(0, "").describe() == "player 1 rolled 0"
     assert GrybMove.remove(0, "R", "GG").describe() == "player 1 removed GG, R"
     assert GrybMove("resign", 1).describe() == "player 2 resigned"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_notation_round_trips_over_played_and_legal_moves(name):
+    game = GAMES[name](seed=12)
+    play_random(game, 80, seed=12)
+    for move in game.move_stack + game.legal_moves()[:50]:
+        assert GrybMove.from_notation(move.notation(), move.player) == move
+
+
+def test_notation_examples_and_errors():
+    assert GrybMove.from_notation(" [bry, brr]-[BGY, BGR] ", 1) == GrybMove.block(
+        1, ("BRY", "BRR"), ("BGY", "BGR"))
+    assert GrybMove.from_notation("+[GGGG, YYYY]", 0) == GrybMove.place(0, "GGGG", "YYYY")
+    assert GrybMove.from_notation("0-g", 0) == GrybMove.step(0, "", "G")
+    assert GrybMove.from_notation("x[R, RR]", 1) == GrybMove.remove(1, "R", "RR")
+    assert GrybMove.from_notation("Roll 0", 1) == GrybMove.roll(1, "")
+    assert GrybMove.from_notation("RESIGN", 1) == GrybMove("resign", 1)
+    for bad, words in (("", "written like"), ("G-GR-GRR", "not a move"), ("[G]-R", "a block move is written like"),
+                       ("[G, R]-[GG]", "as many"), ("G-Q", "'Q'")):
+        with pytest.raises(NotationError, match=words):
+            GrybMove.from_notation(bad, 0)
 
 
 def test_move_records():

@@ -122,6 +122,38 @@ class GrybMove:
     def __str__(self) -> str:
         return self.notation()
 
+    @classmethod
+    def from_notation(cls, text: str, player: int) -> GrybMove:
+        """Read :meth:`notation` text back as a move by ``player``.
+
+        Raises :class:`MoveFormatError` (or :class:`rules.errors.NotationError` for a
+        bad node) saying what is wrong.
+        """
+        if not isinstance(text, str) or not text.strip():
+            raise MoveFormatError(f"a move is written like +GR, G-GR or roll Y, not {text!r}")
+        cleaned = text.strip()
+        lowered = cleaned.lower()
+        if lowered in ("resign", "finish"):
+            return cls(lowered, player)
+        if lowered.startswith("roll "):
+            return cls.roll(player, parse_node(cleaned[5:]))
+        if cleaned.startswith("+"):
+            return cls.place(player, *_node_list(cleaned[1:]))
+        if lowered.startswith("x"):
+            return cls.remove(player, *_node_list(cleaned[1:]))
+        if cleaned.startswith("["):
+            parts = cleaned.split("]-[")
+            if len(parts) != 2:
+                raise MoveFormatError(f"{text!r}: a block move is written like [BRY, BRR]-[BGY, BGR]")
+            sources, targets = parse_nodes(parts[0] + "]"), parse_nodes("[" + parts[1])
+            if len(sources) != len(targets):
+                raise MoveFormatError(f"{text!r}: as many destinations as rings moved, please")
+            return cls.block(player, sources, targets)
+        parts = cleaned.split("-")
+        if len(parts) != 2:
+            raise MoveFormatError(f"{text!r} is not a move: write +GR, G-GR, xGR, roll Y or resign")
+        return cls.step(player, parse_node(parts[0]), parse_node(parts[1]))
+
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind, "player": self.player}
         if self.frm:
@@ -145,3 +177,8 @@ class GrybMove:
             to=parse_nodes(data.get("to", [])),
             value=parse_node(value) if value is not None else None,
         )
+
+
+def _node_list(text: str) -> tuple[str, ...]:
+    cleaned = text.strip()
+    return parse_nodes(cleaned) if cleaned.startswith("[") else (parse_node(cleaned),)
