@@ -142,7 +142,9 @@ class Runtime:
         self._latest_jpeg_raw: bytes | None = None
         self._annotated: tuple[tuple[int, int], bytes] | None = None
         self._version = 0  # bumped whenever the state changes (annotation cache key)
-        self._frame_times: deque[float] = deque(maxlen=20)
+        self._frame_times: deque[float] = deque(maxlen=20)  # capture times of the last frames
+        self._processed_times: deque[float] = deque(maxlen=20)
+        self._skipped = 0  # frames replaced by a newer one before the pipeline got to them
         self._is_demo = type(source).__name__ == "DemoSource"
         self._camera: dict[str, Any] = {
             "status": CAMERA_STARTING,
@@ -326,6 +328,7 @@ class Runtime:
                 self._frame_ready.wait_for(lambda: self._stop.is_set() or self._newest_count != done, timeout=0.5)
                 if self._stop.is_set() or self._newest_count == done or self._newest is None:
                     continue
+                self._skipped += self._newest_count - done - 1
                 frame, done = self._newest, self._newest_count
             self.process_frame(frame)
 
@@ -335,6 +338,7 @@ class Runtime:
         Used by the processing thread; callable directly by tests and benchmarks.
         A pipeline error is logged and the frame skipped: one bad frame must not stop the game.
         """
+        self._processed_times.append(time.monotonic())
         jpeg = encode_jpeg(frame.image, 90)
         now = time.time()
         self._remember(now, jpeg)
@@ -485,14 +489,11 @@ class Runtime:
         with self._lock:
             state = game_view.describe(self._game)
             seen = self._pipeline.state() if self._pipeline is not None else {}
-            fps = 0.0
-            if len(self._frame_times) >= 2:
-                span = self._frame_times[-1] - self._frame_times[0]
-                fps = round((len(self._frame_times) - 1) / span, 2) if span > 0 else 0.0
             state.update(
                 game_id=self._game_id,
                 alerts=list(self._alerts),
-                camera={**self._camera, "fps": fps},
+                camera={**self._camera, "fps": _rate(self._frame_times),
+                        "processed_fps": _rate(self._processed_times), "skipped": self._skipped},
                 mismatch=game_view.names(seen.get("mismatch", ())),
                 hidden=game_view.names(seen.get("hidden", ())),
                 hand=bool(seen.get("hand", False)),
@@ -688,6 +689,13 @@ def _parse_point(point: str | int) -> int:
 
 def _points(points: Iterable[Any]) -> list[int]:
     return [p if isinstance(p, int) else parse_point(p) for p in points]
+
+
+def _rate(times: Sequence[float]) -> float:
+    """Events per second over a window of monotonic times."""
+    if len(times) < 2 or times[-1] <= times[0]:
+        return 0.0
+    return round((len(times) - 1) / (times[-1] - times[0]), 2)
 
 
 def _drain(client: queue.Queue[Any]) -> None:

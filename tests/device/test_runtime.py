@@ -151,6 +151,8 @@ def test_only_the_newest_frame_is_processed(store):
     assert seen == sorted(set(seen)), "frames are processed in order, each once"
     assert source.reads > 3 * len(seen), "the capture thread ran ahead and frames were skipped"
     assert max(b - a for a, b in zip(seen, seen[1:])) > 1
+    camera = runtime.state()["camera"]
+    assert camera["skipped"] > 0 and camera["fps"] > camera["processed_fps"] > 0
 
 
 def test_camera_that_fails_mid_game_reconnects_with_backoff(store):
