@@ -480,3 +480,10 @@ def test_judge_reasons_for_removals():
     several = ("several changes at once: the ring of player 1 was taken off G; "
                "a ring of player 1 appeared on GG; a ring of player 1 appeared on GR")
     assert plain.judge({"GG": 0, "GR": 0, "R": 1}).reasons == (several,)
+
+
+def test_a_line_moved_as_a_block_seen_by_the_camera():
+    game = arrange(Blobs(seed=1), {"BRY": 0, "BRR": 0, "GGGG": 1}, phase=2, in_hand=[0, 0])
+    judgement = game.judge({"BGY": 0, "BGR": 0, "GGGG": 1})
+    assert judgement.moves == (M.block(0, ("BRY", "BRR"), ("BGY", "BGR")),)
+    assert judgement.moves[0].describe() == "player 1 moved [BRR, BRY] to [BGR, BGY]"
