@@ -17,10 +17,29 @@ const describe = (move) => {
   }
 };
 
+// What the player to move still has to do, in the rules' words.
+function turnHelp(state) {
+  const progress = state.turn_progress || {};
+  const side = state.board.to_move;
+  const slot = state.board.warp[side];
+  const todo = [];
+  if (!progress.moved) todo.push("move one piece");
+  if (slot && !progress.warped && !progress.warp_resolved) {
+    todo.push(slot.circle < 3
+      ? `beam down the ${KIND_NAMES[slot.kind]} from circle ${slot.circle} or keep it in Time-warp (tap the circle)`
+      : `beam down the ${KIND_NAMES[slot.kind]}: circle 3 is the last (tap the circle)`);
+  }
+  if (!slot && !progress.warped) todo.push("Time-warp a piece that has not moved (tap it, then its Time-warp circle)");
+  const end = (state.actions || []).some((a) => a.type === "end-turn");
+  if (!todo.length) return "All done: end the turn.";
+  return `${capitalised(todo.join("; "))}${end ? " — or end the turn now" : ""}.`;
+}
+
 function renderExtra(state, page) {
   const progress = state.turn_progress || {};
   const done = [progress.moved && "moved", progress.warped && "warped", progress.warp_resolved && "beamed down"].filter(Boolean);
   $("turn-progress").textContent = done.length ? `done: ${done.join(", ")}` : "nothing done yet";
+  $("turn-help").textContent = turnHelp(state);
   const buttons = (state.actions || []).map((move) => {
     const button = document.createElement("button");
     button.type = "button";
