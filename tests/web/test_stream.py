@@ -145,6 +145,21 @@ class TestLiveServer:
             time.sleep(0.05)
         assert live_server.runtime.subscriber_count == 0
 
+    def test_more_dropped_clients_than_server_threads_leave_it_serving(self, live_server):
+        parts = urlsplit(live_server.url)
+        for _ in range(24):  # the test server has 16 threads; each stream holds one while open
+            for path in (b"/events", b"/stream.mjpg"):
+                client = socket.create_connection((parts.hostname, parts.port), timeout=5)
+                client.sendall(b"GET " + path + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+                assert b"200 OK" in client.recv(4096)
+                client.close()
+        with self._get(live_server.url, "/api/state") as response:
+            assert response.status == 200
+        deadline = time.monotonic() + 5
+        while live_server.runtime.subscriber_count and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert live_server.runtime.subscriber_count == 0
+
     def test_mjpeg_over_http(self, live_server):
         with self._get(live_server.url, "/stream.mjpg") as response:
             assert response.getheader("Content-Type") == "multipart/x-mixed-replace; boundary=frame"
