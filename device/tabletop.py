@@ -495,6 +495,8 @@ class Table:
     updated: float
     start: str | None = None
     last_move: dict[str, Any] | None = None
+    version: int = 0  # bumped by every saved change; keys the cached state
+    shown: tuple[int, dict[str, Any]] | None = None
 
 
 def _result(game: Game[Any]) -> str:
@@ -608,6 +610,7 @@ class Tabletop:
         record = json.dumps(table.rules.save(table.game, table.start, table.notations))
         status = "running" if table.game.outcome() is None else "finished"
         table.updated = time.time()
+        table.version += 1
         if insert:
             self._db.execute(
                 "INSERT INTO tabletop_games (id, kind, created, updated, status, record) VALUES (?, ?, ?, ?, ?, ?)",
@@ -627,36 +630,42 @@ class Tabletop:
         """
         with self._lock:
             table = self._table(table_id)
-            rules, game = table.rules, table.game
-            outcome = game.outcome()
-            legal = [] if outcome is not None else game.legal_moves()
-            described = [rules.describe(game, move) for move in legal]
-            located = sorted({loc for d in described for loc in _locations(d)})
-            others = [d for d in described if not _locations(d) and d.get("kind") != "roll"]
-            to_move = rules.to_move(game)
-            return {
-                "id": table.id,
-                "kind": rules.kind,
-                "game": rules.kind.split(":")[0],
-                "title": rules.title,
-                "created": table.created,
-                "updated": table.updated,
-                "board": rules.board(game),
-                "sides": list(rules.side_names),
-                "to_move": to_move,
-                "to_move_name": rules.side_names[to_move],
-                "moves": list(table.notations),
-                "last_move": table.last_move,
-                "result": _result(game),
-                "winner": None if outcome is None or outcome.winner is None else {
-                    "side": outcome.winner, "name": rules.winner_name(outcome), "lines": rules.lines(outcome),
-                },
-                "reason": None if outcome is None else outcome.reason,
-                "movable": located,
-                "actions": others,
-                "can_undo": bool(game.move_stack),
-                **rules.extra(game),
-            }
+            if table.shown is None or table.shown[0] != table.version:
+                table.shown = (table.version, self._describe(table))
+            return dict(table.shown[1])
+
+    def _describe(self, table: Table) -> dict[str, Any]:
+        """The state of :meth:`state`; listing every legal move is the costly part, so it is cached."""
+        rules, game = table.rules, table.game
+        outcome = game.outcome()
+        legal = [] if outcome is not None else game.legal_moves()
+        described = [rules.describe(game, move) for move in legal]
+        located = sorted({loc for d in described for loc in _locations(d)})
+        others = [d for d in described if not _locations(d) and d.get("kind") != "roll"]
+        to_move = rules.to_move(game)
+        return {
+            "id": table.id,
+            "kind": rules.kind,
+            "game": rules.kind.split(":")[0],
+            "title": rules.title,
+            "created": table.created,
+            "updated": table.updated,
+            "board": rules.board(game),
+            "sides": list(rules.side_names),
+            "to_move": to_move,
+            "to_move_name": rules.side_names[to_move],
+            "moves": list(table.notations),
+            "last_move": table.last_move,
+            "result": _result(game),
+            "winner": None if outcome is None or outcome.winner is None else {
+                "side": outcome.winner, "name": rules.winner_name(outcome), "lines": rules.lines(outcome),
+            },
+            "reason": None if outcome is None else outcome.reason,
+            "movable": located,
+            "actions": others,
+            "can_undo": bool(game.move_stack),
+            **rules.extra(game),
+        }
 
     def legal_from(self, table_id: str, location: Any) -> list[dict[str, Any]]:
         """The legal moves that tapping ``location`` offers (a piece's moves, a node to place on).
