@@ -269,7 +269,10 @@ class Pipeline:
                 if self._calibration is not calibration or self._needs_recalibration:
                     snapshot = None  # read with the old calibration; the new tracker reads it again
             if snapshot is not None:
+                game = self._referee.game
                 out += self._referee.feed(snapshot)
+                if self._referee.game is not game and self.game_id is not None:
+                    self.game_id = new_game_id()  # the board was cleared after the end: a new game
             return self._stamp(out, stamp)
 
     def _new_trackers(self) -> None:
@@ -349,12 +352,7 @@ class Pipeline:
         ]
 
     def _stamp(self, events: list[Event], now: float) -> list[Event]:
-        stamped = []
-        for event in events:
-            if event.type == ev.GAME_STARTED and self.game_id is not None:
-                self.game_id = new_game_id()
-            stamped.append(dataclasses.replace(event, time=now, game_id=self.game_id))
-        return stamped
+        return [dataclasses.replace(event, time=now, game_id=self.game_id) for event in events]
 
     # -- state ----------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -405,12 +403,13 @@ class Pipeline:
         return self._act(self._referee.undo)
 
     def new_game(self, game: Game, game_id: str | None = None) -> list[Event]:
-        """Watch a new game from now on (operator's "new game"); returns its ``game_started``."""
+        """Watch a new game from now on (operator's "new game"): its ``game_started``, then what
+        the board last seen means for it (tokens still on the board are an illegal change)."""
         with self._lock:
-            self._referee = Referee(game, new_game=self._fresh_game_factory(game))
             self.game_id = game_id
-            event = Event(ev.GAME_STARTED, {"reason": "new game"}, game_id=game_id)
-            return [event]
+            started = Event(ev.GAME_STARTED, {"reason": "new game"}, frame=self._last_frame)
+            judged = self._referee.reset(game, new_game=self._fresh_game_factory(game))
+            return self._stamp([started, *judged], time.time())
 
     def set_calibration(self, calibration: Any) -> None:
         """Use a new calibration (wizard, recalibration); the tracker starts over."""

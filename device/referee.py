@@ -76,7 +76,8 @@ class Pending:
 
 
 def _names(points: Iterable[int]) -> list[str]:
-    return [point_name(p) for p in sorted(points)]
+    """Points in ``A3Q`` notation, in name order (how a player scans a list)."""
+    return sorted(point_name(p) for p in points)
 
 
 def _name_or_none(point: int | None) -> str | None:
@@ -150,9 +151,16 @@ class Referee:
             newly_hidden = frozenset(p for p in snapshot.hidden - previous.hidden if p in board)
         return self._judge(observed, snapshot.frame, newly_hidden)
 
-    def reset(self, game: Game) -> None:
-        """Watch ``game`` from now on (the operator started a new game or loaded one)."""
+    def reset(self, game: Game, *, new_game: Callable[[], Game] | None = None) -> list[Event]:
+        """Watch ``game`` from now on (the operator started a new game or loaded one) and judge
+        the board last seen against it: tokens left from the old game are not moves of the new
+        one. ``new_game`` replaces the maker of fresh games (see the class)."""
+        self._install(game, new_game)
+        return self._rejudge()
+
+    def _install(self, game: Game, new_game: Callable[[], Game] | None) -> None:
         self._game = game
+        self._new_game = new_game
         self._pending = None
         self._overrides.clear()
 
@@ -436,7 +444,7 @@ class Referee:
         return out
 
     def _restart(self, new_game: Callable[[], Game], frame: int) -> list[Event]:
-        self.reset(new_game())
+        self._install(new_game(), new_game)
         return [self._event(ev.GAME_STARTED, frame, reason="board cleared after the game ended")]
 
     @staticmethod

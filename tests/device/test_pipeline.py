@@ -318,14 +318,21 @@ def test_operator_actions_are_delegated_and_stamped() -> None:
     assert types(records) == ["corrected", "move"]
 
 
-def test_new_game_replaces_the_game_and_id() -> None:
+def test_new_game_replaces_the_game_and_id_and_judges_the_board_left() -> None:
     h = Harness()
     h.show({})
-    h.place({}, "A1P", 0)
+    board: dict[str, int] = {}
+    h.place(board, "A1P", 0)
+    h.place(board, "H8S", 1)
+    h.place(board, "B1P", 0)
     game = TimeVectorsGame(GameConfig(players=3))
     records = [e.to_record() for e in h.pipeline.new_game(game, "g2")]
-    assert types(records) == ["game_started"] and records[0]["game_id"] == "g2"
-    assert h.pipeline.game is game
+    assert types(records) == ["game_started", "illegal"]
+    assert all(r["game_id"] == "g2" for r in records)
+    assert records[1]["points"] == ["A1P", "B1P", "H8S"]
+    assert h.pipeline.game is game and h.pipeline.game_id == "g2"
+    assert types(h.show({})) == ["restored"]  # the old tokens cleared away
+    assert types(h.place({}, "B2Q", 0)) == ["move"]
 
 
 def test_set_calibration_rebuilds_the_observer() -> None:
