@@ -234,29 +234,18 @@ class Pipeline:
     # -- per frame --------------------------------------------------------------------
     def process(self, frame: Frame, *, now: float | None = None) -> list[Event]:
         """Read one frame; return the events it caused. ``now`` is the frame's wall-clock
-        time for the events (default: the current time)."""
+        time for the events (default: the current time). The observer's ``ValueError``
+        for a frame of the wrong size or type is passed on (nothing changes then)."""
         with self._lock:
             stamp = time.time() if now is None else now
             observation = self._observer.observe(frame.image)
             self._last_observation = observation
             self._last_frame = frame.seq
-            out: list[Event] = []
-            drift = self._drift
-            self._hand_since = (
-                (self._hand_since or frame.timestamp) if observation.hand_present else None
-            )
-            if (
-                drift is not None
-                and not observation.hand_present
-                and self._drift_due(frame.timestamp)
-            ):
-                out += self._check_drift(drift, frame)
-            elif drift is not None and self._hand_stuck(frame.timestamp):
-                # A "hand" that never moves away may be the whole board seen off its calibration.
-                out += self._check_drift(drift, frame, refit_only=True)
+            out = self._watch_camera(observation, frame)
             if self._needs_recalibration:
                 return self._stamp(out, stamp)
             snapshot = self._settled(observation, frame)
+            drift = self._drift
             if (
                 snapshot is not None
                 and drift is not None
@@ -267,13 +256,29 @@ class Pipeline:
                 calibration = self._calibration
                 out += self._check_drift(drift, frame)
                 if self._calibration is not calibration or self._needs_recalibration:
-                    snapshot = None  # read with the old calibration; the new tracker reads it again
+                    snapshot = None  # read with the old calibration; the new trackers read it again
             if snapshot is not None:
                 game = self._referee.game
                 out += self._referee.feed(snapshot)
                 if self._referee.game is not game and self.game_id is not None:
                     self.game_id = new_game_id()  # the board was cleared after the end: a new game
             return self._stamp(out, stamp)
+
+    def _watch_camera(self, observation: Observation, frame: Frame) -> list[Event]:
+        """The periodic drift check, and the check when a "hand" never leaves."""
+        if not observation.hand_present:
+            self._hand_since = None
+        elif self._hand_since is None:
+            self._hand_since = frame.timestamp
+        drift = self._drift
+        if drift is None:
+            return []
+        if not observation.hand_present and self._drift_due(frame.timestamp):
+            return self._check_drift(drift, frame)
+        if self._hand_stuck(frame.timestamp):
+            # A "hand" that never moves away may be the whole board seen off its calibration.
+            return self._check_drift(drift, frame, refit_only=True)
+        return []
 
     def _new_trackers(self) -> None:
         self._quick = self._tracker_factory(self._quick_frames)

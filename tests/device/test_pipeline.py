@@ -355,3 +355,9 @@ def test_a_hand_that_never_leaves_triggers_a_check_that_only_acts_on_a_refit() -
     records = h.show({}, frames=12, hand=True)
     assert types(records) == ["camera_moved"] and records[0]["refit"] is True
     assert h.drift_calls == 2 and h.pipeline.calibration.camera == "cam1"
+
+
+def test_a_hand_from_the_very_first_frame_counts_as_stuck_too() -> None:
+    h = Harness(drift=[FakeDrift(2.5, False, refit="cam1")], drift_interval=60.0)
+    records = h.show({}, frames=13, hand=True)  # t = 0 .. 3.0
+    assert types(records) == ["camera_moved"] and records[0]["frame"] == 12
