@@ -33,7 +33,7 @@ import os
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import cv2
@@ -69,7 +69,7 @@ class Calibration:
     camera: CameraModel
     rms_px: float
     spec_name: str | None = "timevectors"
-    created: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
     palette_rgb: tuple[tuple[int, int, int], ...] | None = None
     landmarks: Clicks | None = None
     reference_jpeg: bytes | None = None
@@ -101,11 +101,15 @@ class Calibration:
             return image
         return None
 
-    def with_reference(self, image_bgr: np.ndarray, max_width: int = 640, quality: int = 85) -> Calibration:
-        """A copy with ``image_bgr`` (downscaled to ``max_width``) embedded as the reference JPEG."""
+    def with_reference(
+        self, image_bgr: np.ndarray, max_width: int = 640, quality: int = 85
+    ) -> Calibration:
+        """A copy embedding ``image_bgr`` (at most ``max_width`` wide) as the reference JPEG."""
         h, w = image_bgr.shape[:2]
         if w > max_width:
-            image_bgr = cv2.resize(image_bgr, (max_width, round(h * max_width / w)), interpolation=cv2.INTER_AREA)
+            image_bgr = cv2.resize(
+                image_bgr, (max_width, round(h * max_width / w)), interpolation=cv2.INTER_AREA
+            )
         ok, buf = cv2.imencode(".jpg", image_bgr, [cv2.IMWRITE_JPEG_QUALITY, quality])
         if not ok:
             raise CalibrationError("could not encode the reference image as JPEG")
@@ -126,9 +130,15 @@ class Calibration:
             "image_size": list(self.image_size),
             "reprojection_px": self.rms_px,
             "created": self.created,
-            "palette_rgb": None if self.palette_rgb is None else [list(c) for c in self.palette_rgb],
-            "landmarks": None if self.landmarks is None else
-            {t: {c: list(uv) for c, uv in corners.items()} for t, corners in self.landmarks.items()},
+            "palette_rgb": None
+            if self.palette_rgb is None
+            else [list(c) for c in self.palette_rgb],
+            "landmarks": None
+            if self.landmarks is None
+            else {
+                t: {c: list(uv) for c, uv in corners.items()}
+                for t, corners in self.landmarks.items()
+            },
             "reference_image": reference,
         }
 
@@ -147,8 +157,11 @@ def save_calibration(calibration: Calibration, path: str | Path) -> None:
         raise
 
 
-def upgrade(document: dict, migrations: Mapping[int, Migration] = MIGRATIONS,
-            current: int = CALIBRATION_VERSION) -> dict:
+def upgrade(
+    document: dict,
+    migrations: Mapping[int, Migration] = MIGRATIONS,
+    current: int = CALIBRATION_VERSION,
+) -> dict:
     """Bring a decoded document to ``current`` by applying one migration per version bump.
 
     Raises :class:`CalibrationError` for a missing or non-integer version, a version
@@ -158,8 +171,10 @@ def upgrade(document: dict, migrations: Mapping[int, Migration] = MIGRATIONS,
     if isinstance(version, bool) or not isinstance(version, int):
         raise CalibrationError(f"calibration file has no valid 'version' (found {version!r})")
     if version > current:
-        raise CalibrationError(f"calibration file version {version} is newer than this boardcam "
-                               f"understands (up to {current}); upgrade boardcam")
+        raise CalibrationError(
+            f"calibration file version {version} is newer than this boardcam "
+            f"understands (up to {current}); upgrade boardcam"
+        )
     if version < 1:
         raise CalibrationError(f"calibration file version {version} is not a boardcam version")
     while version < current:
@@ -206,11 +221,15 @@ def _camera_from(data: object, image_size: tuple[int, int]) -> CameraModel:
         raise CalibrationError("camera rvec and tvec must have 3 values each")
     cam_size = tuple(_number_array(data.get("image_size"), (2,), "image_size").astype(int))
     if cam_size != image_size:
-        raise CalibrationError(f"camera image_size {cam_size} differs from the file's image_size {image_size}")
+        raise CalibrationError(
+            f"camera image_size {cam_size} differs from the file's image_size {image_size}"
+        )
     w, h = image_size
     if K[0, 0] <= 0 or K[1, 1] <= 0 or not (0 < K[0, 2] < w and 0 < K[1, 2] < h):
-        raise CalibrationError("camera K is impossible: focal lengths must be positive and the "
-                               "principal point inside the image")
+        raise CalibrationError(
+            "camera K is impossible: focal lengths must be positive and the "
+            "principal point inside the image"
+        )
     if not np.allclose(K[2], [0, 0, 1]) or K[1, 0] != 0:
         raise CalibrationError("camera K must have the form [[fx, s, cx], [0, fy, cy], [0, 0, 1]]")
     camera = CameraModel(K=K, dist=dist, rvec=rvec, tvec=tvec, image_size=image_size)
@@ -220,13 +239,18 @@ def _camera_from(data: object, image_size: tuple[int, int]) -> CameraModel:
 
 
 def calibration_from_dict(document: object) -> Calibration:
-    """Validate a decoded calibration document (upgrading old versions); see :func:`load_calibration`."""
+    """Validate a decoded calibration document (upgrading old versions).
+
+    Raises :class:`CalibrationError` like :func:`load_calibration`.
+    """
     if not isinstance(document, dict):
         raise CalibrationError("calibration file must hold a JSON object")
     document = upgrade(document)
     board = _require(document, "board", str, "a board name")
     if board != "timevectors":
-        raise CalibrationError(f"calibration is for board {board!r}; only 'timevectors' is supported")
+        raise CalibrationError(
+            f"calibration is for board {board!r}; only 'timevectors' is supported"
+        )
     spec_doc = _require(document, "spec", dict, "an object with the board spec")
     spec_name = spec_doc.get("name")
     if spec_name is not None and not isinstance(spec_name, str):
@@ -236,7 +260,9 @@ def calibration_from_dict(document: object) -> Calibration:
     except SpecError as exc:
         raise CalibrationError(f"calibration spec: {exc}") from exc
     size_list = _require(document, "image_size", list, "[width, height]")
-    if len(size_list) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size_list):
+    if len(size_list) != 2 or not all(
+        isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size_list
+    ):
         raise CalibrationError(f"image_size must be two positive whole numbers, not {size_list!r}")
     image_size = (size_list[0], size_list[1])
     camera = _camera_from(document.get("camera"), image_size)
@@ -251,9 +277,14 @@ def calibration_from_dict(document: object) -> Calibration:
     palette = document.get("palette_rgb")
     if palette is not None:
         if not isinstance(palette, list) or not all(
-                isinstance(c, list) and len(c) == 3 and all(isinstance(v, int) and not isinstance(v, bool)
-                                                            and 0 <= v <= 255 for v in c) for c in palette):
-            raise CalibrationError("palette_rgb must be a list of [r, g, b] with whole numbers 0..255")
+            isinstance(c, list)
+            and len(c) == 3
+            and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 255 for v in c)
+            for c in palette
+        ):
+            raise CalibrationError(
+                "palette_rgb must be a list of [r, g, b] with whole numbers 0..255"
+            )
         palette = tuple(tuple(c) for c in palette)
     landmarks = document.get("landmarks")
     if landmarks is not None:
@@ -264,9 +295,17 @@ def calibration_from_dict(document: object) -> Calibration:
     reference_jpeg, reference_path = None, None
     reference = document.get("reference_image")
     if reference is not None:
-        if not isinstance(reference, dict) or len(reference) != 1 or not (
-                isinstance(reference.get("jpeg_base64"), str) or isinstance(reference.get("path"), str)):
-            raise CalibrationError('reference_image must be {"jpeg_base64": ...}, {"path": ...} or null')
+        if (
+            not isinstance(reference, dict)
+            or len(reference) != 1
+            or not (
+                isinstance(reference.get("jpeg_base64"), str)
+                or isinstance(reference.get("path"), str)
+            )
+        ):
+            raise CalibrationError(
+                'reference_image must be {"jpeg_base64": ...}, {"path": ...} or null'
+            )
         if "jpeg_base64" in reference:
             try:
                 reference_jpeg = base64.b64decode(reference["jpeg_base64"], validate=True)
@@ -276,9 +315,18 @@ def calibration_from_dict(document: object) -> Calibration:
                 raise CalibrationError("reference_image.jpeg_base64 does not hold a JPEG")
         else:
             reference_path = reference["path"]
-    return Calibration(board=board, spec=spec, camera=camera, rms_px=float(rms), spec_name=spec_name,
-                       created=created, palette_rgb=palette, landmarks=landmarks,
-                       reference_jpeg=reference_jpeg, reference_path=reference_path)
+    return Calibration(
+        board=board,
+        spec=spec,
+        camera=camera,
+        rms_px=float(rms),
+        spec_name=spec_name,
+        created=created,
+        palette_rgb=palette,
+        landmarks=landmarks,
+        reference_jpeg=reference_jpeg,
+        reference_path=reference_path,
+    )
 
 
 def load_calibration(path: str | Path) -> Calibration:

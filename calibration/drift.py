@@ -9,8 +9,9 @@ homography, then each crossing of the printed grids (400 points of known
 position on the four tiers) is tracked from the reference into the frame with
 pyramidal Lucas-Kanade starting from there, and the pose is solved again
 (RANSAC, same intrinsics): this handles the parallax between tiers that a
-single homography cannot. A move too large to trust, or an alignment that
-fails, asks for recalibration.
+single homography cannot. The pose is finally snapped to the crossings found
+in the frame itself (:func:`calibration.refine.refine_pose`). A move too large
+to trust, or an alignment that fails, asks for recalibration.
 
 It costs a few milliseconds on a 320-pixel-wide image, and the runtime only
 calls it every few seconds.
@@ -21,15 +22,15 @@ from __future__ import annotations
 import enum
 import logging
 from dataclasses import dataclass
+from pathlib import Path
 
 import cv2
 import numpy as np
 
-from pathlib import Path
-
 from calibration.calibfile import Calibration, CalibrationError
 from calibration.camera import CameraModel
 from calibration.markings import grid_crossings, thin_lines
+from calibration.refine import refine_pose
 from calibration.spec import TimeVectorsSpec
 
 logger = logging.getLogger(__name__)
@@ -45,7 +46,8 @@ class DriftStatus(enum.Enum):
 
 @dataclass(frozen=True)
 class DriftResult:
-    """``shift_px``: median landmark displacement (full-size pixels); ``ok``: no meaningful move."""
+    """``shift_px``: median displacement of the board points (full-size pixels), not
+    meaningful when the board was not recognised; ``ok``: no meaningful move."""
 
     shift_px: float
     ok: bool
@@ -77,11 +79,20 @@ class DriftDetector:
     steady; shifts up to ``max_refit_fraction`` of the image width are re-fitted.
     """
 
-    def __init__(self, camera: CameraModel, spec: TimeVectorsSpec, reference_bgr: np.ndarray, *,
-                 work_width: int = 320, tolerance_px: float = 2.0, max_refit_fraction: float = 0.08,
-                 min_correlation: float = 0.6) -> None:
+    def __init__(
+        self,
+        camera: CameraModel,
+        spec: TimeVectorsSpec,
+        reference_bgr: np.ndarray,
+        *,
+        work_width: int = 320,
+        tolerance_px: float = 2.0,
+        max_refit_fraction: float = 0.08,
+        min_correlation: float = 0.6,
+    ) -> None:
         w, h = camera.image_size
         self.camera = camera
+        self.spec = spec
         self.scale = work_width / w
         self.work_size = (work_width, max(1, round(h * self.scale)))
         self.tolerance_px = tolerance_px
@@ -93,11 +104,21 @@ class DriftDetector:
         self.points_mm, self.points_px = self.points_mm[inside], self.points_px[inside]
         self.track_scale = min(1.0, 640 / w, reference_bgr.shape[1] / w)
         track_size = (round(w * self.track_scale), round(h * self.track_scale))
-        self.track_reference = thin_lines(cv2.resize(reference_bgr, track_size, interpolation=cv2.INTER_AREA))
+        self.track_reference = thin_lines(
+            cv2.resize(reference_bgr, track_size, interpolation=cv2.INTER_AREA)
+        )
         half = spec.plate_size / 2
-        corners = np.array([[sx * half, sy * half, spec.tier_spacing * t]
-                            for t in range(4) for sx in (-1, 1) for sy in (-1, 1)])
-        hull = cv2.convexHull((camera.project(corners) * self.scale).astype(np.float32)).astype(np.int32)
+        corners = np.array(
+            [
+                [sx * half, sy * half, spec.tier_spacing * t]
+                for t in range(4)
+                for sx in (-1, 1)
+                for sy in (-1, 1)
+            ]
+        )
+        hull = cv2.convexHull((camera.project(corners) * self.scale).astype(np.float32)).astype(
+            np.int32
+        )
         mask = np.zeros(self.work_size[::-1], np.uint8)
         cv2.fillConvexPoly(mask, hull, 255)
         self.levels = (4, 2, 1)  # pyramid factors, coarse to fine
@@ -105,16 +126,19 @@ class DriftDetector:
         self.masks = [self._level(mask, f) for f in self.levels]
 
     @classmethod
-    def for_calibration(cls, calibration: Calibration, base_dir: str | Path | None = None,
-                        **options: float) -> DriftDetector:
+    def for_calibration(
+        cls, calibration: Calibration, base_dir: str | Path | None = None, **options: float
+    ) -> DriftDetector:
         """A detector for a calibration's camera and empty-board reference.
 
         Raises :class:`CalibrationError` when the calibration has no reference image.
         """
         reference = calibration.reference_image(base_dir)
         if reference is None:
-            raise CalibrationError("this calibration has no reference image of the empty board, so camera "
-                                   "movement cannot be checked; recalibrate with an image")
+            raise CalibrationError(
+                "this calibration has no reference image of the empty board, so camera "
+                "movement cannot be checked; recalibrate with an image"
+            )
         return cls(calibration.camera, calibration.spec, reference, **options)
 
     @staticmethod
@@ -122,7 +146,9 @@ class DriftDetector:
         if factor == 1:
             return image
         h, w = image.shape[:2]
-        return cv2.resize(image, (max(1, w // factor), max(1, h // factor)), interpolation=cv2.INTER_AREA)
+        return cv2.resize(
+            image, (max(1, w // factor), max(1, h // factor)), interpolation=cv2.INTER_AREA
+        )
 
     def _align(self, frame_bgr: np.ndarray) -> tuple[np.ndarray, float]:
         """Homography from reference to frame pixels (work resolution) and its ECC correlation."""
@@ -135,13 +161,18 @@ class DriftDetector:
             motion = cv2.MOTION_EUCLIDEAN if index == 0 else cv2.MOTION_HOMOGRAPHY
             guess = warp if motion == cv2.MOTION_HOMOGRAPHY else warp[:2].copy()
             try:
-                correlation, found = cv2.findTransformECC(self.reference[index], moving, guess, motion,
-                                                          criteria, self.masks[index], 3)
+                correlation, found = cv2.findTransformECC(
+                    self.reference[index], moving, guess, motion, criteria, self.masks[index], 3
+                )
             except cv2.error:
                 return warp, 0.0
-            warp = found if found.shape == (3, 3) else np.vstack([found, [0, 0, 1]]).astype(np.float32)
+            warp = (
+                found if found.shape == (3, 3) else np.vstack([found, [0, 0, 1]]).astype(np.float32)
+            )
             if index + 1 < len(self.levels):
-                warp = _scaled(warp.astype(np.float64), factor / self.levels[index + 1]).astype(np.float32)
+                warp = _scaled(warp.astype(np.float64), factor / self.levels[index + 1]).astype(
+                    np.float32
+                )
         return warp.astype(np.float64), float(correlation)
 
     def check(self, frame_bgr: np.ndarray) -> DriftResult:
@@ -161,6 +192,13 @@ class DriftDetector:
         camera = self._refit(frame_bgr, moved)
         if camera is None:
             return DriftResult(shift, False, None, DriftStatus.LOST, correlation)
+        # The re-fitted pose measures the move better than the image alignment did (tokens
+        # that arrived since the reference can pull the alignment a few pixels).
+        shift = float(
+            np.median(np.linalg.norm(camera.project(self.points_mm) - self.points_px, axis=1))
+        )
+        if shift <= self.tolerance_px:
+            return DriftResult(shift, True, None, DriftStatus.STEADY, correlation)
         logger.info("drift: moved %.1f px, re-fitted", shift)
         return DriftResult(shift, False, camera, DriftStatus.REFIT, correlation)
 
@@ -171,35 +209,63 @@ class DriftDetector:
         so crossings of different tiers (which move apart when the camera shifts)
         start close to their own lines.
         """
-        frame = thin_lines(cv2.resize(frame_bgr, self.track_reference.shape[::-1], interpolation=cv2.INTER_AREA))
+        frame = thin_lines(
+            cv2.resize(frame_bgr, self.track_reference.shape[::-1], interpolation=cv2.INTER_AREA)
+        )
         camera = None
         for _ in range(3):
             camera = self._track_and_solve(frame, guess_px)
             if camera is None:
                 return None
             guess_px = camera.project(self.points_mm)
-        return camera
+        # Last, the pose that fits the printed grid in the frame itself (no tracking drift).
+        return refine_pose(camera, frame_bgr, self.spec) or camera
 
     def _track_and_solve(self, frame: np.ndarray, guess_px: np.ndarray) -> CameraModel | None:
         cam = self.camera
         k = self.track_scale
         start = (self.points_px * k).astype(np.float32).reshape(-1, 1, 2)
         guess = (guess_px * k).astype(np.float32).reshape(-1, 1, 2)
-        params = dict(winSize=(11, 11), maxLevel=2,
-                      criteria=(cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 30, 0.01))
-        tracked, status, _ = cv2.calcOpticalFlowPyrLK(self.track_reference, frame, start, guess.copy(),
-                                                      flags=cv2.OPTFLOW_USE_INITIAL_FLOW, **params)
-        back, back_status, _ = cv2.calcOpticalFlowPyrLK(frame, self.track_reference, tracked, start.copy(),
-                                                        flags=cv2.OPTFLOW_USE_INITIAL_FLOW, **params)
-        good = ((status.reshape(-1) == 1) & (back_status.reshape(-1) == 1)
-                & (np.linalg.norm((back - start).reshape(-1, 2), axis=1) < 0.5))
+        params = dict(
+            winSize=(11, 11),
+            maxLevel=2,
+            criteria=(cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 30, 0.01),
+        )
+        tracked, status, _ = cv2.calcOpticalFlowPyrLK(
+            self.track_reference,
+            frame,
+            start,
+            guess.copy(),
+            flags=cv2.OPTFLOW_USE_INITIAL_FLOW,
+            **params,
+        )
+        back, back_status, _ = cv2.calcOpticalFlowPyrLK(
+            frame,
+            self.track_reference,
+            tracked,
+            start.copy(),
+            flags=cv2.OPTFLOW_USE_INITIAL_FLOW,
+            **params,
+        )
+        good = (
+            (status.reshape(-1) == 1)
+            & (back_status.reshape(-1) == 1)
+            & (np.linalg.norm((back - start).reshape(-1, 2), axis=1) < 0.5)
+        )
         if good.sum() < 12:
             logger.info("drift: only %d grid crossings tracked", int(good.sum()))
             return None
         obj = self.points_mm[good]
         img = tracked.reshape(-1, 2)[good].astype(np.float64) / k
         ok, rvec, tvec, inliers = cv2.solvePnPRansac(
-            obj, img, cam.K, cam.dist, iterationsCount=300, reprojectionError=1.0 / k, flags=cv2.SOLVEPNP_SQPNP)
+            obj,
+            img,
+            cam.K,
+            cam.dist,
+            iterationsCount=300,
+            reprojectionError=1.0 / k,
+            flags=cv2.SOLVEPNP_SQPNP,
+        )
         if not ok or inliers is None or len(inliers) < max(12, 0.3 * good.sum()):
             logger.info("drift: tracked crossings do not agree on a camera pose")
             return None

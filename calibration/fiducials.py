@@ -25,7 +25,13 @@ from collections.abc import Mapping
 import cv2
 import numpy as np
 
-from calibration.fit import DEFAULT_MAX_RMS_PX, ClicksError, FitResult, check_fit, fit_correspondences
+from calibration.fit import (
+    DEFAULT_MAX_RMS_PX,
+    ClicksError,
+    FitResult,
+    check_fit,
+    fit_correspondences,
+)
 from calibration.spec import CORNERS, TimeVectorsSpec
 from rules.timevectors.points import TIER_LETTERS
 
@@ -56,13 +62,18 @@ def _dictionary() -> cv2.aruco.Dictionary:
 def marker_image(tier: int, corner_index: int, texels: int = 120) -> np.ndarray:
     """The printable sticker (grey uint8, ``texels`` square): marker plus white border."""
     inner = int(round(texels / (1 + 2 * BORDER_FRACTION)))
-    marker = cv2.aruco.generateImageMarker(_dictionary(), marker_id(tier, CORNERS[corner_index]), inner)
+    marker = cv2.aruco.generateImageMarker(
+        _dictionary(), marker_id(tier, CORNERS[corner_index]), inner
+    )
     pad = texels - inner
-    return cv2.copyMakeBorder(marker, pad // 2, pad - pad // 2, pad // 2, pad - pad // 2,
-                              cv2.BORDER_CONSTANT, value=255)
+    return cv2.copyMakeBorder(
+        marker, pad // 2, pad - pad // 2, pad // 2, pad - pad // 2, cv2.BORDER_CONSTANT, value=255
+    )
 
 
-def marker_corners_mm(spec: TimeVectorsSpec, tier: int, corner_index: int) -> tuple[np.ndarray, np.ndarray]:
+def marker_corners_mm(
+    spec: TimeVectorsSpec, tier: int, corner_index: int
+) -> tuple[np.ndarray, np.ndarray]:
     """World corners (top-left, top-right, bottom-right, bottom-left; top = north) of the
     sticker and of the marker's black square at one tier corner, each ``(4, 3)``."""
     corner = CORNERS[corner_index]
@@ -89,13 +100,17 @@ def _detector() -> cv2.aruco.ArucoDetector:
 
 
 def _detect_once(grey: np.ndarray, scale: float) -> dict[int, np.ndarray]:
-    image = grey if scale == 1 else cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+    image = (
+        grey
+        if scale == 1
+        else cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+    )
     corners, ids, _ = _detector().detectMarkers(image)
     found: dict[int, np.ndarray] = {}
     if ids is None:
         return found
     flat = ids.reshape(-1).tolist()
-    for marker, quad in zip(flat, corners):
+    for marker, quad in zip(flat, corners, strict=True):
         if marker >= 16:
             continue
         if flat.count(marker) > 1:
@@ -140,8 +155,13 @@ def detect_clicks(image_bgr: np.ndarray) -> dict[str, dict[str, list[float]]]:
     return clicks_from_markers(detect_markers(image_bgr))
 
 
-def fit_from_markers(markers: Mapping[int, np.ndarray], spec: TimeVectorsSpec, image_size: tuple[int, int],
-                     *, max_rms_px: float = DEFAULT_MAX_RMS_PX) -> FitResult:
+def fit_from_markers(
+    markers: Mapping[int, np.ndarray],
+    spec: TimeVectorsSpec,
+    image_size: tuple[int, int],
+    *,
+    max_rms_px: float = DEFAULT_MAX_RMS_PX,
+) -> FitResult:
     """Fit the camera to all four corners of every marker found (needs markers on 2+ tiers).
 
     Raises :class:`ClicksError` when the markers are too few, all on one tier, or
@@ -149,8 +169,10 @@ def fit_from_markers(markers: Mapping[int, np.ndarray], spec: TimeVectorsSpec, i
     """
     tiers = {marker // 4 for marker in markers}
     if len(markers) < 3 or len(tiers) < 2:
-        raise ClicksError(f"found {len(markers)} corner marker(s) on {len(tiers)} tier(s); need at least "
-                          "3 markers on 2 or more tiers (are the stickers visible and the right size?)")
+        raise ClicksError(
+            f"found {len(markers)} corner marker(s) on {len(tiers)} tier(s); need at least "
+            "3 markers on 2 or more tiers (are the stickers visible and the right size?)"
+        )
     obj, img, names = [], [], []
     for marker, quad in sorted(markers.items()):
         tier, corner = divmod(marker, 4)

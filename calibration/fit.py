@@ -64,22 +64,31 @@ def parse_clicks(data: object) -> Clicks:
     clicks: Clicks = {}
     for tier in TIER_LETTERS:
         if tier not in data:
-            raise ClicksError(f"tier {tier} is missing: click the 4 outer marking corners of every tier")
+            raise ClicksError(
+                f"tier {tier} is missing: click the 4 outer marking corners of every tier"
+            )
         corners = data[tier]
         if not isinstance(corners, Mapping):
             raise ClicksError(f"tier {tier} must map NW, NE, SE, SW to [u, v]")
         extra = sorted(set(corners) - set(CORNERS))
         if extra:
-            raise ClicksError(f"tier {tier}: unknown corner(s) {', '.join(map(str, extra))} (use NW, NE, SE, SW)")
+            raise ClicksError(
+                f"tier {tier}: unknown corner(s) {', '.join(map(str, extra))} (use NW, NE, SE, SW)"
+            )
         clicks[tier] = {}
         for corner in CORNERS:
             if corner not in corners:
                 raise ClicksError(f"tier {tier} is missing corner {corner}")
             value = corners[corner]
-            if (not isinstance(value, (list, tuple, np.ndarray)) or len(value) != 2
-                    or not all(isinstance(c, numbers.Real) and not isinstance(c, bool) for c in value)
-                    or not all(math.isfinite(c) for c in value)):
-                raise ClicksError(f"{tier}.{corner} must be two finite numbers [u, v], not {value!r}")
+            if (
+                not isinstance(value, (list, tuple, np.ndarray))
+                or len(value) != 2
+                or not all(isinstance(c, numbers.Real) and not isinstance(c, bool) for c in value)
+                or not all(math.isfinite(c) for c in value)
+            ):
+                raise ClicksError(
+                    f"{tier}.{corner} must be two finite numbers [u, v], not {value!r}"
+                )
             clicks[tier][corner] = (float(value[0]), float(value[1]))
     return clicks
 
@@ -123,26 +132,37 @@ def validate_clicks(clicks: Clicks, image_size: tuple[int, int]) -> None:
         if all(t < 0 for t in turns):
             raise ClicksError(
                 f"tier {tier}: corners go anticlockwise on screen; seen from above the board "
-                "NW, NE, SE, SW go clockwise (east and west, or north and south, are mixed up)")
+                "NW, NE, SE, SW go clockwise (east and west, or north and south, are mixed up)"
+            )
         if not all(t > 0 for t in turns):
-            raise ClicksError(f"tier {tier}: the corners cross over or fold in (two neighbouring corners are "
-                              "swapped, e.g. NW and NE)")
+            raise ClicksError(
+                f"tier {tier}: the corners cross over or fold in (two neighbouring corners are "
+                "swapped, e.g. NW and NE)"
+            )
     letters = list(TIER_LETTERS)
     for i, a in enumerate(letters):
-        for b in letters[i + 1:]:
+        for b in letters[i + 1 :]:
             gap = np.linalg.norm(_quad(clicks, a) - _quad(clicks, b), axis=1).mean()
             if gap < 0.01 * diagonal:
-                raise ClicksError(f"tiers {a} and {b} have the same corners: was one tier clicked twice?")
+                raise ClicksError(
+                    f"tiers {a} and {b} have the same corners: was one tier clicked twice?"
+                )
     shapes = {t: _normalised(_quad(clicks, t)) for t in letters}
     for tier in letters:
         others = [o for o in letters if o != tier]
         # The cyclic relabelling of this tier's corners that best matches each other tier's shape.
-        shifts = [min(range(4), key=lambda k: float(np.sum((np.roll(shapes[tier], -k, axis=0) - shapes[o]) ** 2)))
-                  for o in others]
+        shifts = [
+            min(
+                range(4),
+                key=lambda k: float(np.sum((np.roll(shapes[tier], -k, axis=0) - shapes[o]) ** 2)),
+            )
+            for o in others
+        ]
         if all(k != 0 for k in shifts):
             raise ClicksError(
                 f"tier {tier}: its corners are rotated against the other tiers "
-                "(NW must be the same corner of the board on every tier)")
+                "(NW must be the same corner of the board on every tier)"
+            )
 
 
 def _normalised(quad: np.ndarray) -> np.ndarray:
@@ -165,8 +185,9 @@ def _intrinsics(focal: float, image_size: tuple[int, int]) -> np.ndarray:
     return np.array([[focal, 0, w / 2], [0, focal, h / 2], [0, 0, 1]], dtype=np.float64)
 
 
-def _pose_for_focal(obj: np.ndarray, img: np.ndarray, K: np.ndarray, dist: np.ndarray
-                    ) -> tuple[float, np.ndarray, np.ndarray]:
+def _pose_for_focal(
+    obj: np.ndarray, img: np.ndarray, K: np.ndarray, dist: np.ndarray
+) -> tuple[float, np.ndarray, np.ndarray]:
     """Best pose for fixed intrinsics and its RMS reprojection error (inf if it fails)."""
     ok, rvec, tvec = cv2.solvePnP(obj, img, K, dist, flags=cv2.SOLVEPNP_SQPNP)
     if not ok:
@@ -177,8 +198,9 @@ def _pose_for_focal(obj: np.ndarray, img: np.ndarray, K: np.ndarray, dist: np.nd
     return rms, rvec.reshape(3), tvec.reshape(3)
 
 
-def _search_focal(obj: np.ndarray, img: np.ndarray, image_size: tuple[int, int],
-                  near: float | None = None) -> float:
+def _search_focal(
+    obj: np.ndarray, img: np.ndarray, image_size: tuple[int, int], near: float | None = None
+) -> float:
     """Focal length minimising the reprojection error: coarse log grid (or a bracket around
     ``near``), then golden section."""
     w = image_size[0]
@@ -209,14 +231,33 @@ def _search_focal(obj: np.ndarray, img: np.ndarray, image_size: tuple[int, int],
     return math.exp(0.5 * (lo + hi))
 
 
-def _refine_distortion(obj: np.ndarray, img: np.ndarray, K: np.ndarray, image_size: tuple[int, int],
-                       rvec: np.ndarray, tvec: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _refine_distortion(
+    obj: np.ndarray,
+    img: np.ndarray,
+    K: np.ndarray,
+    image_size: tuple[int, int],
+    rvec: np.ndarray,
+    tvec: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Let ``calibrateCamera`` free the focal length and ``k1`` around the current solution."""
-    flags = (cv2.CALIB_USE_INTRINSIC_GUESS | cv2.CALIB_FIX_PRINCIPAL_POINT | cv2.CALIB_FIX_ASPECT_RATIO
-             | cv2.CALIB_ZERO_TANGENT_DIST | cv2.CALIB_FIX_K2 | cv2.CALIB_FIX_K3)
+    flags = (
+        cv2.CALIB_USE_INTRINSIC_GUESS
+        | cv2.CALIB_FIX_PRINCIPAL_POINT
+        | cv2.CALIB_FIX_ASPECT_RATIO
+        | cv2.CALIB_ZERO_TANGENT_DIST
+        | cv2.CALIB_FIX_K2
+        | cv2.CALIB_FIX_K3
+    )
     _, K2, dist, rvecs, tvecs = cv2.calibrateCamera(
-        [obj.astype(np.float32)], [img.astype(np.float32)], image_size, K.copy(), np.zeros(5),
-        rvecs=[rvec.reshape(3, 1).copy()], tvecs=[tvec.reshape(3, 1).copy()], flags=flags)
+        [obj.astype(np.float32)],
+        [img.astype(np.float32)],
+        image_size,
+        K.copy(),
+        np.zeros(5),
+        rvecs=[rvec.reshape(3, 1).copy()],
+        tvecs=[tvec.reshape(3, 1).copy()],
+        flags=flags,
+    )
     return K2, dist.reshape(-1), rvecs[0].reshape(3), tvecs[0].reshape(3)
 
 
@@ -240,7 +281,9 @@ def fit_correspondences(
     if len(obj) < 6 or len(obj) != len(img):
         raise ClicksError(f"need at least 6 matching landmarks to fit a camera, got {len(img)}")
     if np.ptp(obj[:, 2]) <= 0:
-        raise ClicksError("the landmarks all lie on one tier: the camera cannot be fitted from them")
+        raise ClicksError(
+            "the landmarks all lie on one tier: the camera cannot be fitted from them"
+        )
     focal = _search_focal(obj, img, image_size, focal_near)
     K, dist = _intrinsics(focal, image_size), np.zeros(5)
     rms, rvec, tvec = _pose_for_focal(obj, img, K, dist)
@@ -252,21 +295,30 @@ def fit_correspondences(
     return camera, np.linalg.norm(camera.project(obj) - img, axis=1)
 
 
-def check_fit(camera: CameraModel, errors: np.ndarray, names: list[str], spec: TimeVectorsSpec,
-              max_rms_px: float) -> FitResult:
-    """Accept a fitted camera or raise :class:`ClicksError` (error too large, camera below the top)."""
+def check_fit(
+    camera: CameraModel,
+    errors: np.ndarray,
+    names: list[str],
+    spec: TimeVectorsSpec,
+    max_rms_px: float,
+) -> FitResult:
+    """Accept a fitted camera, or raise :class:`ClicksError` (error too large, camera too low)."""
     rms = float(np.sqrt(np.mean(errors**2)))
-    per_landmark = {name: float(e) for name, e in zip(names, errors)}
+    per_landmark = {name: float(e) for name, e in zip(names, errors, strict=True)}
     logger.info("fitted focal %.1f px, rms %.2f px", camera.K[0, 0], rms)
     if not math.isfinite(rms) or rms > max_rms_px:
         worst = sorted(per_landmark.items(), key=lambda kv: -kv[1])[:3]
         listing = ", ".join(f"{name} {err:.1f} px" for name, err in worst)
         raise ClicksError(
-            f"reprojection error {rms:.1f} px is too large (limit {max_rms_px:g} px); worst: {listing}. "
-            "Check that each tier's corners are the outer corners of its own marking")
+            f"reprojection error {rms:.1f} px is too large (limit {max_rms_px:g} px); "
+            f"worst: {listing}. "
+            "Check that each tier's corners are the outer corners of its own marking"
+        )
     if camera.centre_mm()[2] <= spec.tier_spacing * 3:
-        raise ClicksError("these clicks put the camera below the top tier: are the tiers P..S "
-                          "in the right order (P is the bottom tier)?")
+        raise ClicksError(
+            "these clicks put the camera below the top tier: are the tiers P..S "
+            "in the right order (P is the bottom tier)?"
+        )
     return FitResult(camera=camera, rms_px=rms, per_landmark_px=per_landmark)
 
 
@@ -287,7 +339,8 @@ def fit_camera(
     """
     parsed = parse_clicks(clicks)
     validate_clicks(parsed, image_size)
-    camera, errors = fit_correspondences(_object_points(spec), _image_points(parsed), image_size,
-                                         fit_distortion=fit_distortion)
+    camera, errors = fit_correspondences(
+        _object_points(spec), _image_points(parsed), image_size, fit_distortion=fit_distortion
+    )
     names = [f"{t}.{c}" for t in TIER_LETTERS for c in CORNERS]
     return check_fit(camera, errors, names, spec, max_rms_px)

@@ -18,13 +18,17 @@ def grid_crossings(spec: TimeVectorsSpec) -> np.ndarray:
     lines = np.concatenate([np.linspace(-half, -inner, 5), np.linspace(inner, half, 5)])
     xs, ys = np.meshgrid(lines, lines)
     flat = np.column_stack([xs.ravel(), ys.ravel()])
-    return np.vstack([np.column_stack([flat, np.full(len(flat), spec.tier_spacing * t)]) for t in range(4)])
+    return np.vstack(
+        [np.column_stack([flat, np.full(len(flat), spec.tier_spacing * t)]) for t in range(4)]
+    )
 
 
 def thin_lines(image_bgr: np.ndarray) -> np.ndarray:
     """Grey image where thin dark or light lines (the printed marking) stand out and broad
     texture (the table and base seen through the clear plates) fades."""
     grey = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY) if image_bgr.ndim == 3 else image_bgr
-    lines = cv2.add(cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, _LINE_KERNEL),
-                    cv2.morphologyEx(grey, cv2.MORPH_TOPHAT, _LINE_KERNEL))
+    lines = cv2.add(
+        cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, _LINE_KERNEL),
+        cv2.morphologyEx(grey, cv2.MORPH_TOPHAT, _LINE_KERNEL),
+    )
     return cv2.GaussianBlur(lines, (0, 0), 0.8)

@@ -12,6 +12,7 @@ the fit repeated. If too few crossings agree the clicked camera is kept.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -40,7 +41,11 @@ def _arms(spec: TimeVectorsSpec, crossings: np.ndarray, step_mm: float) -> np.nd
     out = np.full((len(crossings), 4, 3), np.nan)
     for k, (dx, dy) in enumerate(((1, 0), (-1, 0), (0, 1), (0, -1))):
         moved = crossings + [dx * step_mm, dy * step_mm, 0.0]
-        ok = inside(moved[:, 0]) & inside(moved[:, 1]) & (np.sign(moved[:, :2]) == np.sign(crossings[:, :2])).all(1)
+        ok = (
+            inside(moved[:, 0])
+            & inside(moved[:, 1])
+            & (np.sign(moved[:, :2]) == np.sign(crossings[:, :2])).all(1)
+        )
         out[ok, k] = moved[ok]
     return out
 
@@ -53,8 +58,13 @@ def _parabola_peak(left: float, centre: float, right: float) -> float:
     return float(np.clip(0.5 * (left - right) / curvature, -0.5, 0.5))
 
 
-def _snap(lines: np.ndarray, camera: CameraModel, spec: TimeVectorsSpec, crossings: np.ndarray,
-          search: int) -> tuple[np.ndarray, np.ndarray]:
+def _snap(
+    lines: np.ndarray,
+    camera: CameraModel,
+    spec: TimeVectorsSpec,
+    crossings: np.ndarray,
+    search: int,
+) -> tuple[np.ndarray, np.ndarray]:
     """Locate each crossing by matching a drawn '+' (or T, L) of the predicted line directions.
 
     Returns positions and a mask of crossings found with a clear match.
@@ -72,7 +82,7 @@ def _snap(lines: np.ndarray, camera: CameraModel, spec: TimeVectorsSpec, crossin
     size = 2 * radius + 1
     found = predicted.copy()
     kept = np.zeros(len(crossings), bool)
-    for i, (centre, ends) in enumerate(zip(predicted, arm_px)):
+    for i, (centre, ends) in enumerate(zip(predicted, arm_px, strict=True)):
         x0, y0 = int(round(centre[0])) - radius - search, int(round(centre[1])) - radius - search
         if x0 < 0 or y0 < 0 or x0 + size + 2 * search > w or y0 + size + 2 * search > h:
             continue
@@ -84,12 +94,19 @@ def _snap(lines: np.ndarray, camera: CameraModel, spec: TimeVectorsSpec, crossin
                 continue
             direction = (end - centre) / max(np.linalg.norm(end - centre), 1e-6)
             tip = offset + direction * (radius + 2)
-            cv2.line(template, tuple(np.round(offset * 16).astype(int)), tuple(np.round(tip * 16).astype(int)),
-                     1.0, width_px, cv2.LINE_AA, 4)
+            cv2.line(
+                template,
+                tuple(np.round(offset * 16).astype(int)),
+                tuple(np.round(tip * 16).astype(int)),
+                1.0,
+                width_px,
+                cv2.LINE_AA,
+                4,
+            )
             drawn += 1
         if drawn < 2:
             continue
-        patch = lines[y0:y0 + size + 2 * search, x0:x0 + size + 2 * search]
+        patch = lines[y0 : y0 + size + 2 * search, x0 : x0 + size + 2 * search]
         scores = cv2.matchTemplate(patch, template, cv2.TM_CCOEFF_NORMED)
         _, best, _, (bx, by) = cv2.minMaxLoc(scores)
         if best < MIN_MATCH or not (0 < bx < scores.shape[1] - 1 and 0 < by < scores.shape[0] - 1):
@@ -102,38 +119,90 @@ def _snap(lines: np.ndarray, camera: CameraModel, spec: TimeVectorsSpec, crossin
     return found, kept
 
 
-def refine_with_markings(fit: FitResult, image_bgr: np.ndarray, spec: TimeVectorsSpec, *,
-                         rounds: int = 3) -> FitResult:
-    """A better fit from the printed grid crossings, or ``fit`` unchanged if they do not agree.
+Solver = Callable[[np.ndarray, np.ndarray, CameraModel], tuple[CameraModel, np.ndarray]]
+
+
+def _solve_all(
+    obj: np.ndarray, img: np.ndarray, camera: CameraModel
+) -> tuple[CameraModel, np.ndarray]:
+    """Focal length and pose (the calibration case)."""
+    return fit_correspondences(obj, img, camera.image_size, focal_near=camera.K[0, 0])
+
+
+def _solve_pose(
+    obj: np.ndarray, img: np.ndarray, camera: CameraModel
+) -> tuple[CameraModel, np.ndarray]:
+    """Pose only, the intrinsics kept (the camera was bumped, not changed)."""
+    ok, rvec, tvec = cv2.solvePnP(
+        obj,
+        img,
+        camera.K,
+        camera.dist,
+        camera.rvec.copy(),
+        camera.tvec.copy(),
+        useExtrinsicGuess=True,
+        flags=cv2.SOLVEPNP_ITERATIVE,
+    )
+    if not ok:
+        raise ClicksError("no pose fits the printed grid")
+    moved = CameraModel(
+        K=camera.K, dist=camera.dist, rvec=rvec, tvec=tvec, image_size=camera.image_size
+    )
+    return moved, np.linalg.norm(moved.project(obj) - img, axis=1)
+
+
+def _refine(
+    camera: CameraModel, image_bgr: np.ndarray, spec: TimeVectorsSpec, solve: Solver, rounds: int
+) -> tuple[CameraModel, float, dict[str, float]] | None:
+    """Snap the crossings and re-solve, ``rounds`` times; ``None`` if too few crossings agree."""
+    lines = thin_lines(image_bgr).astype(np.float32)
+    crossings = grid_crossings(spec)
+    search = max(4, int(round(0.005 * max(camera.image_size))))
+    result = None
+    for _ in range(rounds):
+        found, kept = _snap(lines, camera, spec, crossings, search)
+        if kept.sum() < MIN_CROSSINGS:
+            logger.info("refine: only %d crossings found", int(kept.sum()))
+            return result
+        obj, img = crossings[kept], found[kept]
+        try:
+            candidate, errors = solve(obj, img, camera)
+            # Crossings that snapped to another tier's lines do not fit: drop them and solve again.
+            good = errors < max(1.0, 2.5 * float(np.median(errors)))
+            if good.sum() < MIN_CROSSINGS:
+                return result
+            candidate, errors = solve(obj[good], img[good], candidate)
+        except ClicksError:
+            return result
+        camera = candidate
+        index = np.flatnonzero(kept)[good]
+        rms = float(np.sqrt(np.mean(errors**2)))
+        per_crossing = {f"crossing {i}": float(e) for i, e in zip(index, errors, strict=True)}
+        result = (camera, rms, per_crossing)
+        logger.info("refine: %d crossings, rms %.2f px", len(index), rms)
+    return result
+
+
+def refine_with_markings(
+    fit: FitResult, image_bgr: np.ndarray, spec: TimeVectorsSpec, *, rounds: int = 3
+) -> FitResult:
+    """A better fit (focal length and pose) from the printed grid crossings, or ``fit``
+    itself if they do not agree.
 
     The returned ``per_landmark_px`` is keyed by crossing (``"crossing 17"``);
     ``rms_px`` is over the crossings kept.
     """
-    lines = thin_lines(image_bgr).astype(np.float32)
-    crossings = grid_crossings(spec)
-    camera: CameraModel = fit.camera
-    search = max(4, int(round(0.005 * max(camera.image_size))))
-    best = fit
-    for _ in range(rounds):
-        found, kept = _snap(lines, camera, spec, crossings, search)
-        if kept.sum() < MIN_CROSSINGS:
-            logger.info("refine: only %d crossings found; keeping the clicked camera", int(kept.sum()))
-            return best
-        obj, img = crossings[kept], found[kept]
-        try:
-            candidate, errors = fit_correspondences(obj, img, camera.image_size, focal_near=camera.K[0, 0])
-            # Crossings that snapped to another tier's lines do not fit: drop them and fit again.
-            good = errors < max(1.0, 2.5 * float(np.median(errors)))
-            if good.sum() < MIN_CROSSINGS:
-                return best
-            candidate, errors = fit_correspondences(obj[good], img[good], camera.image_size,
-                                                    focal_near=camera.K[0, 0])
-        except ClicksError:
-            return best
-        rms = float(np.sqrt(np.mean(errors**2)))
-        camera = candidate
-        index = np.flatnonzero(kept)[good]
-        best = FitResult(camera=candidate, rms_px=rms,
-                         per_landmark_px={f"crossing {i}": float(e) for i, e in zip(index, errors)})
-        logger.info("refine: %d crossings, rms %.2f px", len(index), rms)
-    return best
+    refined = _refine(fit.camera, image_bgr, spec, _solve_all, rounds)
+    if refined is None:
+        return fit
+    camera, rms, per_crossing = refined
+    return FitResult(camera=camera, rms_px=rms, per_landmark_px=per_crossing)
+
+
+def refine_pose(
+    camera: CameraModel, image_bgr: np.ndarray, spec: TimeVectorsSpec, *, rounds: int = 2
+) -> CameraModel | None:
+    """The pose that best fits the printed grid near where ``camera`` puts it (same
+    intrinsics), or ``None`` if too few crossings agree."""
+    refined = _refine(camera, image_bgr, spec, _solve_pose, rounds)
+    return None if refined is None else refined[0]

@@ -50,7 +50,11 @@ class TimeVectorsSpec:
     def point_centre(self, point: int) -> tuple[float, float, float]:
         """Centre of a point on the top surface of its tier."""
         column, row = global_column_row(point)
-        return (self.axis_centre(column), self.axis_centre(row), self.tier_spacing * point_coords(point)[2])
+        return (
+            self.axis_centre(column),
+            self.axis_centre(row),
+            self.tier_spacing * point_coords(point)[2],
+        )
 
     def point_centres(self) -> np.ndarray:
         """``(256, 3)`` float64 array of every point centre, indexed by point."""
@@ -121,7 +125,9 @@ def spec_from_values(values: Mapping[str, object]) -> TimeVectorsSpec:
             raise SpecError(f"board spec value {f.name!r} must be a number, not {value!r}")
         if f.type in ("int", int):
             if value != int(value):
-                raise SpecError(f"board spec value {f.name!r} must be a whole number, not {value!r}")
+                raise SpecError(
+                    f"board spec value {f.name!r} must be a whole number, not {value!r}"
+                )
             value = int(value)
         kwargs[f.name] = value if f.type in ("int", int) else float(value)
     return _checked(TimeVectorsSpec(**kwargs))

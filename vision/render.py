@@ -31,7 +31,8 @@ from calibration.fiducials import marker_corners_mm, marker_image
 from calibration.spec import TimeVectorsSpec
 from rules.timevectors.points import POINTS, point_coords
 from vision.render_hand import HandSpec, draw_hand
-from vision.render_textures import TABLE_KINDS, cached_table_texture, noise_field
+from vision.render_scene import SceneStyle, random_scene
+from vision.render_textures import cached_table_texture, noise_field
 
 logger = logging.getLogger(__name__)
 
@@ -40,52 +41,6 @@ __all__ = ["HandSpec", "Rendered", "SceneStyle", "random_scene", "render_timevec
 HAND_KEY = 32000
 _CIRCLE_STEPS = 32
 _TEXEL_MM = 1.5  # table texture resolution
-
-
-@dataclass(frozen=True)
-class SceneStyle:
-    """Everything about a scene that is not geometry: materials, light and camera defects.
-
-    Colours are RGB 0..255. The light direction points toward the light.
-    ``white_balance`` multiplies R, G, B after rendering (a colour cast);
-    ``noise_sigma`` is in 8-bit grey levels; ``jpeg_quality`` None keeps PNG quality.
-    """
-
-    table_kind: str = "wood"
-    table_rgb: tuple[int, int, int] = (150, 112, 80)
-    base_rgb: tuple[int, int, int] = (182, 132, 84)
-    post_rgb: tuple[int, int, int] = (160, 108, 62)
-    plate_tint_rgb: tuple[int, int, int] = (205, 238, 230)
-    plate_alpha: float = 0.08
-    edge_rgb: tuple[int, int, int] = (200, 245, 235)
-    marking_rgb: tuple[int, int, int] = (28, 28, 30)
-    marking_alpha: float = 0.85
-    marking_width_mm: float = 1.0
-    light_azimuth_deg: float = 210.0
-    light_elevation_deg: float = 60.0
-    ambient: float = 0.5
-    shadow_strength: float = 0.45
-    reflection: float = 0.06
-    exposure: float = 1.0
-    white_balance: tuple[float, float, float] = (1.0, 1.0, 1.0)
-    vignette: float = 0.25
-    gradient: float = 0.12
-    gradient_angle_deg: float = 30.0
-    noise_sigma: float = 2.0
-    blur_sigma: float = 0.6
-    jpeg_quality: int | None = None
-    aruco: bool = False
-
-    def __post_init__(self) -> None:
-        if self.table_kind not in TABLE_KINDS:
-            raise ValueError(f"table kind {self.table_kind!r} is not one of {', '.join(TABLE_KINDS)}")
-        if self.jpeg_quality is not None and not 1 <= self.jpeg_quality <= 100:
-            raise ValueError(f"JPEG quality must be 1..100, not {self.jpeg_quality}")
-
-    def light_vector(self) -> np.ndarray:
-        """Unit vector from the scene toward the light."""
-        az, el = np.radians(self.light_azimuth_deg), np.radians(self.light_elevation_deg)
-        return np.array([np.sin(az) * np.cos(el), -np.cos(az) * np.cos(el), np.sin(el)])
 
 
 @dataclass(frozen=True)
@@ -118,7 +73,9 @@ def _to_fixed(pixels: np.ndarray) -> np.ndarray:
     return np.round(np.asarray(pixels) * 16).astype(np.int32)
 
 
-def _blend(roi: np.ndarray, mask: np.ndarray, source: np.ndarray, alpha: float | np.ndarray = 1.0) -> None:
+def _blend(
+    roi: np.ndarray, mask: np.ndarray, source: np.ndarray, alpha: float | np.ndarray = 1.0
+) -> None:
     """``roi += (source - roi) * alpha * mask / 255`` in place (anti-aliased masks blend softly).
 
     ``source`` is one colour or an image shaped like ``roi``; ``alpha`` a number or a
@@ -177,10 +134,19 @@ class _Painter:
         m = np.column_stack([r[:, 0], r[:, 1], r[:, 2] * z + self.camera.tvec])
         return self.camera.K @ m
 
-    def warp_texture(self, texture: np.ndarray, z: float, origin_mm: tuple[float, float],
-                     texel_mm: float, polygon_px: np.ndarray | None, border: int) -> None:
-        """Warp a texture tile lying on plane ``z`` onto the canvas (inside ``polygon_px`` if given)."""
-        texel_to_mm = np.array([[texel_mm, 0, origin_mm[0]], [0, -texel_mm, origin_mm[1]], [0, 0, 1]])
+    def warp_texture(
+        self,
+        texture: np.ndarray,
+        z: float,
+        origin_mm: tuple[float, float],
+        texel_mm: float,
+        polygon_px: np.ndarray | None,
+        border: int,
+    ) -> None:
+        """Warp a texture tile lying on plane ``z`` onto the canvas inside ``polygon_px``."""
+        texel_to_mm = np.array(
+            [[texel_mm, 0, origin_mm[0]], [0, -texel_mm, origin_mm[1]], [0, 0, 1]]
+        )
         if polygon_px is None:
             x0, y0, x1, y1 = 0, 0, self.width, self.height
         else:
@@ -189,8 +155,9 @@ class _Painter:
                 return
         shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], dtype=np.float64)
         h = shift @ self.plane_homography(z) @ texel_to_mm
-        warped = cv2.warpPerspective(texture, h, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
-                                     borderMode=border)
+        warped = cv2.warpPerspective(
+            texture, h, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=border
+        )
         roi = self.canvas[y0:y1, x0:x1]
         if polygon_px is None:
             roi[:] = warped
@@ -223,14 +190,25 @@ class _Painter:
             cv2.fillConvexPoly(self.labels, fixed, key, cv2.LINE_8, 4)
 
     # -- solids -----------------------------------------------------------
-    def cylinder(self, centre_xy: tuple[float, float], radius: float, z0: float, z1: float,
-                 colour_bgr: np.ndarray, key: int | None, top: bool, facets: int = _CIRCLE_STEPS,
-                 grain: float = 0.0) -> None:
+    def cylinder(
+        self,
+        centre_xy: tuple[float, float],
+        radius: float,
+        z0: float,
+        z1: float,
+        colour_bgr: np.ndarray,
+        key: int | None,
+        top: bool,
+        facets: int = _CIRCLE_STEPS,
+        grain: float = 0.0,
+    ) -> None:
         """A vertical cylinder: the side facets that face the camera, then the top disc if asked."""
         angles = np.linspace(0, 2 * np.pi, facets, endpoint=False)
         ring = np.column_stack([np.cos(angles), np.sin(angles)])
         cx, cy = centre_xy
-        bottom = np.column_stack([cx + radius * ring[:, 0], cy + radius * ring[:, 1], np.full(facets, z0)])
+        bottom = np.column_stack(
+            [cx + radius * ring[:, 0], cy + radius * ring[:, 1], np.full(facets, z0)]
+        )
         upper = bottom.copy()
         upper[:, 2] = z1
         px = self.camera.project(np.vstack([bottom, upper]))
@@ -244,20 +222,37 @@ class _Painter:
         to_eye = self.eye[:2] - np.array([cx, cy])
         facing = np.flatnonzero((normals * (to_eye - radius * normals)).sum(axis=1) > 0)
         diffuse = np.maximum(normals @ self.light[:2], 0.0)
-        shades = colour_bgr[None, :] * (0.82 * (self.style.ambient + (1.0 - self.style.ambient) * diffuse))[:, None]
+        shades = (
+            colour_bgr[None, :]
+            * (0.82 * (self.style.ambient + (1.0 - self.style.ambient) * diffuse))[:, None]
+        )
         if grain:
             shades = shades * (1.0 + grain * self.rng.normal(size=facets))[:, None]
         fixed_bot, fixed_top = _to_fixed(bot_px), _to_fixed(top_px)
         nxt = (facing + 1) % facets
-        quads = np.stack([fixed_bot[facing], fixed_bot[nxt], fixed_top[nxt], fixed_top[facing]], axis=1)
-        for quad, shade in zip(quads, shades[facing].tolist()):
+        quads = np.stack(
+            [fixed_bot[facing], fixed_bot[nxt], fixed_top[nxt], fixed_top[facing]], axis=1
+        )
+        for quad, shade in zip(quads, shades[facing].tolist(), strict=True):
             cv2.fillConvexPoly(self.canvas, quad, shade, cv2.LINE_AA, 4)
         if top:
-            cv2.fillConvexPoly(self.canvas, _to_fixed(top_px), tuple(float(c) for c in
-                               self.lit(colour_bgr, np.array([0.0, 0.0, 1.0]))), cv2.LINE_AA, 4)
+            cv2.fillConvexPoly(
+                self.canvas,
+                _to_fixed(top_px),
+                tuple(float(c) for c in self.lit(colour_bgr, np.array([0.0, 0.0, 1.0]))),
+                cv2.LINE_AA,
+                4,
+            )
             rim = np.minimum(self.lit(colour_bgr, np.array([0.0, 0.0, 1.0])) * 1.15 + 12, 255)
-            cv2.polylines(self.canvas, [_to_fixed(top_px)], True, tuple(float(c) for c in rim), 1,
-                          cv2.LINE_AA, 4)
+            cv2.polylines(
+                self.canvas,
+                [_to_fixed(top_px)],
+                True,
+                tuple(float(c) for c in rim),
+                1,
+                cv2.LINE_AA,
+                4,
+            )
 
     def box(self, half: float, z0: float, z1: float, colour_bgr: np.ndarray) -> np.ndarray:
         """The camera-facing sides of a square box centred on the axis; returns its top polygon."""
@@ -281,8 +276,22 @@ _LETTER_STROKES = {
     "N": [[(0, 0), (0, 1), (1, 0), (1, 1)]],
     "E": [[(1, 1), (0, 1), (0, 0), (1, 0)], [(0, 0.5), (0.8, 0.5)]],
     "W": [[(0, 1), (0.25, 0), (0.5, 0.65), (0.75, 0), (1, 1)]],
-    "S": [[(1, 0.9), (0.8, 1), (0.2, 1), (0, 0.85), (0, 0.6), (0.2, 0.5), (0.8, 0.5), (1, 0.4),
-           (1, 0.15), (0.8, 0), (0.2, 0), (0, 0.1)]],
+    "S": [
+        [
+            (1, 0.9),
+            (0.8, 1),
+            (0.2, 1),
+            (0, 0.85),
+            (0, 0.6),
+            (0.2, 0.5),
+            (0.8, 0.5),
+            (1, 0.4),
+            (1, 0.15),
+            (0.8, 0),
+            (0.2, 0),
+            (0, 0.1),
+        ]
+    ],
 }
 _LETTER_MM = 9.0
 _LETTER_POSITIONS = {"N": (0.0, 125.0), "E": (125.0, 0.0), "S": (0.0, -125.0), "W": (-125.0, 0.0)}
@@ -303,8 +312,15 @@ def _marking_polylines(spec: TimeVectorsSpec, z: float) -> list[np.ndarray]:
     for letter, (x, y) in _LETTER_POSITIONS.items():
         for stroke in _LETTER_STROKES[letter]:
             pts = np.array(stroke, dtype=np.float64) - 0.5
-            lines.append(np.column_stack([x + pts[:, 0] * _LETTER_MM * 0.75, y + pts[:, 1] * _LETTER_MM,
-                                          np.full(len(pts), z)]))
+            lines.append(
+                np.column_stack(
+                    [
+                        x + pts[:, 0] * _LETTER_MM * 0.75,
+                        y + pts[:, 1] * _LETTER_MM,
+                        np.full(len(pts), z),
+                    ]
+                )
+            )
     return lines
 
 
@@ -343,8 +359,14 @@ def _draw_plate(painter: _Painter, spec: TimeVectorsSpec, tier: int) -> None:
     _draw_polylines(painter, projected, _bgr(style.marking_rgb), style.marking_alpha, width, top_px)
 
 
-def _draw_polylines(painter: _Painter, polylines: list[np.ndarray], colour_bgr: np.ndarray, alpha: float,
-                    width: float, clip_px: np.ndarray) -> None:
+def _draw_polylines(
+    painter: _Painter,
+    polylines: list[np.ndarray],
+    colour_bgr: np.ndarray,
+    alpha: float,
+    width: float,
+    clip_px: np.ndarray,
+) -> None:
     """Blend polylines of any lengths in one pass (grouped by vertex count for OpenCV)."""
     by_length: dict[int, list[np.ndarray]] = {}
     for line in polylines:
@@ -356,8 +378,9 @@ def _draw_polylines(painter: _Painter, polylines: list[np.ndarray], colour_bgr: 
     thickness = max(1, int(round(width)))
     strength = alpha * min(1.0, width)  # lines thinner than a pixel print fainter
     for lines in by_length.values():
-        cv2.polylines(mask, list(_to_fixed(np.array(lines) - [x0, y0])), False, 255, thickness,
-                      cv2.LINE_AA, 4)
+        cv2.polylines(
+            mask, list(_to_fixed(np.array(lines) - [x0, y0])), False, 255, thickness, cv2.LINE_AA, 4
+        )
     _blend(painter.canvas[y0:y1, x0:x1], mask, colour_bgr, strength)
 
 
@@ -386,7 +409,9 @@ def _tint_and_reflection(painter: _Painter, polygon_px: np.ndarray, tier: int) -
         glare = np.zeros_like(coverage)
     keep = 1.0 - tint_alpha - glare
     white = 255.0 * glare
-    added = cv2.merge([cv2.scaleAdd(tint_alpha, float(c), white) for c in _bgr(style.plate_tint_rgb)])
+    added = cv2.merge(
+        [cv2.scaleAdd(tint_alpha, float(c), white) for c in _bgr(style.plate_tint_rgb)]
+    )
     cv2.multiply(roi, cv2.merge([keep, keep, keep]), dst=roi)
     cv2.add(roi, added, dst=roi)
 
@@ -405,21 +430,31 @@ def _draw_markers(painter: _Painter, spec: TimeVectorsSpec, tier: int) -> None:
         warped = cv2.warpPerspective(image, h, (x1 - x0, y1 - y0), flags=cv2.INTER_AREA)
         mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
         cv2.fillConvexPoly(mask, _to_fixed(sticker_px - [x0, y0]), 255, cv2.LINE_AA, 4)
-        paper = painter.lit(np.float32([235, 238, 240]), np.array([0.0, 0.0, 1.0])).astype(np.float32)
+        paper = painter.lit(np.float32([235, 238, 240]), np.array([0.0, 0.0, 1.0])).astype(
+            np.float32
+        )
         tone = warped.astype(np.float32)[..., None] * (paper / 255.0)
         _blend(painter.canvas[y0:y1, x0:x1], mask, tone)
 
 
-def _draw_order(spec: TimeVectorsSpec, eye: np.ndarray) -> tuple[list[tuple[int, str, int]], np.ndarray]:
+def _draw_order(
+    spec: TimeVectorsSpec, eye: np.ndarray
+) -> tuple[list[tuple[int, str, int]], np.ndarray]:
     """Items far to near: ``(key, kind, index)`` with kind "token" (index = point) or "post"
-    (index = tier of the segment starting there; 3 is the cap). Returns the list and each point's key."""
+    (index = tier of the segment starting there; 3 is the cap).
+
+    Returns the list and each point's key.
+    """
     centres = _centres(spec)
     order: list[tuple[int, str, int]] = []
     key_of_point = np.zeros(256, np.int16)
     key = 0
     for tier in range(4):
-        items = [(float(np.hypot(*(centres[p, :2] - eye[:2]))), "token", p)
-                 for p in POINTS if point_coords(p)[2] == tier]
+        items = [
+            (float(np.hypot(*(centres[p, :2] - eye[:2]))), "token", p)
+            for p in POINTS
+            if point_coords(p)[2] == tier
+        ]
         items.append((float(np.hypot(*eye[:2])), "post", tier))
         items.sort(key=lambda item: -item[0])
         for _, kind, index in items:
@@ -435,7 +470,9 @@ def _disc_polygons(camera: CameraModel, spec: TimeVectorsSpec) -> np.ndarray:
     angles = np.linspace(0, 2 * np.pi, _CIRCLE_STEPS, endpoint=False)
     r = spec.token_diameter / 2
     centres = _centres(spec)
-    ring = np.stack([r * np.cos(angles), r * np.sin(angles), np.full_like(angles, spec.token_height)], axis=1)
+    ring = np.stack(
+        [r * np.cos(angles), r * np.sin(angles), np.full_like(angles, spec.token_height)], axis=1
+    )
     pts = (centres[:, None, :] + ring[None]).reshape(-1, 3)
     return camera.project(pts).reshape(256, _CIRCLE_STEPS, 2)
 
@@ -456,7 +493,7 @@ def _visibility(labels: np.ndarray, discs: np.ndarray, key_of_point: np.ndarray)
         cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
         if cx1 <= cx0 or cy1 <= cy0:
             continue
-        inside = mask[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0].astype(bool)
+        inside = mask[cy0 - y0 : cy1 - y0, cx0 - x0 : cx1 - x0].astype(bool)
         seen = labels[cy0:cy1, cx0:cx1][inside] <= key_of_point[p]
         vis[p] = float(seen.sum()) / total
     return vis
@@ -471,16 +508,19 @@ def _finish(painter: _Painter, rng: np.random.Generator) -> np.ndarray:
     nx, ny = (xx / (sw - 1)) * 2 - 1, (yy / (sh - 1)) * 2 - 1
     angle = np.radians(style.gradient_angle_deg)
     gain = (1.0 + style.gradient * (nx * np.cos(angle) + ny * np.sin(angle))) * (
-        1.0 - style.vignette * 0.5 * (nx**2 + ny**2))
+        1.0 - style.vignette * 0.5 * (nx**2 + ny**2)
+    )
     wb = np.array(style.white_balance[::-1], dtype=np.float32) * style.exposure
-    gain3 = cv2.resize((gain[..., None] * wb).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    gain3 = cv2.resize(
+        (gain[..., None] * wb).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR
+    )
     image = cv2.multiply(painter.canvas, gain3)
     if style.blur_sigma > 0:
         image = cv2.GaussianBlur(image, (0, 0), style.blur_sigma)
     if style.noise_sigma > 0:
         field = noise_field(h, w)
         dy, dx = (int(v) for v in rng.integers(0, 64, 2))
-        noise = field[dy:dy + h, dx:dx + w]
+        noise = field[dy : dy + h, dx : dx + w]
         if rng.random() < 0.5:
             noise = noise[::-1]
         if rng.random() < 0.5:
@@ -488,8 +528,11 @@ def _finish(painter: _Painter, rng: np.random.Generator) -> np.ndarray:
         # Shot noise grows with brightness (judged on a small copy); read noise does not.
         small = cv2.resize(image, (max(1, w // 8), max(1, h // 8)), interpolation=cv2.INTER_AREA)
         brightness = np.sqrt(np.clip(small.mean(axis=2), 0.0, 255.0) / 255.0)
-        level = cv2.resize(np.float32(style.noise_sigma) * (brightness + np.float32(0.5)), (w, h),
-                           interpolation=cv2.INTER_LINEAR)
+        level = cv2.resize(
+            np.float32(style.noise_sigma) * (brightness + np.float32(0.5)),
+            (w, h),
+            interpolation=cv2.INTER_LINEAR,
+        )
         noise = noise * level[..., None]
         image += noise
     # Saturating conversion; the few noise values below black fold back to small positives.
@@ -518,8 +561,10 @@ def render_timevectors(
         if not 0 <= int(point) < 256:
             raise ValueError(f"token at point {point}: points are 0..255")
         if not 0 <= int(colour) < len(token_colors_rgb):
-            raise ValueError(f"token at point {point} has colour {colour}, but only "
-                             f"{len(token_colors_rgb)} colours were given")
+            raise ValueError(
+                f"token at point {point} has colour {colour}, but only "
+                f"{len(token_colors_rgb)} colours were given"
+            )
     style = scene or SceneStyle()
     rng = np.random.default_rng(seed)
     painter = _Painter(camera, style, rng)
@@ -528,16 +573,28 @@ def render_timevectors(
 
     _draw_table(painter, table_z, rng, _table_shadow(painter, spec, table_z, tokens))
     top_px = painter.box(spec.base_size / 2, table_z, base_top, _bgr(style.base_rgb))
-    base_tex = cached_table_texture(int(rng.integers(2**31)), "wood", tuple(style.base_rgb), size=320)
+    base_tex = cached_table_texture(
+        int(rng.integers(2**31)), "wood", tuple(style.base_rgb), size=320
+    )
     base_tex = base_tex * np.float32(style.ambient + (1 - style.ambient) * painter.light[2])
-    painter.warp_texture(base_tex, base_top, (-spec.base_size / 2, spec.base_size / 2),
-                         spec.base_size / 320, top_px, cv2.BORDER_REFLECT)
+    painter.warp_texture(
+        base_tex,
+        base_top,
+        (-spec.base_size / 2, spec.base_size / 2),
+        spec.base_size / 320,
+        top_px,
+        cv2.BORDER_REFLECT,
+    )
     if style.shadow_strength > 0:
         box = painter._bbox(top_px)
         region = np.zeros((box[3] - box[1], box[2] - box[0]), np.uint8)
         cv2.fillPoly(region, [_to_fixed(top_px - box[:2])], 255, cv2.LINE_AA, 4)
-        _apply_shadow(painter, _shadow_mask(painter, spec, base_top, tokens, 0), box,
-                      region.astype(np.float32) / 255.0)
+        _apply_shadow(
+            painter,
+            _shadow_mask(painter, spec, base_top, tokens, 0),
+            box,
+            region.astype(np.float32) / 255.0,
+        )
 
     order, key_of_point = _draw_order(spec, painter.eye)
     centres = _centres(spec)
@@ -561,14 +618,38 @@ def render_timevectors(
                 painter.cylinder((cx, cy), r, cz, cz + spec.token_height, colour, key, top=True)
         elif index < 3:
             z0 = spec.tier_spacing * index
-            painter.cylinder((0.0, 0.0), post_r, z0, z0 + spec.tier_spacing, _bgr(style.post_rgb), key,
-                             top=False, grain=0.03)
+            painter.cylinder(
+                (0.0, 0.0),
+                post_r,
+                z0,
+                z0 + spec.tier_spacing,
+                _bgr(style.post_rgb),
+                key,
+                top=False,
+                grain=0.03,
+            )
         else:
             z0 = spec.tier_spacing * 3
-            painter.cylinder((0.0, 0.0), post_r, z0, spec.post_top, _bgr(style.post_rgb), key,
-                             top=False, grain=0.03)
-            painter.cylinder((0.0, 0.0), post_r * 1.35, spec.post_top, spec.cap_top, _bgr(style.post_rgb),
-                             key, top=True, grain=0.03)
+            painter.cylinder(
+                (0.0, 0.0),
+                post_r,
+                z0,
+                spec.post_top,
+                _bgr(style.post_rgb),
+                key,
+                top=False,
+                grain=0.03,
+            )
+            painter.cylinder(
+                (0.0, 0.0),
+                post_r * 1.35,
+                spec.post_top,
+                spec.cap_top,
+                _bgr(style.post_rgb),
+                key,
+                top=True,
+                grain=0.03,
+            )
 
     _shade_tier(painter, spec, tokens, 3, tier_keys[3])
     hand_mask = np.zeros((painter.height, painter.width), bool)
@@ -581,27 +662,39 @@ def render_timevectors(
     for p in POINTS:
         if p in tokens:
             point_of_key[key_of_point[p]] = p
-    token_labels = np.where(painter.labels >= 0, point_of_key[np.clip(painter.labels, 0, HAND_KEY)], -1)
+    token_labels = np.where(
+        painter.labels >= 0, point_of_key[np.clip(painter.labels, 0, HAND_KEY)], -1
+    )
     image = _finish(painter, rng)
-    return Rendered(image_bgr=image, visibility=visibility, hand_mask=hand_mask,
-                    tokens={int(p): int(c) for p, c in tokens.items()},
-                    token_labels=token_labels.astype(np.int16))
+    return Rendered(
+        image_bgr=image,
+        visibility=visibility,
+        hand_mask=hand_mask,
+        tokens={int(p): int(c) for p, c in tokens.items()},
+        token_labels=token_labels.astype(np.int16),
+    )
 
 
-def _draw_table(painter: _Painter, table_z: float, rng: np.random.Generator, shadow_q: np.ndarray) -> None:
+def _draw_table(
+    painter: _Painter, table_z: float, rng: np.random.Generator, shadow_q: np.ndarray
+) -> None:
     """The table plane under the board and a wall past its horizon.
 
     Drawn at half resolution and scaled up: the table is out of focus anyway.
     """
     style = painter.style
-    tile = cached_table_texture(int(rng.integers(2**31)), style.table_kind, tuple(style.table_rgb), size=512)
+    tile = cached_table_texture(
+        int(rng.integers(2**31)), style.table_kind, tuple(style.table_rgb), size=512
+    )
     tile = tile * np.float32(style.ambient + (1 - style.ambient) * painter.light[2])
     offset = rng.uniform(0, 512 * _TEXEL_MM, 2)
     texel_to_mm = np.array([[_TEXEL_MM, 0, offset[0]], [0, -_TEXEL_MM, offset[1]], [0, 0, 1]])
     half = (max(1, painter.width // 2), max(1, painter.height // 2))
     to_half = np.diag([half[0] / painter.width, half[1] / painter.height, 1.0])
     h = to_half @ painter.plane_homography(table_z) @ texel_to_mm
-    small = cv2.warpPerspective(tile, h, half, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT_101)
+    small = cv2.warpPerspective(
+        tile, h, half, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT_101
+    )
     # Rays that do not go down never meet the table: paint a dim wall there.
     rotation = cv2.Rodrigues(painter.camera.rvec)[0]
     ray_z = (rotation.T @ np.linalg.inv(painter.camera.K @ np.linalg.inv(to_half)))[2]
@@ -613,7 +706,9 @@ def _draw_table(painter: _Painter, table_z: float, rng: np.random.Generator, sha
     if style.shadow_strength > 0:
         shade = cv2.resize(shadow_q, half, interpolation=cv2.INTER_LINEAR)
         small *= (1.0 - np.float32(style.shadow_strength) * shade)[..., None]
-    painter.canvas[:] = cv2.resize(small, (painter.width, painter.height), interpolation=cv2.INTER_LINEAR)
+    painter.canvas[:] = cv2.resize(
+        small, (painter.width, painter.height), interpolation=cv2.INTER_LINEAR
+    )
 
 
 def _along_light(points: np.ndarray, light: np.ndarray, z0: float) -> np.ndarray:
@@ -624,12 +719,23 @@ def _along_light(points: np.ndarray, light: np.ndarray, z0: float) -> np.ndarray
 
 def _circle(centre: np.ndarray, radius: float, steps: int = 16) -> np.ndarray:
     angles = np.linspace(0, 2 * np.pi, steps, endpoint=False)
-    return np.column_stack([centre[0] + radius * np.cos(angles), centre[1] + radius * np.sin(angles),
-                            np.full(steps, centre[2])])
+    return np.column_stack(
+        [
+            centre[0] + radius * np.cos(angles),
+            centre[1] + radius * np.sin(angles),
+            np.full(steps, centre[2]),
+        ]
+    )
 
 
-def _shadow_mask(painter: _Painter, spec: TimeVectorsSpec, z0: float, tokens: Mapping[int, int],
-                 from_tier: int, extra: Sequence[tuple[np.ndarray, float]] = ()) -> np.ndarray:
+def _shadow_mask(
+    painter: _Painter,
+    spec: TimeVectorsSpec,
+    z0: float,
+    tokens: Mapping[int, int],
+    from_tier: int,
+    extra: Sequence[tuple[np.ndarray, float]] = (),
+) -> np.ndarray:
     """Quarter-resolution soft shadow (0..1) cast on the plane ``z0`` by the tokens on tiers
     >= ``from_tier``, the post, the plates (faintly) and ``extra`` solids ``(points, opacity)``."""
     light = painter.light
@@ -640,20 +746,29 @@ def _shadow_mask(painter: _Painter, spec: TimeVectorsSpec, z0: float, tokens: Ma
     ring = _circle(np.zeros(3), r)
     for p in tokens:
         if point_coords(p)[2] >= from_tier and centres[p, 2] + spec.token_height > z0 + 1:
-            solids.append((np.vstack([ring + centres[p], ring + centres[p] + [0, 0, spec.token_height]]), 1.0))
+            solids.append(
+                (np.vstack([ring + centres[p], ring + centres[p] + [0, 0, spec.token_height]]), 1.0)
+            )
     post = _circle(np.zeros(3), spec.post_diameter / 2)
     solids.append((np.vstack([post + [0, 0, max(z0, 0.0)], post + [0, 0, spec.cap_top]]), 1.0))
     half = spec.plate_size / 2
     for tier in range(4):
         z = spec.tier_spacing * tier
         if z > z0 + 1:
-            solids.append((np.array([[-half, half, z], [half, half, z], [half, -half, z], [-half, -half, z]]), 0.12))
+            solids.append(
+                (
+                    np.array(
+                        [[-half, half, z], [half, half, z], [half, -half, z], [-half, -half, z]]
+                    ),
+                    0.12,
+                )
+            )
     points = np.vstack([solid for solid, _ in solids])
     projected = painter.camera.project(_along_light(points, light, z0)) / 4.0
     pieces = np.split(projected, np.cumsum([len(solid) for solid, _ in solids])[:-1])
     mask = np.zeros((quarter[1], quarter[0]), np.float32)
     faint = np.zeros_like(mask)
-    for px, (_, opacity) in zip(pieces, solids):
+    for px, (_, opacity) in zip(pieces, solids, strict=True):
         hull = cv2.convexHull(_to_fixed(px).reshape(-1, 1, 2))
         cv2.fillConvexPoly(mask if opacity >= 1 else faint, hull, min(opacity, 1.0), cv2.LINE_AA, 4)
     mask = cv2.max(mask, faint)
@@ -668,15 +783,18 @@ def _upsampled(mask_q: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray
     qx1, qy1 = min(mask_q.shape[1], -(-x1 // 4) + 1), min(mask_q.shape[0], -(-y1 // 4) + 1)
     crop = mask_q[qy0:qy1, qx0:qx1]
     big = cv2.resize(crop, ((qx1 - qx0) * 4, (qy1 - qy0) * 4), interpolation=cv2.INTER_LINEAR)
-    out = big[y0 - 4 * qy0:y1 - 4 * qy0, x0 - 4 * qx0:x1 - 4 * qx0]
+    out = big[y0 - 4 * qy0 : y1 - 4 * qy0, x0 - 4 * qx0 : x1 - 4 * qx0]
     if out.shape != (y1 - y0, x1 - x0):  # the frame is not a multiple of 4: pad the last row/column
-        out = cv2.copyMakeBorder(out, 0, y1 - y0 - out.shape[0], 0, x1 - x0 - out.shape[1], cv2.BORDER_REPLICATE)
+        out = cv2.copyMakeBorder(
+            out, 0, y1 - y0 - out.shape[0], 0, x1 - x0 - out.shape[1], cv2.BORDER_REPLICATE
+        )
     return out
 
 
-def _apply_shadow(painter: _Painter, mask_q: np.ndarray, box: tuple[int, int, int, int],
-                  region: np.ndarray) -> None:
-    """Darken the canvas inside ``box`` where ``region`` (float 0..1, shaped like the box) is set."""
+def _apply_shadow(
+    painter: _Painter, mask_q: np.ndarray, box: tuple[int, int, int, int], region: np.ndarray
+) -> None:
+    """Darken the canvas inside ``box`` where ``region`` (float 0..1, box-shaped) is set."""
     x0, y0, x1, y1 = box
     if x1 <= x0 or y1 <= y0:
         return
@@ -685,38 +803,60 @@ def _apply_shadow(painter: _Painter, mask_q: np.ndarray, box: tuple[int, int, in
     roi *= (1.0 - darkening)[..., None]
 
 
-def _shade_tier(painter: _Painter, spec: TimeVectorsSpec, tokens: Mapping[int, int], tier: int,
-                keys: list[int]) -> None:
+def _shade_tier(
+    painter: _Painter, spec: TimeVectorsSpec, tokens: Mapping[int, int], tier: int, keys: list[int]
+) -> None:
     """Shadows from everything above onto the tokens of one tier (only their pixels)."""
     if not keys or tier == 3 or painter.style.shadow_strength <= 0:
         return
     centres = _centres(spec)
     on_tier = [p for p in tokens if point_coords(p)[2] == tier]
-    px = painter.camera.project(np.vstack([centres[on_tier], centres[on_tier] + [0, 0, spec.token_height]]))
-    box = painter._bbox(px, pad=int(spec.token_diameter * _px_per_mm(painter.camera, centres[on_tier[0]])) + 2)
+    px = painter.camera.project(
+        np.vstack([centres[on_tier], centres[on_tier] + [0, 0, spec.token_height]])
+    )
+    box = painter._bbox(
+        px, pad=int(spec.token_diameter * _px_per_mm(painter.camera, centres[on_tier[0]])) + 2
+    )
     x0, y0, x1, y1 = box
     labels = painter.labels[y0:y1, x0:x1]
-    region = ((labels >= min(keys)) & (labels <= max(keys)) & np.isin(labels, keys)).astype(np.float32)
-    mask_q = _shadow_mask(painter, spec, spec.tier_spacing * tier + spec.token_height, tokens, tier + 1)
+    region = ((labels >= min(keys)) & (labels <= max(keys)) & np.isin(labels, keys)).astype(
+        np.float32
+    )
+    mask_q = _shadow_mask(
+        painter, spec, spec.tier_spacing * tier + spec.token_height, tokens, tier + 1
+    )
     _apply_shadow(painter, mask_q, box, region)
 
 
-def _table_shadow(painter: _Painter, spec: TimeVectorsSpec, table_z: float, tokens: Mapping[int, int]) -> np.ndarray:
+def _table_shadow(
+    painter: _Painter, spec: TimeVectorsSpec, table_z: float, tokens: Mapping[int, int]
+) -> np.ndarray:
     """Quarter-resolution shadow of the whole board (base box included) on the table."""
     half = spec.base_size / 2
-    base = np.array([[sx * half, sy * half, z] for sx in (-1, 1) for sy in (-1, 1)
-                     for z in (table_z, table_z + spec.base_height)])
+    base = np.array(
+        [
+            [sx * half, sy * half, z]
+            for sx in (-1, 1)
+            for sy in (-1, 1)
+            for z in (table_z, table_z + spec.base_height)
+        ]
+    )
     return _shadow_mask(painter, spec, table_z, tokens, 0, extra=[(base, 1.0)])
 
 
-def _draw_hand(painter: _Painter, spec: TimeVectorsSpec, hand: HandSpec, rng: np.random.Generator) -> np.ndarray:
+def _draw_hand(
+    painter: _Painter, spec: TimeVectorsSpec, hand: HandSpec, rng: np.random.Generator
+) -> np.ndarray:
     if hand.target_uv is not None:
         ground = None
         target_uv = np.asarray(hand.target_uv, dtype=np.float64)
         anchor = np.array([0.0, 0.0, spec.tier_spacing * 2])
     else:
-        ground = (np.array(spec.point_centre(hand.target_point)) if hand.target_point is not None
-                  else np.array([0.0, 0.0, spec.tier_spacing * 3]))
+        ground = (
+            np.array(spec.point_centre(hand.target_point))
+            if hand.target_point is not None
+            else np.array([0.0, 0.0, spec.tier_spacing * 3])
+        )
         anchor = ground + [0, 0, hand.height_mm]
         target_uv = painter.camera.project(anchor[None])[0]
     scale = _px_per_mm(painter.camera, anchor)
@@ -724,94 +864,3 @@ def _draw_hand(painter: _Painter, spec: TimeVectorsSpec, hand: HandSpec, rng: np
     shadow_at = _along_light(anchor[None], painter.light, below[2])[0]
     offset = painter.camera.project(shadow_at[None])[0] - painter.camera.project(anchor[None])[0]
     return draw_hand(painter.canvas, hand, target_uv, scale, offset, rng)
-
-
-# -- random scenes ----------------------------------------------------------------------------
-_TOKEN_COLOURS = (
-    (200, 32, 38), (36, 150, 64), (32, 72, 190), (236, 200, 30), (240, 122, 24), (122, 52, 150),
-    (236, 236, 228), (34, 34, 36), (232, 112, 162), (22, 150, 150), (122, 72, 40), (152, 202, 44),
-    (28, 36, 92), (150, 150, 156),
-)
-_TABLE_COLOURS = {
-    "wood": ((150, 112, 80), (105, 70, 45), (190, 150, 105), (80, 52, 36)),
-    "cloth": ((40, 90, 60), (120, 30, 40), (60, 60, 70), (170, 160, 140), (30, 50, 100)),
-    "laminate": ((225, 225, 220), (60, 60, 62), (200, 190, 170), (140, 150, 160)),
-    "stone": ((120, 120, 118), (180, 175, 165), (70, 70, 75)),
-}
-
-
-def _lab(rgb: tuple[int, int, int]) -> np.ndarray:
-    pixel = np.array([[rgb[::-1]]], np.uint8)
-    return cv2.cvtColor(pixel, cv2.COLOR_BGR2LAB).reshape(3).astype(np.float64)
-
-
-def _pick_token_colours(rng: np.random.Generator, count: int = 3) -> list[tuple[int, int, int]]:
-    """Distinct token colours (far apart in Lab), each jittered so no set repeats exactly."""
-    while True:
-        picks = rng.choice(len(_TOKEN_COLOURS), size=count, replace=False)
-        colours = [tuple(int(np.clip(c + rng.normal(0, 10), 0, 255)) for c in _TOKEN_COLOURS[i]) for i in picks]
-        labs = [_lab(c) for c in colours]
-        if all(np.linalg.norm(labs[i] - labs[j]) > 45 for i in range(count) for j in range(i)):
-            return colours
-
-
-def _fit_distance(spec: TimeVectorsSpec, target: np.ndarray, elevation: float, azimuth: float,
-                  size: tuple[int, int], fov: float, fill: float) -> CameraModel:
-    """The camera at ``elevation``/``azimuth`` whose view of the whole board fills ``fill`` of the frame."""
-    half = spec.plate_size / 2
-    extremes = np.array([[sx * half, sy * half, z] for sx in (-1, 1) for sy in (-1, 1)
-                         for z in (-spec.plate_thickness - spec.base_height, spec.tier_spacing * 3)]
-                        + [[0, 0, spec.cap_top]])
-    distance = 900.0
-    for _ in range(6):
-        camera = CameraModel.looking_at(tuple(target), distance, elevation, azimuth, size, fov)
-        px = camera.project(extremes)
-        centre = np.array(size) / 2
-        extent = np.max(np.abs(px - centre) / (centre * fill))
-        distance *= extent
-    return CameraModel.looking_at(tuple(target), distance, elevation, azimuth, size, fov)
-
-
-def random_scene(seed: int, size: tuple[int, int] = (1280, 960)) -> tuple[CameraModel, SceneStyle,
-                                                                         list[tuple[int, int, int]]]:
-    """A random but plausible camera, scene style and three token colours.
-
-    Camera elevation 35-70 degrees, any azimuth, field of view 50-75 degrees, the
-    board filling most of the frame with every tier corner inside it.
-    """
-    rng = np.random.default_rng(seed)
-    from calibration.spec import load_spec
-
-    spec = load_spec("timevectors")
-    target = np.array([rng.normal(0, 10), rng.normal(0, 10), rng.uniform(120, 180)])
-    camera = _fit_distance(spec, target, float(rng.uniform(35, 70)), float(rng.uniform(0, 360)), size,
-                           float(rng.uniform(50, 75)), float(rng.uniform(0.82, 0.95)))
-    kind = TABLE_KINDS[int(rng.integers(len(TABLE_KINDS)))]
-    table_choices = _TABLE_COLOURS[kind]
-    cast = rng.normal(0, 0.08, 3)
-    white = np.exp(cast - cast[1])
-    dark_print = rng.random() < 0.8
-    style = SceneStyle(
-        table_kind=kind,
-        table_rgb=table_choices[int(rng.integers(len(table_choices)))],
-        base_rgb=tuple(int(v) for v in np.clip(np.array([182, 132, 84]) * rng.uniform(0.7, 1.15), 0, 255)),
-        post_rgb=tuple(int(v) for v in np.clip(np.array([160, 108, 62]) * rng.uniform(0.7, 1.15), 0, 255)),
-        plate_tint_rgb=tuple(int(v) for v in np.clip(np.array([205, 238, 230]) + rng.normal(0, 12, 3), 0, 255)),
-        plate_alpha=float(rng.uniform(0.04, 0.12)),
-        marking_rgb=(28, 28, 30) if dark_print else (235, 235, 235),
-        marking_alpha=float(rng.uniform(0.6, 0.9)),
-        light_azimuth_deg=float(rng.uniform(0, 360)),
-        light_elevation_deg=float(rng.uniform(35, 85)),
-        ambient=float(rng.uniform(0.35, 0.65)),
-        shadow_strength=float(rng.uniform(0.2, 0.55)),
-        reflection=float(rng.uniform(0.0, 0.15)),
-        exposure=float(rng.uniform(0.8, 1.15)),
-        white_balance=(float(white[0]), float(white[1]), float(white[2])),
-        vignette=float(rng.uniform(0.0, 0.4)),
-        gradient=float(rng.uniform(0.0, 0.25)),
-        gradient_angle_deg=float(rng.uniform(0, 360)),
-        noise_sigma=float(rng.uniform(0.5, 4.0)),
-        blur_sigma=float(rng.uniform(0.0, 1.2)),
-        jpeg_quality=None if rng.random() < 0.5 else int(rng.integers(60, 96)),
-    )
-    return camera, style, _pick_token_colours(rng)

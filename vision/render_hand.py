@@ -45,7 +45,12 @@ class HandSpec:
 
 def _entry_point(target: np.ndarray, edge: str, size: tuple[int, int]) -> tuple[np.ndarray, str]:
     w, h = size
-    distances = {"left": target[0], "right": w - target[0], "top": target[1], "bottom": h - target[1]}
+    distances = {
+        "left": target[0],
+        "right": w - target[0],
+        "top": target[1],
+        "bottom": h - target[1],
+    }
     if edge == "auto":
         edge = min(distances, key=distances.get)
     margin = 0.25 * max(w, h)
@@ -103,8 +108,18 @@ def draw_hand(
     # Palm and thumb.
     palm_centre = at(-120, 0)
     palm_angle = float(np.degrees(np.arctan2(forward[1], forward[0])))
-    cv2.ellipse(skin, pt(palm_centre), (int(60 * s * 16), int(45 * s * 16)), palm_angle, 0, 360, 255,
-                -1, cv2.LINE_AA, 4)
+    cv2.ellipse(
+        skin,
+        pt(palm_centre),
+        (int(60 * s * 16), int(45 * s * 16)),
+        palm_angle,
+        0,
+        360,
+        255,
+        -1,
+        cv2.LINE_AA,
+        4,
+    )
     thumb_base = at(-140, 38)
     thumb_tip = at(-85, 62)
     cv2.line(skin, pt(thumb_base), pt(thumb_tip), 255, max(1, int(20 * s)), cv2.LINE_AA, 4)
@@ -132,14 +147,21 @@ def draw_hand(
     small = cv2.resize(box_full, (qw, qh), interpolation=cv2.INTER_AREA)
     shift = np.float32([[1, 0, shadow_offset_px[0] / 4], [0, 1, shadow_offset_px[1] / 4]])
     shadow = cv2.warpAffine(small, shift, (qw, qh)).astype(np.float32) / 255.0
-    shadow = cv2.resize(cv2.GaussianBlur(shadow, (0, 0), blur), (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR)
+    shadow = cv2.resize(
+        cv2.GaussianBlur(shadow, (0, 0), blur), (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR
+    )
     roi *= (1.0 - 0.45 * shadow)[..., None]
 
-    texture = cv2.resize(rng.standard_normal((qh, qw)).astype(np.float32), (x1 - x0, y1 - y0),
-                         interpolation=cv2.INTER_CUBIC)
+    texture = cv2.resize(
+        rng.standard_normal((qh, qw)).astype(np.float32),
+        (x1 - x0, y1 - y0),
+        interpolation=cv2.INTER_CUBIC,
+    )
     texture = 1.0 + 0.025 * cv2.GaussianBlur(texture, (0, 0), 3.0)
     skin_bgr = np.array(spec.skin_rgb[::-1], dtype=np.float32)
-    sleeve_bgr = None if spec.sleeve_rgb is None else np.array(spec.sleeve_rgb[::-1], dtype=np.float32)
+    sleeve_bgr = (
+        None if spec.sleeve_rgb is None else np.array(spec.sleeve_rgb[::-1], dtype=np.float32)
+    )
     for mask, colour in ((skin[y0:y1, x0:x1], skin_bgr), (sleeve[y0:y1, x0:x1], sleeve_bgr)):
         if colour is None or not mask.any():
             continue

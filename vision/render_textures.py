@@ -24,9 +24,11 @@ def smooth_noise(rng: np.random.Generator, size: int, cells: int, octaves: int =
         grid = rng.standard_normal((n, n)).astype(np.float32)
         # Pad periodically and crop so the tile wraps around without a seam.
         padded = np.pad(grid, 2, mode="wrap")
-        big = cv2.resize(padded, (size * (n + 4) // n, size * (n + 4) // n), interpolation=cv2.INTER_CUBIC)
+        big = cv2.resize(
+            padded, (size * (n + 4) // n, size * (n + 4) // n), interpolation=cv2.INTER_CUBIC
+        )
         start = (big.shape[0] - size) // 2
-        out += amplitude * big[start:start + size, start:start + size]
+        out += amplitude * big[start : start + size, start : start + size]
         total += amplitude
         amplitude *= 0.5
     return out / total
@@ -38,7 +40,11 @@ def _mix(a_bgr: np.ndarray, b_bgr: np.ndarray, t: np.ndarray) -> np.ndarray:
 
 
 def wood_texture(
-    rng: np.random.Generator, size: int, light_bgr: np.ndarray, dark_bgr: np.ndarray, grain_mm: float
+    rng: np.random.Generator,
+    size: int,
+    light_bgr: np.ndarray,
+    dark_bgr: np.ndarray,
+    grain_mm: float,
 ) -> np.ndarray:
     """Wood grain running along x: warped stripes with rings and fine fibres, float32 BGR 0..255."""
     y, x = np.mgrid[0:size, 0:size].astype(np.float32)
@@ -67,12 +73,20 @@ def laminate_texture(rng: np.random.Generator, size: int, colour_bgr: np.ndarray
     for _ in range(int(rng.integers(3, 12))):
         p0 = rng.uniform(0, size, 2)
         p1 = p0 + rng.normal(0, size / 6, 2)
-        cv2.line(tex, tuple(int(v) for v in p0), tuple(int(v) for v in p1),
-                 tuple(float(c) * 1.08 for c in colour_bgr), 1, cv2.LINE_AA)
+        cv2.line(
+            tex,
+            tuple(int(v) for v in p0),
+            tuple(int(v) for v in p1),
+            tuple(float(c) * 1.08 for c in colour_bgr),
+            1,
+            cv2.LINE_AA,
+        )
     return tex.astype(np.float32)
 
 
-def stone_texture(rng: np.random.Generator, size: int, light_bgr: np.ndarray, dark_bgr: np.ndarray) -> np.ndarray:
+def stone_texture(
+    rng: np.random.Generator, size: int, light_bgr: np.ndarray, dark_bgr: np.ndarray
+) -> np.ndarray:
     """Granite-like worktop: speckles over cloudy variation."""
     cloud = smooth_noise(rng, size, 8, 4)
     speck = rng.random((size, size)).astype(np.float32)
@@ -80,7 +94,9 @@ def stone_texture(rng: np.random.Generator, size: int, light_bgr: np.ndarray, da
     return _mix(light_bgr, dark_bgr, t).astype(np.float32)
 
 
-def table_texture(rng: np.random.Generator, kind: str, colour_rgb: tuple[int, int, int], size: int = 512) -> np.ndarray:
+def table_texture(
+    rng: np.random.Generator, kind: str, colour_rgb: tuple[int, int, int], size: int = 512
+) -> np.ndarray:
     """A ``size`` square float32 BGR tile for a table of ``kind`` (one of :data:`TABLE_KINDS`).
 
     Raises ``ValueError`` for an unknown kind.
@@ -98,7 +114,9 @@ def table_texture(rng: np.random.Generator, kind: str, colour_rgb: tuple[int, in
 
 
 @functools.lru_cache(maxsize=12)
-def cached_table_texture(seed: int, kind: str, colour_rgb: tuple[int, int, int], size: int = 512) -> np.ndarray:
+def cached_table_texture(
+    seed: int, kind: str, colour_rgb: tuple[int, int, int], size: int = 512
+) -> np.ndarray:
     """:func:`table_texture` from a seed, cached: frames of one scene share their table.
 
     The array is read-only; copy it before changing it.
@@ -115,6 +133,8 @@ def noise_field(height: int, width: int, margin: int = 64) -> np.ndarray:
     Frames take a randomly offset (and flipped) window of it: sensor noise that
     differs from frame to frame at a fraction of the cost of drawing it afresh.
     """
-    field = np.random.default_rng(12345).standard_normal((height + margin, width + margin, 3), dtype=np.float32)
+    field = np.random.default_rng(12345).standard_normal(
+        (height + margin, width + margin, 3), dtype=np.float32
+    )
     field.setflags(write=False)
     return field

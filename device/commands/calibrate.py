@@ -1,4 +1,5 @@
-"""``boardcam calibrate`` (camera from landmark clicks or ArUco stickers) and ``boardcam render``."""
+"""``boardcam calibrate`` (camera from clicks or ArUco stickers), ``boardcam render`` and the
+``calibration`` bench target."""
 
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ class CommandInputError(ValueError):
     """Input a command cannot use; printed as one line with exit status 2."""
 
 
-def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction) -> None:
+def register(
+    commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction
+) -> None:
     """Add ``calibrate`` and ``render``."""
     calibrate = commands.add_parser(
         "calibrate",
@@ -30,45 +33,83 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         "calibration file with the picture embedded as the empty-board reference.",
     )
     calibrate.add_argument("--board", choices=["timevectors"], default="timevectors")
-    calibrate.add_argument("--image", required=True, type=Path, metavar="EMPTY.png",
-                           help="a frame of the empty board from the camera to calibrate")
-    calibrate.add_argument("--clicks", type=Path, metavar="CLICKS.json",
-                           help='{"P": {"NW": [u, v], "NE": ..., "SE": ..., "SW": ...}, "Q": ..., ...}')
-    calibrate.add_argument("--aruco", action="store_true",
-                           help="find the corner stickers (DICT_4X4_50, id = 4*tier + corner) instead of clicks")
-    calibrate.add_argument("--spec", metavar="FILE.toml", help="board spec file (default: the shipped board)")
+    calibrate.add_argument(
+        "--image",
+        required=True,
+        type=Path,
+        metavar="EMPTY.png",
+        help="a frame of the empty board from the camera to calibrate",
+    )
+    calibrate.add_argument(
+        "--clicks",
+        type=Path,
+        metavar="CLICKS.json",
+        help='{"P": {"NW": [u, v], "NE": ..., "SE": ..., "SW": ...}, "Q": ..., ...}',
+    )
+    calibrate.add_argument(
+        "--aruco",
+        action="store_true",
+        help="find the corner stickers (DICT_4X4_50, id = 4*tier + corner) instead of clicks",
+    )
+    calibrate.add_argument(
+        "--spec", metavar="FILE.toml", help="board spec file (default: the shipped board)"
+    )
     calibrate.add_argument("--out", required=True, type=Path, metavar="CALIB.json")
-    calibrate.add_argument("--fit-distortion", action="store_true", help="also fit radial distortion k1")
-    calibrate.add_argument("--no-refine", action="store_true",
-                           help="keep the camera fitted to the landmarks; do not refine it from the printed grid")
-    calibrate.add_argument("--max-rms", type=float, default=8.0, metavar="PX",
-                           help="refuse a fit with a larger RMS reprojection error (default 8)")
+    calibrate.add_argument(
+        "--fit-distortion", action="store_true", help="also fit radial distortion k1"
+    )
+    calibrate.add_argument(
+        "--no-refine",
+        action="store_true",
+        help="keep the camera fitted to the landmarks; do not refine it from the printed grid",
+    )
+    calibrate.add_argument(
+        "--max-rms",
+        type=float,
+        default=8.0,
+        metavar="PX",
+        help="refuse a fit with a larger RMS reprojection error (default 8)",
+    )
     calibrate.set_defaults(func=_run_calibrate)
 
     render = commands.add_parser(
         "render",
         help="write synthetic pictures of the board with exact ground truth",
-        description="Render random scenes (camera, table, light, colour cast, noise, blur, JPEG, token "
-        "colours) with tokens at random points. Beside each picture: NAME.json (tokens in A3Q notation, "
-        "visibility of every point, the camera, the scene) and NAME_clicks.json (the true landmarks).",
+        description="Render random scenes (camera, table, light, colour cast, noise, blur, JPEG, "
+        "token colours) with tokens at random points. Beside each picture: NAME.json (tokens in "
+        "A3Q notation, visibility of every point, the camera, the scene) and NAME_clicks.json "
+        "(the true landmarks).",
     )
     render.add_argument("--out", required=True, type=Path, metavar="DIR")
     render.add_argument("--seed", type=int, default=0, help="first scene seed (default 0)")
     render.add_argument("--count", type=int, default=1, help="number of scenes (default 1)")
-    render.add_argument("--tokens", type=int, default=20, help=f"tokens per scene, 0..{MAX_TOKENS} (default 20)")
-    render.add_argument("--size", default="1280x960", metavar="WxH", help="image size (default 1280x960)")
+    render.add_argument(
+        "--tokens", type=int, default=20, help=f"tokens per scene, 0..{MAX_TOKENS} (default 20)"
+    )
+    render.add_argument(
+        "--size", default="1280x960", metavar="WxH", help="image size (default 1280x960)"
+    )
     render.add_argument("--hand", action="store_true", help="a hand reaches over the board")
     render.add_argument("--aruco", action="store_true", help="draw the ArUco corner stickers")
-    render.add_argument("--empty", action="store_true",
-                        help="also write NAME_empty.png: the same scene with no tokens and no hand")
+    render.add_argument(
+        "--empty",
+        action="store_true",
+        help="also write NAME_empty.png: the same scene with no tokens and no hand",
+    )
     render.add_argument("--format", choices=["png", "jpg"], default="png")
-    render.add_argument("--click-noise", type=float, default=0.0, metavar="PX",
-                        help="Gaussian noise added to the landmark clicks (default 0)")
+    render.add_argument(
+        "--click-noise",
+        type=float,
+        default=0.0,
+        metavar="PX",
+        help="Gaussian noise added to the landmark clicks (default 0)",
+    )
     render.set_defaults(func=_run_render)
 
     bench = bench_targets.add_parser(
         "calibration",
-        help="milliseconds to render a frame, fit and refine a calibration, detect markers, check drift",
+        help="milliseconds to render a frame, fit and refine a calibration, find markers, "
+        "check drift",
         description="Times the synthetic renderer and the calibration steps on random scenes.",
     )
     bench.add_argument("--scenes", type=int, default=4, help="scenes per size (default 4)")
@@ -91,16 +132,24 @@ def _read_image(path: Path):
     return image
 
 
-def calibrate_image(image_path: Path, clicks_path: Path | None, *, use_aruco: bool, spec_source: str | None,
-                    fit_distortion: bool = False, max_rms_px: float = 8.0, refine: bool = True):
+def calibrate_image(
+    image_path: Path,
+    clicks_path: Path | None,
+    *,
+    use_aruco: bool,
+    spec_source: str | None,
+    fit_distortion: bool = False,
+    max_rms_px: float = 8.0,
+    refine: bool = True,
+):
     """Fit and return ``(Calibration, landmark FitResult, refined FitResult or None)``.
 
     Raises :class:`CommandInputError` with the reason.
     """
-    from calibration.refine import refine_with_markings
     from calibration.calibfile import Calibration
     from calibration.fiducials import clicks_from_markers, detect_markers, fit_from_markers
     from calibration.fit import ClicksError, fit_camera, load_clicks, parse_clicks
+    from calibration.refine import refine_with_markings
     from calibration.spec import SpecError, load_spec
 
     if use_aruco == (clicks_path is not None):
@@ -120,7 +169,9 @@ def calibrate_image(image_path: Path, clicks_path: Path | None, *, use_aruco: bo
             landmarks = parse_clicks(found) if len(markers) == 16 else None
         else:
             landmarks = load_clicks(clicks_path)
-            fit = fit_camera(landmarks, spec, size, fit_distortion=fit_distortion, max_rms_px=max_rms_px)
+            fit = fit_camera(
+                landmarks, spec, size, fit_distortion=fit_distortion, max_rms_px=max_rms_px
+            )
     except ClicksError as exc:
         raise CommandInputError(str(exc)) from exc
     refined = None
@@ -128,9 +179,19 @@ def calibrate_image(image_path: Path, clicks_path: Path | None, *, use_aruco: bo
         candidate = refine_with_markings(fit, image, spec)
         refined = candidate if candidate is not fit else None
     final = refined or fit
-    spec_name = None if spec_source and ("/" in spec_source or spec_source.endswith(".toml")) else "timevectors"
-    calibration = Calibration(board="timevectors", spec=spec, camera=final.camera, rms_px=final.rms_px,
-                              spec_name=spec_name, landmarks=landmarks).with_reference(image)
+    spec_name = (
+        None
+        if spec_source and ("/" in spec_source or spec_source.endswith(".toml"))
+        else "timevectors"
+    )
+    calibration = Calibration(
+        board="timevectors",
+        spec=spec,
+        camera=final.camera,
+        rms_px=final.rms_px,
+        spec_name=spec_name,
+        landmarks=landmarks,
+    ).with_reference(image)
     return calibration, fit, refined
 
 
@@ -139,8 +200,14 @@ def _run_calibrate(args: argparse.Namespace) -> int:
 
     try:
         calibration, fit, refined = calibrate_image(
-            args.image, args.clicks, use_aruco=args.aruco, spec_source=args.spec,
-            fit_distortion=args.fit_distortion, max_rms_px=args.max_rms, refine=not args.no_refine)
+            args.image,
+            args.clicks,
+            use_aruco=args.aruco,
+            spec_source=args.spec,
+            fit_distortion=args.fit_distortion,
+            max_rms_px=args.max_rms,
+            refine=not args.no_refine,
+        )
     except CommandInputError as exc:
         return _fail(str(exc))
     try:
@@ -151,14 +218,22 @@ def _run_calibrate(args: argparse.Namespace) -> int:
     eye = camera.centre_mm()
     elevation = math.degrees(math.atan2(eye[2], math.hypot(eye[0], eye[1])))
     worst_name, worst = max(fit.per_landmark_px.items(), key=lambda kv: kv[1])
-    print(f"reprojection error {fit.rms_px:.2f} px RMS over {len(fit.per_landmark_px)} landmarks "
-          f"(worst {worst_name} {worst:.2f} px)")
+    print(
+        f"reprojection error {fit.rms_px:.2f} px RMS over {len(fit.per_landmark_px)} landmarks "
+        f"(worst {worst_name} {worst:.2f} px)"
+    )
     if refined is not None:
-        print(f"refined from {len(refined.per_landmark_px)} printed grid crossings: {refined.rms_px:.2f} px RMS")
+        print(
+            f"refined from {len(refined.per_landmark_px)} printed grid crossings: "
+            f"{refined.rms_px:.2f} px RMS"
+        )
     elif not args.no_refine:
         print("the printed grid could not refine the fit; kept the landmark fit")
-    print(f"focal length {camera.K[0, 0]:.0f} px, camera {float(sum(eye**2) ** 0.5):.0f} mm from the board, "
-          f"elevation {elevation:.0f} deg")
+    print(
+        f"focal length {camera.K[0, 0]:.0f} px, "
+        f"camera {float(sum(eye**2) ** 0.5):.0f} mm from the board, "
+        f"elevation {elevation:.0f} deg"
+    )
     print(f"wrote {args.out}")
     return 0
 
@@ -175,8 +250,15 @@ def parse_size(text: str) -> tuple[int, int]:
     return width, height
 
 
-def render_scene(seed: int, size: tuple[int, int], token_count: int, *, hand: bool, aruco: bool,
-                 click_noise_px: float) -> dict:
+def render_scene(
+    seed: int,
+    size: tuple[int, int],
+    token_count: int,
+    *,
+    hand: bool,
+    aruco: bool,
+    click_noise_px: float,
+) -> dict:
     """Render one random scene; returns the images and the ground-truth documents."""
     import numpy as np
 
@@ -191,31 +273,49 @@ def render_scene(seed: int, size: tuple[int, int], token_count: int, *, hand: bo
     points = rng.choice(256, token_count, replace=False)
     per_colour = np.repeat(np.arange(3), 35)
     colour_of = rng.permutation(per_colour)[:token_count]
-    tokens = {int(p): int(c) for p, c in zip(points, colour_of)}
+    tokens = {int(p): int(c) for p, c in zip(points, colour_of, strict=True)}
     hand_spec = None
     if hand:
         target = int(points[0]) if token_count else int(rng.integers(256))
-        hand_spec = HandSpec(target_point=target, sleeve_rgb=None if rng.random() < 0.5 else
-                             tuple(int(v) for v in rng.integers(20, 200, 3)))
-    rendered = render_timevectors(camera, spec, tokens, colours, hand=hand_spec, scene=style, seed=seed)
+        hand_spec = HandSpec(
+            target_point=target,
+            sleeve_rgb=None
+            if rng.random() < 0.5
+            else tuple(int(v) for v in rng.integers(20, 200, 3)),
+        )
+    rendered = render_timevectors(
+        camera, spec, tokens, colours, hand=hand_spec, scene=style, seed=seed
+    )
     clicks = {}
     for tier, letter in enumerate(TIER_LETTERS):
         px = camera.project(np.array([spec.landmarks(tier)[c] for c in CORNERS]))
         px = px + rng.normal(0.0, click_noise_px, px.shape) if click_noise_px > 0 else px
-        clicks[letter] = {c: [round(float(u), 2), round(float(v), 2)] for c, (u, v) in zip(CORNERS, px)}
+        clicks[letter] = {
+            c: [round(float(u), 2), round(float(v), 2)]
+            for c, (u, v) in zip(CORNERS, px, strict=True)
+        }
     truth = {
         "seed": seed,
         "size": list(size),
         "tokens": {point_name(p): c for p, c in sorted(tokens.items())},
         "colours_rgb": [list(c) for c in colours],
-        "visibility": {point_name(p): round(float(v), 4) for p, v in enumerate(rendered.visibility)},
+        "visibility": {
+            point_name(p): round(float(v), 4) for p, v in enumerate(rendered.visibility)
+        },
         "hidden": [point_name(p) for p in range(256) if rendered.visibility[p] < 0.5],
         "hand": bool(rendered.hand_mask.any()),
         "camera": camera.to_dict(),
         "scene": dataclasses.asdict(style),
     }
-    return {"image": rendered.image_bgr, "truth": truth, "clicks": clicks, "camera": camera, "style": style,
-            "colours": colours, "spec": spec}
+    return {
+        "image": rendered.image_bgr,
+        "truth": truth,
+        "clicks": clicks,
+        "camera": camera,
+        "style": style,
+        "colours": colours,
+        "spec": spec,
+    }
 
 
 def _run_render(args: argparse.Namespace) -> int:
@@ -226,7 +326,9 @@ def _run_render(args: argparse.Namespace) -> int:
     try:
         size = parse_size(args.size)
         if not 0 <= args.tokens <= MAX_TOKENS:
-            raise CommandInputError(f"--tokens must be 0..{MAX_TOKENS} (3 colours of 35), not {args.tokens}")
+            raise CommandInputError(
+                f"--tokens must be 0..{MAX_TOKENS} (3 colours of 35), not {args.tokens}"
+            )
         if args.count < 1:
             raise CommandInputError(f"--count must be at least 1, not {args.count}")
         if args.click_noise < 0:
@@ -238,8 +340,14 @@ def _run_render(args: argparse.Namespace) -> int:
     except OSError as exc:
         return _fail(f"cannot create {args.out}: {exc.strerror}")
     for seed in range(args.seed, args.seed + args.count):
-        scene = render_scene(seed, size, args.tokens, hand=args.hand, aruco=args.aruco,
-                             click_noise_px=args.click_noise)
+        scene = render_scene(
+            seed,
+            size,
+            args.tokens,
+            hand=args.hand,
+            aruco=args.aruco,
+            click_noise_px=args.click_noise,
+        )
         name = f"frame_{seed:05d}"
         image_path = args.out / f"{name}.{args.format}"
         scene["truth"]["image"] = image_path.name
@@ -248,10 +356,19 @@ def _run_render(args: argparse.Namespace) -> int:
         (args.out / f"{name}.json").write_text(json.dumps(scene["truth"], indent=1) + "\n")
         (args.out / f"{name}_clicks.json").write_text(json.dumps(scene["clicks"], indent=1) + "\n")
         if args.empty:
-            empty = render_timevectors(scene["camera"], scene["spec"], {}, scene["colours"], scene=scene["style"],
-                                       seed=seed).image_bgr
+            empty = render_timevectors(
+                scene["camera"],
+                scene["spec"],
+                {},
+                scene["colours"],
+                scene=scene["style"],
+                seed=seed,
+            ).image_bgr
             cv2.imwrite(str(args.out / f"{name}_empty.{args.format}"), empty)
-        print(f"wrote {image_path} ({args.tokens} tokens, {len(scene['truth']['hidden'])} points hidden)")
+        print(
+            f"wrote {image_path} ({args.tokens} tokens, "
+            f"{len(scene['truth']['hidden'])} points hidden)"
+        )
     return 0
 
 
@@ -277,41 +394,76 @@ def _run_bench(args: argparse.Namespace) -> int:
     spec = load_spec()
     timings: dict[str, list[float]] = {}
 
-    def timed(name: str, action):
+    def timed(name: str, action, *args, **kwargs):
         start = time.perf_counter()
-        result = action()
+        result = action(*args, **kwargs)
         timings.setdefault(name, []).append(1000 * (time.perf_counter() - start))
         return result
 
     errors = []
     for size in ((1280, 960), (1640, 1232)):
+        label = f"{size[0]}x{size[1]}"
         for seed in range(args.seed, args.seed + args.scenes):
             camera, style, colours = random_scene(seed, size)
             rng = np.random.default_rng(seed)
             tokens = {int(p): int(rng.integers(3)) for p in rng.choice(256, 60, replace=False)}
-            label = f"{size[0]}x{size[1]}"
-            empty = timed(f"render empty board {label}", lambda: render_timevectors(
-                camera, spec, {}, colours, scene=style, seed=seed).image_bgr)
-            timed(f"render 60 tokens + hand {label}", lambda: render_timevectors(
-                camera, spec, tokens, colours, scene=style, seed=seed, hand=HandSpec(target_point=next(iter(tokens)))))
-            timed(f"JPEG decode {label}", lambda: cv2.imdecode(cv2.imencode(".jpg", empty)[1], cv2.IMREAD_COLOR))
-            clicks = {t: {c: camera.project(np.array([spec.landmarks(i)[c]]))[0] + rng.normal(0, 2.0, 2)
-                          for c in CORNERS} for i, t in enumerate(TIER_LETTERS)}
-            fit = timed("fit 16 clicks", lambda: fit_camera(clicks, spec, size))
-            refined = timed(f"refine from printed grid {label}", lambda: refine_with_markings(fit, empty, spec))
+            hand = HandSpec(target_point=next(iter(tokens)))
+            empty = timed(
+                f"render empty board {label}",
+                render_timevectors,
+                camera,
+                spec,
+                {},
+                colours,
+                scene=style,
+                seed=seed,
+            ).image_bgr
+            timed(
+                f"render 60 tokens + hand {label}",
+                render_timevectors,
+                camera,
+                spec,
+                tokens,
+                colours,
+                scene=style,
+                seed=seed,
+                hand=hand,
+            )
+            encoded = cv2.imencode(".jpg", empty)[1]
+            timed(f"JPEG decode {label}", cv2.imdecode, encoded, cv2.IMREAD_COLOR)
+            clicks = {
+                t: {
+                    c: camera.project(np.array([spec.landmarks(i)[c]]))[0] + rng.normal(0, 2.0, 2)
+                    for c in CORNERS
+                }
+                for i, t in enumerate(TIER_LETTERS)
+            }
+            fit = timed("fit 16 clicks", fit_camera, clicks, spec, size)
+            refined = timed(
+                f"refine from printed grid {label}", refine_with_markings, fit, empty, spec
+            )
             centres = spec.point_centres()
-            errors.append((np.linalg.norm(fit.camera.project(centres) - camera.project(centres), axis=1).max(),
-                           np.linalg.norm(refined.camera.project(centres) - camera.project(centres), axis=1).max()))
+            truth = camera.project(centres)
+            errors.append(
+                (
+                    np.linalg.norm(fit.camera.project(centres) - truth, axis=1).max(),
+                    np.linalg.norm(refined.camera.project(centres) - truth, axis=1).max(),
+                )
+            )
             detector = DriftDetector(camera, spec, empty)
-            timed(f"drift check, steady {label}", lambda: detector.check(empty))
-            marked = render_timevectors(camera, spec, {}, colours, scene=dc.replace(style, aruco=True), seed=seed)
-            markers = timed(f"ArUco detection {label}", lambda: detect_markers(marked.image_bgr))
+            timed(f"drift check, steady {label}", detector.check, empty)
+            marked = render_timevectors(
+                camera, spec, {}, colours, scene=dc.replace(style, aruco=True), seed=seed
+            ).image_bgr
+            markers = timed(f"ArUco detection {label}", detect_markers, marked)
             if len(markers) >= 3:
-                timed("fit from markers", lambda: fit_from_markers(markers, spec, size))
+                timed("fit from markers", fit_from_markers, markers, spec, size)
     print(f"{'step':44s} {'median ms':>10s} {'max ms':>8s}")
     for name, values in timings.items():
         print(f"{name:44s} {statistics.median(values):10.1f} {max(values):8.1f}")
     before, after = np.array(errors).T
-    print(f"worst point-centre error with 2 px click noise: {np.median(before):.2f} px median scene, "
-          f"{np.median(after):.2f} px after refining from the printed grid")
+    print(
+        f"worst point-centre error with 2 px click noise: {np.median(before):.2f} px median scene, "
+        f"{np.median(after):.2f} px after refining from the printed grid"
+    )
     return 0

@@ -29,8 +29,14 @@ def _calibration() -> Calibration:
     fit = fit_camera(clicks, SPEC, camera.image_size)
     image = np.full((480, 640, 3), 120, np.uint8)
     image[100:200, 300:400] = (20, 200, 30)
-    return Calibration(board="timevectors", spec=SPEC, camera=fit.camera, rms_px=fit.rms_px,
-                       palette_rgb=((200, 30, 40), (30, 160, 60)), landmarks=fit_clicks(clicks)).with_reference(image)
+    return Calibration(
+        board="timevectors",
+        spec=SPEC,
+        camera=fit.camera,
+        rms_px=fit.rms_px,
+        palette_rgb=((200, 30, 40), (30, 160, 60)),
+        landmarks=fit_clicks(clicks),
+    ).with_reference(image)
 
 
 def fit_clicks(clicks: dict) -> dict:
@@ -43,7 +49,9 @@ def test_round_trip_keeps_everything(tmp_path) -> None:
     save_calibration(original, path)
     loaded = load_calibration(path)
     assert loaded.camera.to_dict() == original.camera.to_dict()
-    assert np.allclose(loaded.camera.project(SPEC.point_centres()), original.camera.project(SPEC.point_centres()))
+    assert np.allclose(
+        loaded.camera.project(SPEC.point_centres()), original.camera.project(SPEC.point_centres())
+    )
     assert loaded.spec == SPEC and loaded.spec_name == "timevectors"
     assert loaded.palette_rgb == original.palette_rgb
     assert loaded.landmarks == original.landmarks
@@ -58,8 +66,13 @@ def test_reference_by_path_is_resolved_next_to_the_file(tmp_path) -> None:
     import cv2
 
     cv2.imwrite(str(tmp_path / "empty.png"), np.zeros((48, 64, 3), np.uint8))
-    calibration = Calibration(board="timevectors", spec=SPEC, camera=_calibration().camera, rms_px=1.0,
-                              reference_path="empty.png")
+    calibration = Calibration(
+        board="timevectors",
+        spec=SPEC,
+        camera=_calibration().camera,
+        rms_px=1.0,
+        reference_path="empty.png",
+    )
     save_calibration(calibration, tmp_path / "c.json")
     loaded = load_calibration(tmp_path / "c.json")
     assert loaded.reference_image(tmp_path).shape == (48, 64, 3)
@@ -78,6 +91,7 @@ def _set(path: tuple, value: object):
             target = target[key]
         target[path[-1]] = value
         return doc
+
     return corrupt
 
 
@@ -85,38 +99,51 @@ def _drop(key: str):
     def corrupt(doc: dict) -> dict:
         del doc[key]
         return doc
+
     return corrupt
 
 
-@pytest.mark.parametrize("corrupt, message", [
-    (_set(("version",), 99), "version 99 is newer"),
-    (_set(("version",), "1"), "no valid 'version'"),
-    (_set(("version",), 0), "not a boardcam version"),
-    (_drop("version"), "no valid 'version'"),
-    (_set(("board",), "gryb"), "only 'timevectors'"),
-    (_drop("camera"), "camera"),
-    (_set(("camera", "K"), [[1, 0], [0, 1]]), "K must have shape"),
-    (_set(("camera", "K"), [[-5, 0, 320], [0, -5, 240], [0, 0, 1]]), "focal lengths must be positive"),
-    (_set(("camera", "K"), [[500, 0, 9000], [0, 500, 240], [0, 0, 1]]), "principal point inside"),
-    (_set(("camera", "dist"), [0.1, 0.2, 0.3]), "dist must have"),
-    (_set(("camera", "rvec"), [0, "a", 0]), "rvec must be numbers"),
-    (_set(("camera", "tvec"), [0, 0, float("nan")]), "tvec holds a value that is not a finite"),
-    (_set(("camera", "tvec"), [0, 0, -900]), "behind the camera"),
-    (_set(("camera", "image_size"), [320, 240]), "differs from the file's image_size"),
-    (_set(("image_size",), [640]), "image_size must be two positive"),
-    (_set(("reprojection_px",), -1), "non-negative"),
-    (_set(("reprojection_px",), "small"), "reprojection_px"),
-    (_set(("created",), "yesterday"), "not an ISO 8601 time"),
-    (_set(("palette_rgb",), [[300, 0, 0]]), "palette_rgb"),
-    (_set(("palette_rgb",), [[1, 2]]), "palette_rgb"),
-    (_set(("landmarks",), {"P": {}}), "calibration landmarks"),
-    (_set(("spec", "values", "tier_spacing"), -105), "physically impossible"),
-    (_set(("spec", "values", "pitch"), "25"), "must be a number"),
-    (_set(("spec", "name"), 7), "spec name"),
-    (_set(("reference_image",), {"jpeg_base64": "@@@"}), "not valid base64"),
-    (_set(("reference_image",), {"jpeg_base64": base64.b64encode(b"PNG....").decode()}), "does not hold a JPEG"),
-    (_set(("reference_image",), {"url": "http://x"}), "reference_image must be"),
-])
+@pytest.mark.parametrize(
+    "corrupt, message",
+    [
+        (_set(("version",), 99), "version 99 is newer"),
+        (_set(("version",), "1"), "no valid 'version'"),
+        (_set(("version",), 0), "not a boardcam version"),
+        (_drop("version"), "no valid 'version'"),
+        (_set(("board",), "gryb"), "only 'timevectors'"),
+        (_drop("camera"), "camera"),
+        (_set(("camera", "K"), [[1, 0], [0, 1]]), "K must have shape"),
+        (
+            _set(("camera", "K"), [[-5, 0, 320], [0, -5, 240], [0, 0, 1]]),
+            "focal lengths must be positive",
+        ),
+        (
+            _set(("camera", "K"), [[500, 0, 9000], [0, 500, 240], [0, 0, 1]]),
+            "principal point inside",
+        ),
+        (_set(("camera", "dist"), [0.1, 0.2, 0.3]), "dist must have"),
+        (_set(("camera", "rvec"), [0, "a", 0]), "rvec must be numbers"),
+        (_set(("camera", "tvec"), [0, 0, float("nan")]), "tvec holds a value that is not a finite"),
+        (_set(("camera", "tvec"), [0, 0, -900]), "behind the camera"),
+        (_set(("camera", "image_size"), [320, 240]), "differs from the file's image_size"),
+        (_set(("image_size",), [640]), "image_size must be two positive"),
+        (_set(("reprojection_px",), -1), "non-negative"),
+        (_set(("reprojection_px",), "small"), "reprojection_px"),
+        (_set(("created",), "yesterday"), "not an ISO 8601 time"),
+        (_set(("palette_rgb",), [[300, 0, 0]]), "palette_rgb"),
+        (_set(("palette_rgb",), [[1, 2]]), "palette_rgb"),
+        (_set(("landmarks",), {"P": {}}), "calibration landmarks"),
+        (_set(("spec", "values", "tier_spacing"), -105), "physically impossible"),
+        (_set(("spec", "values", "pitch"), "25"), "must be a number"),
+        (_set(("spec", "name"), 7), "spec name"),
+        (_set(("reference_image",), {"jpeg_base64": "@@@"}), "not valid base64"),
+        (
+            _set(("reference_image",), {"jpeg_base64": base64.b64encode(b"PNG....").decode()}),
+            "does not hold a JPEG",
+        ),
+        (_set(("reference_image",), {"url": "http://x"}), "reference_image must be"),
+    ],
+)
 def test_each_corruption_is_refused_with_a_clear_message(tmp_path, corrupt, message: str) -> None:
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(corrupt(_document())))
@@ -124,11 +151,14 @@ def test_each_corruption_is_refused_with_a_clear_message(tmp_path, corrupt, mess
         load_calibration(path)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("{oops", "not valid JSON"),
-    ("[1, 2]", "must hold a JSON object"),
-    ("", "not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("{oops", "not valid JSON"),
+        ("[1, 2]", "must hold a JSON object"),
+        ("", "not valid JSON"),
+    ],
+)
 def test_corrupt_json_is_refused(tmp_path, text: str, message: str) -> None:
     path = tmp_path / "bad.json"
     path.write_text(text)
@@ -150,7 +180,10 @@ def test_migrations_run_once_per_version_bump() -> None:
     old["spec"] = {"name": "timevectors", "sizes": spec_values(SPEC)}  # pretend v1 used another key
 
     def one_to_two(document: dict) -> dict:
-        document["spec"] = {"name": document["spec"]["name"], "values": document["spec"].pop("sizes")}
+        document["spec"] = {
+            "name": document["spec"]["name"],
+            "values": document["spec"].pop("sizes"),
+        }
         return document
 
     def two_to_three(document: dict) -> dict:
@@ -175,12 +208,20 @@ colour = st.tuples(*[st.integers(0, 255)] * 3)
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10_000), palette=st.none() | st.lists(colour, min_size=1, max_size=5),
-       rms=st.floats(0, 50, allow_nan=False))
+@given(
+    seed=st.integers(0, 10_000),
+    palette=st.none() | st.lists(colour, min_size=1, max_size=5),
+    rms=st.floats(0, 50, allow_nan=False),
+)
 def test_any_calibration_survives_a_round_trip(seed: int, palette, rms: float) -> None:
     camera, _, _ = random_scene(seed, size=(640, 480))
-    original = Calibration(board="timevectors", spec=SPEC, camera=camera, rms_px=rms,
-                           palette_rgb=None if palette is None else tuple(palette))
+    original = Calibration(
+        board="timevectors",
+        spec=SPEC,
+        camera=camera,
+        rms_px=rms,
+        palette_rgb=None if palette is None else tuple(palette),
+    )
     loaded = calibration_from_dict(json.loads(json.dumps(original.to_dict())))
     assert loaded.camera.to_dict() == original.camera.to_dict()
     assert loaded.palette_rgb == original.palette_rgb and loaded.rms_px == rms

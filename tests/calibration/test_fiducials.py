@@ -66,6 +66,9 @@ def test_no_markers_no_fit() -> None:
 
 def test_markers_on_one_tier_are_not_enough() -> None:
     camera, _, _ = random_scene(1)
-    markers = {marker_id(2, c): camera.project(marker_corners_mm(SPEC, 2, i)[1]) for i, c in enumerate(CORNERS)}
+    markers = {
+        marker_id(2, c): camera.project(marker_corners_mm(SPEC, 2, i)[1])
+        for i, c in enumerate(CORNERS)
+    }
     with pytest.raises(ClicksError, match="on 1 tier"):
         fit_from_markers(markers, SPEC, camera.image_size)

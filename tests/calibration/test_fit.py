@@ -38,14 +38,17 @@ def test_noisy_clicks_give_point_centres_within_a_few_pixels(seed: int) -> None:
     camera, _, _ = random_scene(seed, size=SIZE)
     result = fit_camera(true_clicks(camera, noise_px=1.5, seed=seed), SPEC, SIZE)
     assert 0.5 < result.rms_px < 4.0  # the noise shows in the reported error
-    assert set(result.per_landmark_px) == {f"{t}.{c}" for t in "PQRS" for c in ("NW", "NE", "SE", "SW")}
+    assert set(result.per_landmark_px) == {
+        f"{t}.{c}" for t in "PQRS" for c in ("NW", "NE", "SE", "SW")
+    }
     assert _point_error(result.camera, camera).max() < 4.0
 
 
 def test_distortion_can_be_fitted() -> None:
     camera, _, _ = random_scene(5, size=SIZE)
-    distorted = CameraModel(K=camera.K, dist=[-0.08, 0, 0, 0, 0], rvec=camera.rvec, tvec=camera.tvec,
-                            image_size=SIZE)
+    distorted = CameraModel(
+        K=camera.K, dist=[-0.08, 0, 0, 0, 0], rvec=camera.rvec, tvec=camera.tvec, image_size=SIZE
+    )
     plain = fit_camera(true_clicks(distorted), SPEC, SIZE, max_rms_px=50)
     with_k1 = fit_camera(true_clicks(distorted), SPEC, SIZE, fit_distortion=True)
     assert with_k1.rms_px < 0.5 < plain.rms_px
@@ -98,33 +101,48 @@ def _reversed_tiers(clicks: dict) -> dict:
     return {"P": clicks["S"], "Q": clicks["R"], "R": clicks["Q"], "S": clicks["P"]}
 
 
-@pytest.mark.parametrize("make_bad, message", [
-    (lambda c: _without(c, "R"), "tier R is missing"),
-    (_twice, "tiers Q and R have the same corners"),
-    (lambda c: _swap(c, "P", "NW", "NE"), "tier P: the corners cross over"),
-    (lambda c: _swap(c, "Q", "NE", "SE"), "tier Q: the corners cross over"),
-    (lambda c: _swap(c, "R", "NW", "SE"), "tier R: corners go anticlockwise"),
-    (lambda c: _swap(_swap(c, "P", "NW", "NE"), "P", "SE", "SW"), "tier P: corners go anticlockwise"),
-    (lambda c: _rotate(c, "S"), "tier S: its corners are rotated"),
-    (_off_image, r"S.NE \(1400.0, 20.0\) is off the 1280x960 image"),
-    (_shifted, "reprojection error .* too large .* worst: Q.SE"),
-    (_reversed_tiers, "too large|below the top tier"),
-])
+@pytest.mark.parametrize(
+    "make_bad, message",
+    [
+        (lambda c: _without(c, "R"), "tier R is missing"),
+        (_twice, "tiers Q and R have the same corners"),
+        (lambda c: _swap(c, "P", "NW", "NE"), "tier P: the corners cross over"),
+        (lambda c: _swap(c, "Q", "NE", "SE"), "tier Q: the corners cross over"),
+        (lambda c: _swap(c, "R", "NW", "SE"), "tier R: corners go anticlockwise"),
+        (
+            lambda c: _swap(_swap(c, "P", "NW", "NE"), "P", "SE", "SW"),
+            "tier P: corners go anticlockwise",
+        ),
+        (lambda c: _rotate(c, "S"), "tier S: its corners are rotated"),
+        (_off_image, r"S.NE \(1400.0, 20.0\) is off the 1280x960 image"),
+        (_shifted, "reprojection error .* too large .* worst: Q.SE"),
+        (_reversed_tiers, "too large|below the top tier"),
+    ],
+)
 def test_bad_clicks_are_refused_with_the_reason(make_bad, message: str) -> None:
     with pytest.raises(ClicksError, match=message):
         fit_camera(make_bad(_good()), SPEC, SIZE)
 
 
-@pytest.mark.parametrize("data, message", [
-    ([1, 2], "clicks must be an object"),
-    ({"P": {}, "Q": {}, "R": {}, "S": {}, "T": {}}, "unknown tier"),
-    ({"P": [1, 2]}, "tier P must map"),
-    ({"P": {"NW": [1, 2], "NE": [1, 2], "SE": [1, 2]}}, "tier P is missing corner SW"),
-    ({"P": {"NW": [1, 2], "NE": [1, 2], "SE": [1, 2], "SW": [1, 2], "C": [0, 0]}}, "unknown corner"),
-    ({"P": {"NW": [1, "x"], "NE": [1, 2], "SE": [1, 2], "SW": [1, 2]}}, r"P.NW must be two finite numbers"),
-    ({"P": {"NW": [1, float("nan")], "NE": [1, 2], "SE": [1, 2], "SW": [1, 2]}}, "finite"),
-    ({"P": {"NW": [1, 2, 3], "NE": [1, 2], "SE": [1, 2], "SW": [1, 2]}}, "two finite numbers"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ([1, 2], "clicks must be an object"),
+        ({"P": {}, "Q": {}, "R": {}, "S": {}, "T": {}}, "unknown tier"),
+        ({"P": [1, 2]}, "tier P must map"),
+        ({"P": {"NW": [1, 2], "NE": [1, 2], "SE": [1, 2]}}, "tier P is missing corner SW"),
+        (
+            {"P": {"NW": [1, 2], "NE": [1, 2], "SE": [1, 2], "SW": [1, 2], "C": [0, 0]}},
+            "unknown corner",
+        ),
+        (
+            {"P": {"NW": [1, "x"], "NE": [1, 2], "SE": [1, 2], "SW": [1, 2]}},
+            r"P.NW must be two finite numbers",
+        ),
+        ({"P": {"NW": [1, float("nan")], "NE": [1, 2], "SE": [1, 2], "SW": [1, 2]}}, "finite"),
+        ({"P": {"NW": [1, 2, 3], "NE": [1, 2], "SE": [1, 2], "SW": [1, 2]}}, "two finite numbers"),
+    ],
+)
 def test_malformed_clicks_are_refused(data: object, message: str) -> None:
     with pytest.raises(ClicksError, match=message):
         parse_clicks(data)

@@ -17,15 +17,43 @@ from rules.timevectors.points import parse_point
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
     out = tmp_path_factory.mktemp("render")
-    assert main(["render", "--out", str(out), "--seed", "4", "--count", "2", "--tokens", "30",
-                 "--size", "800x600", "--empty", "--click-noise", "1.0", "--hand"]) == 0
+    assert (
+        main(
+            [
+                "render",
+                "--out",
+                str(out),
+                "--seed",
+                "4",
+                "--count",
+                "2",
+                "--tokens",
+                "30",
+                "--size",
+                "800x600",
+                "--empty",
+                "--click-noise",
+                "1.0",
+                "--hand",
+            ]
+        )
+        == 0
+    )
     return out
 
 
 def test_render_writes_frames_with_ground_truth(rendered, capsys) -> None:
     names = sorted(p.name for p in rendered.iterdir())
-    assert names == ["frame_00004.json", "frame_00004.png", "frame_00004_clicks.json", "frame_00004_empty.png",
-                     "frame_00005.json", "frame_00005.png", "frame_00005_clicks.json", "frame_00005_empty.png"]
+    assert names == [
+        "frame_00004.json",
+        "frame_00004.png",
+        "frame_00004_clicks.json",
+        "frame_00004_empty.png",
+        "frame_00005.json",
+        "frame_00005.png",
+        "frame_00005_clicks.json",
+        "frame_00005_empty.png",
+    ]
     truth = json.loads((rendered / "frame_00004.json").read_text())
     assert truth["image"] == "frame_00004.png" and truth["size"] == [800, 600]
     assert len(truth["tokens"]) == 30 and all(parse_point(name) >= 0 for name in truth["tokens"])
@@ -39,8 +67,19 @@ def test_render_writes_frames_with_ground_truth(rendered, capsys) -> None:
 
 def test_calibrate_from_rendered_clicks(rendered, tmp_path, capsys) -> None:
     out = tmp_path / "calib.json"
-    status = main(["calibrate", "--board", "timevectors", "--image", str(rendered / "frame_00004_empty.png"),
-                   "--clicks", str(rendered / "frame_00004_clicks.json"), "--out", str(out)])
+    status = main(
+        [
+            "calibrate",
+            "--board",
+            "timevectors",
+            "--image",
+            str(rendered / "frame_00004_empty.png"),
+            "--clicks",
+            str(rendered / "frame_00004_clicks.json"),
+            "--out",
+            str(out),
+        ]
+    )
     printed = capsys.readouterr().out
     assert status == 0
     assert "reprojection error" in printed and "px RMS over 16 landmarks" in printed
@@ -49,7 +88,10 @@ def test_calibrate_from_rendered_clicks(rendered, tmp_path, capsys) -> None:
     calibration = load_calibration(out)
     truth = CameraModel.from_dict(json.loads((rendered / "frame_00004.json").read_text())["camera"])
     centres = load_spec().point_centres()
-    assert np.linalg.norm(calibration.camera.project(centres) - truth.project(centres), axis=1).max() < 3
+    assert (
+        np.linalg.norm(calibration.camera.project(centres) - truth.project(centres), axis=1).max()
+        < 3
+    )
     assert calibration.reference_image().shape[1] == 640  # the empty board, downscaled
 
 
@@ -57,16 +99,34 @@ def test_calibrate_with_aruco_markers(tmp_path, capsys) -> None:
     frames = tmp_path / "frames"
     assert main(["render", "--out", str(frames), "--seed", "7", "--tokens", "0", "--aruco"]) == 0
     out = tmp_path / "calib.json"
-    assert main(["calibrate", "--image", str(frames / "frame_00007.png"), "--aruco", "--out", str(out)]) == 0
+    assert (
+        main(
+            ["calibrate", "--image", str(frames / "frame_00007.png"), "--aruco", "--out", str(out)]
+        )
+        == 0
+    )
     assert "landmarks" in capsys.readouterr().out
     truth = CameraModel.from_dict(json.loads((frames / "frame_00007.json").read_text())["camera"])
     centres = load_spec().point_centres()
-    assert np.linalg.norm(load_calibration(out).camera.project(centres) - truth.project(centres), axis=1).max() < 2
+    assert (
+        np.linalg.norm(
+            load_calibration(out).camera.project(centres) - truth.project(centres), axis=1
+        ).max()
+        < 2
+    )
 
 
 def _calibrate(rendered, tmp_path, *extra: str) -> int:
-    return main(["calibrate", "--image", str(rendered / "frame_00005_empty.png"), "--out",
-                 str(tmp_path / "c.json"), *extra])
+    return main(
+        [
+            "calibrate",
+            "--image",
+            str(rendered / "frame_00005_empty.png"),
+            "--out",
+            str(tmp_path / "c.json"),
+            *extra,
+        ]
+    )
 
 
 def test_bad_clicks_exit_2_with_the_reason(rendered, tmp_path, capsys) -> None:
@@ -79,15 +139,24 @@ def test_bad_clicks_exit_2_with_the_reason(rendered, tmp_path, capsys) -> None:
     assert not (tmp_path / "c.json").exists()
 
 
-@pytest.mark.parametrize("setup, message", [
-    (lambda d: ["--clicks", str(d / "nothing.json")], "cannot read clicks file"),
-    (lambda d: ["--clicks", str(_write(d / "x.json", "{broken"))], "not valid JSON"),
-    (lambda d: [], "either --clicks"),
-    (lambda d: ["--aruco"], "found 0 corner marker"),
-    (lambda d: ["--aruco", "--clicks", str(d / "x.json")], "either --clicks"),
-    (lambda d: ["--aruco", "--spec", str(_write(d / "s.toml", "version = 1\nboard = 'gryb'\n"))],
-     "spec is for board 'gryb'"),
-])
+@pytest.mark.parametrize(
+    "setup, message",
+    [
+        (lambda d: ["--clicks", str(d / "nothing.json")], "cannot read clicks file"),
+        (lambda d: ["--clicks", str(_write(d / "x.json", "{broken"))], "not valid JSON"),
+        (lambda d: [], "either --clicks"),
+        (lambda d: ["--aruco"], "found 0 corner marker"),
+        (lambda d: ["--aruco", "--clicks", str(d / "x.json")], "either --clicks"),
+        (
+            lambda d: [
+                "--aruco",
+                "--spec",
+                str(_write(d / "s.toml", "version = 1\nboard = 'gryb'\n")),
+            ],
+            "spec is for board 'gryb'",
+        ),
+    ],
+)
 def test_calibrate_input_errors(rendered, tmp_path, capsys, setup, message: str) -> None:
     assert _calibrate(rendered, tmp_path, *setup(tmp_path)) == 2
     assert message in capsys.readouterr().err
@@ -95,18 +164,33 @@ def test_calibrate_input_errors(rendered, tmp_path, capsys, setup, message: str)
 
 def test_unreadable_image_is_refused(tmp_path, capsys) -> None:
     (tmp_path / "clicks.json").write_text("{}")
-    assert main(["calibrate", "--image", str(tmp_path / "none.png"), "--clicks", str(tmp_path / "clicks.json"),
-                 "--out", str(tmp_path / "c.json")]) == 2
+    assert (
+        main(
+            [
+                "calibrate",
+                "--image",
+                str(tmp_path / "none.png"),
+                "--clicks",
+                str(tmp_path / "clicks.json"),
+                "--out",
+                str(tmp_path / "c.json"),
+            ]
+        )
+        == 2
+    )
     assert "cannot read image" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--size", "big"], "not WIDTHxHEIGHT"),
-    (["--size", "20x10"], "out of range"),
-    (["--tokens", "106"], "--tokens must be 0..105"),
-    (["--count", "0"], "--count must be at least 1"),
-    (["--click-noise", "-1"], "cannot be negative"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--size", "big"], "not WIDTHxHEIGHT"),
+        (["--size", "20x10"], "out of range"),
+        (["--tokens", "106"], "--tokens must be 0..105"),
+        (["--count", "0"], "--count must be at least 1"),
+        (["--click-noise", "-1"], "cannot be negative"),
+    ],
+)
 def test_render_input_errors(tmp_path, capsys, args: list[str], message: str) -> None:
     assert main(["render", "--out", str(tmp_path / "o"), *args]) == 2
     assert message in capsys.readouterr().err

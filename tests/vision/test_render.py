@@ -14,11 +14,14 @@ from vision.render import HandSpec, SceneStyle, random_scene, render_timevectors
 SPEC = load_spec("timevectors")
 COLOURS = [(200, 30, 40), (40, 150, 60), (30, 70, 190)]
 # No camera defects, glare or shadows: colours at token tops are only shaded by the light.
-PLAIN = SceneStyle(noise_sigma=0.0, blur_sigma=0.0, vignette=0.0, gradient=0.0, reflection=0.0,
-                   shadow_strength=0.0)
+PLAIN = SceneStyle(
+    noise_sigma=0.0, blur_sigma=0.0, vignette=0.0, gradient=0.0, reflection=0.0, shadow_strength=0.0
+)
 
 
-def _camera(elevation: float = 45.0, azimuth: float = 20.0, size: tuple[int, int] = (960, 720)) -> CameraModel:
+def _camera(
+    elevation: float = 45.0, azimuth: float = 20.0, size: tuple[int, int] = (960, 720)
+) -> CameraModel:
     return CameraModel.looking_at((0.0, 0.0, 150.0), 1100.0, elevation, azimuth, size)
 
 
@@ -27,8 +30,9 @@ def _disc_mask(camera: CameraModel, point: int) -> np.ndarray:
     angles = np.linspace(0, 2 * np.pi, 48, endpoint=False)
     cx, cy, cz = SPEC.point_centre(point)
     r = SPEC.token_diameter / 2
-    ring = np.column_stack([cx + r * np.cos(angles), cy + r * np.sin(angles),
-                            np.full(48, cz + SPEC.token_height)])
+    ring = np.column_stack(
+        [cx + r * np.cos(angles), cy + r * np.sin(angles), np.full(48, cz + SPEC.token_height)]
+    )
     mask = np.zeros(camera.image_size[::-1], np.uint8)
     cv2.fillConvexPoly(mask, np.round(camera.project(ring)).astype(np.int32), 1)
     return mask.astype(bool)
@@ -39,8 +43,10 @@ def _best_stacked_pair(camera: CameraModel) -> tuple[int, int, float]:
     centres = camera.project(SPEC.point_centres() + [0, 0, SPEC.token_height])
     lower_points = [p for p in range(256) if p // 16 % 4 == 0]
     upper_points = [p for p in range(256) if p // 16 % 4 == 1]
-    lower, upper = min(((a, b) for a in lower_points for b in upper_points),
-                       key=lambda ab: np.linalg.norm(centres[ab[0]] - centres[ab[1]]))
+    lower, upper = min(
+        ((a, b) for a in lower_points for b in upper_points),
+        key=lambda ab: np.linalg.norm(centres[ab[0]] - centres[ab[1]]),
+    )
     below = _disc_mask(camera, lower)
     return lower, upper, float((_disc_mask(camera, upper) & below).sum() / below.sum())
 
@@ -106,8 +112,14 @@ def test_visible_token_centre_lands_on_its_own_pixels_in_its_colour(seed: int) -
 def test_hand_hides_what_it_covers() -> None:
     camera = _camera()
     target = parse_point("C3R")
-    rendered = render_timevectors(camera, SPEC, {target: 0}, COLOURS, scene=PLAIN,
-                                  hand=HandSpec(target_point=target, edge="bottom"))
+    rendered = render_timevectors(
+        camera,
+        SPEC,
+        {target: 0},
+        COLOURS,
+        scene=PLAIN,
+        hand=HandSpec(target_point=target, edge="bottom"),
+    )
     assert rendered.hand_mask.sum() > 5000
     for point in range(256):
         disc = _disc_mask(camera, point)
@@ -121,7 +133,9 @@ def test_same_seed_same_image_and_styles_change_the_image() -> None:
     first = render_timevectors(camera, SPEC, tokens, COLOURS, seed=4)
     again = render_timevectors(camera, SPEC, tokens, COLOURS, seed=4)
     assert np.array_equal(first.image_bgr, again.image_bgr)
-    jpeg = render_timevectors(camera, SPEC, tokens, COLOURS, seed=4, scene=SceneStyle(jpeg_quality=40))
+    jpeg = render_timevectors(
+        camera, SPEC, tokens, COLOURS, seed=4, scene=SceneStyle(jpeg_quality=40)
+    )
     assert not np.array_equal(first.image_bgr, jpeg.image_bgr)
 
 
@@ -137,7 +151,9 @@ def test_random_scenes_keep_every_landmark_in_frame_and_camera_in_range() -> Non
         assert (px >= 0).all() and (px[:, 0] < 1280).all() and (px[:, 1] < 960).all()
 
 
-@pytest.mark.parametrize("tokens, message", [({256: 0}, "points are 0..255"), ({3: 3}, "only 3 colours")])
+@pytest.mark.parametrize(
+    "tokens, message", [({256: 0}, "points are 0..255"), ({3: 3}, "only 3 colours")]
+)
 def test_bad_tokens_are_refused(tokens: dict[int, int], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         render_timevectors(_camera(), SPEC, tokens, COLOURS)
