@@ -162,6 +162,10 @@ class Rules(ABC):
         """Kind-specific parts of the state (dice, scores, turn progress)."""
         return {}
 
+    def scored(self, game: Game[Any]) -> list[dict[str, Any]]:
+        """Everything scored so far that does not end the game (GRYBs), oldest first."""
+        return []
+
     def winner_name(self, outcome: Outcome) -> str | None:
         return None if outcome.winner is None else self.side_names[outcome.winner]
 
@@ -427,6 +431,10 @@ class GrybRules(Rules):
 
     def lines(self, outcome: Outcome) -> list[list[str]]:
         return [[node_name(n) for n in line] for line in outcome.lines]
+
+    def scored(self, game: Game[Any]) -> list[dict[str, Any]]:
+        assert isinstance(game, GrybGame)
+        return [gryb.to_dict() for gryb in game.state.grybs]
 
 
 def _nodes(value: Any) -> tuple[str, ...]:
@@ -744,7 +752,7 @@ class Tabletop:
                     move = game.roll()
                 except IllegalMoveError as exc:
                     self._refuse(table, "roll", [str(exc)])
-                self._record(table, table.rules.describe(game, move), player)
+                self._record(table, table.rules.describe(game, move), player, len(table.rules.scored(game)))
         return self.state(table_id)
 
     def undo(self, table_id: str) -> dict[str, Any]:
@@ -774,22 +782,29 @@ class Tabletop:
         """Play ``move`` or refuse it with the engine's reason (the engine's push changes nothing then)."""
         rules, game = table.rules, table.game
         player = rules.to_move(game)
+        scored_before = len(rules.scored(game))
         try:
             prepared = rules.prepare(game, move)
             facts = rules.describe(game, prepared)
             game.push(prepared)
         except IllegalMoveError as exc:
             self._refuse(table, written, [str(exc)])
-        self._record(table, facts, player)
+        self._record(table, facts, player, scored_before)
 
-    def _record(self, table: Table, facts: dict[str, Any], player: int) -> None:
-        """Keep a move just pushed, save the game, then announce the move and any result."""
+    def _record(self, table: Table, facts: dict[str, Any], player: int, scored_before: int) -> None:
+        """Keep a move just pushed, save the game, then announce the move and any result.
+
+        What the move scored (a GRYB in a game that goes on) rides on the move record as ``scored``.
+        """
         rules, game = table.rules, table.game
         table.notations.append(facts["notation"])
         table.last_move = {**facts, "player": player, "player_name": rules.side_names[player]}
         self._save(table)
-        events = [Event(MOVE, {"game": rules.kind, **_move_data(facts), "color": player,
-                               "player": rules.side_names[player]}, game_id=table.id)]
+        data = {"game": rules.kind, **_move_data(facts), "color": player, "player": rules.side_names[player]}
+        scored = rules.scored(game)[scored_before:]
+        if scored:
+            data["scored"] = scored
+        events = [Event(MOVE, data, game_id=table.id)]
         outcome = game.outcome()
         if outcome is not None:
             data = {"game": rules.kind, "reason": outcome.reason}

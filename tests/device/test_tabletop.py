@@ -213,6 +213,21 @@ class TestGryb:
         assert state["board"]["tokens"] == {face: 0}
         assert state["to_move"] == 1
 
+    def test_a_gryb_in_a_game_that_goes_on_is_announced_with_the_move(self, tabletop):
+        state = tabletop.new_game("gryb:25-mens-gryb")
+        client, _ = tabletop.subscribe()
+        for move in ("+G", "+GG", "+R", "+GR", "+Y", "+GY", "+B"):
+            state = tabletop.play(state["id"], notation=move)
+        moves = [r for r in drain(client) if r["type"] == "move"]
+        assert [r.get("scored") for r in moves[:-1]] == [None] * 6
+        assert moves[-1]["scored"] == [
+            {"quadrangle": "0", "nodes": ["G", "R", "Y", "B"], "colour": 0, "level": 1, "points": 1, "pieces": 1}
+        ]
+        # The GRYB lets player 1 take one of player 2's rings off: tapping it offers exactly that.
+        assert state["result"] == "ongoing" and state["to_move"] == 0
+        assert state["movable"] == ["GG", "GR", "GY"]
+        assert [m["notation"] for m in tabletop.legal_from(state["id"], "GR")] == ["x[GR]"]
+
     def test_a_physical_die_face_can_be_entered(self, tabletop):
         state = tabletop.new_game("gryb:ez-gryb")
         state = tabletop.roll(state["id"], "Y")

@@ -186,3 +186,27 @@ def test_gryb_view_draws_the_bandanna_the_camera_reads(desktop_page, tabletop_se
     shot(page, "gryb-camera-desktop")
     page.locator("#camera-toggle").uncheck()
     page.wait_for_selector("circle[data-ring]", state="detached")
+
+
+def test_gryb_scored_in_25_mens_gryb_then_a_ring_removed_by_tapping(phone_page, tabletop_server, page_errors):
+    page = phone_page
+    table = service(tabletop_server)
+    game = table.new_game("gryb:25-mens-gryb")
+    for move in ("+G", "+GG", "+R", "+GR", "+Y", "+GY"):
+        table.play(game["id"], notation=move)
+    login(page, tabletop_server)
+    open_game(page, tabletop_server, "gryb", page_errors)
+    page.wait_for_selector("body[data-moves='6']")
+    tap(page, "[data-hit='B']")  # the only move there: placed at once, completing the top quadrangle
+    page.wait_for_selector("body[data-moves='7']")
+    page.wait_for_selector("polygon[data-gryb-made='0']")
+    toast = page.locator("#toast")
+    toast.wait_for(state="visible")
+    assert "Player 1 scored a GRYB under 0" in toast.inner_text()
+    movable = page.locator("[data-movable]").evaluate_all("els => els.map(e => e.dataset.movable).sort()")
+    assert movable == ["GG", "GR", "GY"]
+    shot(page, "gryb-phone-scored")
+    tap(page, "[data-hit='GR']")  # take one of player 2's rings off
+    page.wait_for_selector("body[data-moves='8']")
+    assert page.locator("circle[data-ring='GR']").count() == 0
+    assert table.state(game["id"])["moves"][-1] == "x[GR]"

@@ -14,6 +14,7 @@ const $ = (id) => document.getElementById(id);
 //   destination(move, location) -> where the move goes as the board names it (null: no place to tap),
 //   newGame(form) -> {kind, options},
 //   renderExtra(state, page) (optional), describeMove(move) -> text (optional),
+//   onRecord(record, page) (optional: a game's own reaction to a live event record),
 //   legend(state) -> [[css, label]]
 // }
 export function startTabletop(config) {
@@ -110,6 +111,7 @@ export class TabletopPage {
     } else if (record.type === "move" || record.type === "undo" || record.type === "game_started") {
       this.alert = null;
     }
+    if (this.config.onRecord) this.config.onRecord(record, this);
     this.renderAlert();
   }
 

@@ -4,6 +4,7 @@ import { startTabletop } from "./tabletop_common.js";
 import { GrybBoard, RING_COLOURS } from "./boards/gryb.js";
 import { getJSON } from "./api.js";
 import { toast } from "./ui.js";
+import { ring } from "./alerts.js";
 
 const $ = (id) => document.getElementById(id);
 const DIE_NAMES = { colour: "four-colour die", node: "GRYB Dice II (any node)", leaf: "fourth-level die" };
@@ -83,6 +84,15 @@ const page = startTabletop({
   },
   describeMove: (move) => (move.kind === "move" && move.from.length > 1 ? `moves ${move.from.length} rings together` : ""),
   renderExtra,
+  // A GRYB scored in a game that goes on (25 Men's GRYB, Square Deal): chime and say where.
+  onRecord: (record, current) => {
+    for (const gryb of record.type === "move" ? record.scored || [] : []) {
+      const who = playerName(current.state, gryb.colour);
+      const text = { title: `${who} scored a GRYB`, detail: `under ${gryb.quadrangle} (level ${gryb.level})` };
+      ring({ type: "win" }, text);
+      toast(`${text.title} ${text.detail}`, { ms: 4000 });
+    }
+  },
   legend: () => [[RING_COLOURS[0], "Player 1 rings"], [RING_COLOURS[1], "Player 2 rings"]],
   newGame: (form) => ({ kind: `gryb:${form.elements.variant.value}`, options: {} }),
 });

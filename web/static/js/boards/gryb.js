@@ -95,6 +95,15 @@ export class GrybBoard {
       if (points.length > 2) points.push(points[0]);
       el("polyline", { class: "vector-halo", points: points.map((p) => p.join(",")).join(" "), "data-gryb": line.join(" ") }, layer);
     }
+    // GRYBs standing on the board: their quadrangle outlined in the owner's ring colour.
+    for (const gryb of (view.state && view.state.grybs) || []) {
+      if (!gryb.nodes.every((node) => tokens[node] === gryb.colour)) continue;
+      el("polygon", {
+        points: gryb.nodes.map((node) => at(node).join(",")).join(" "), fill: "none",
+        stroke: colours[gryb.colour] || "#fff", "stroke-width": 4, opacity: 0.9, "pointer-events": "none",
+        "data-gryb-made": gryb.quadrangle,
+      }, layer);
+    }
     for (const [name, colour] of Object.entries(tokens)) {
       const c = at(name);
       if (!c) continue;
