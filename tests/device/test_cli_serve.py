@@ -135,25 +135,60 @@ def get_json(url: str):
         return json.loads(response.read())
 
 
-def test_serve_runs_a_real_server_until_sigterm(tmp_path):
+def serve(tmp_path: Path, *options: str) -> tuple[subprocess.Popen, int]:
     port = free_port()
-    data = tmp_path / "data"
     process = subprocess.Popen(
-        [sys.executable, "-m", "device.cli", "serve", "--source", f"folder:{frames_dir(tmp_path)}",
-         "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data), "--pin", "2468"],
+        [sys.executable, "-m", "device.cli", "serve", *options, "--host", "127.0.0.1", "--port", str(port),
+         "--data-dir", str(tmp_path / "data"), "--pin", "2468"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
+    return process, port
+
+
+def wait_for_state(process: subprocess.Popen, port: int, ready=lambda state: True, timeout: float = 30.0) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            state = get_json(f"http://127.0.0.1:{port}/api/state")
+            if ready(state):
+                return state
+        except OSError:
+            assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the server did not get ready in time"
+        time.sleep(0.2)
+
+
+def stop(process: subprocess.Popen) -> tuple[str, str]:
+    process.send_signal(signal.SIGTERM)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                state = get_json(f"http://127.0.0.1:{port}/api/state")
-                break
-            except OSError:
-                assert process.poll() is None, process.communicate()
-                assert time.monotonic() < deadline
-                time.sleep(0.2)
+        return process.communicate(timeout=15)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+
+def test_serve_without_a_camera_shows_the_demo_within_seconds(tmp_path):
+    started = time.monotonic()
+    process, port = serve(tmp_path)
+    try:
+        state = wait_for_state(process, port, lambda s: s["camera"]["status"] == "demo")
+        ready = time.monotonic() - started
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/snapshot.jpg", timeout=5) as response:
+            assert response.read(2) == b"\xff\xd8"
+    finally:
+        stdout, stderr = stop(process)
+    assert process.returncode == 0, stderr
+    assert state["calibration"]["loaded"] is True and state["board"] == "timevectors"
+    assert ready < 20, f"the demo took {ready:.1f} s to show"
+    assert "calibration: the demo camera" in stdout
+
+
+def test_serve_runs_a_real_server_until_sigterm(tmp_path):
+    process, port = serve(tmp_path, "--source", f"folder:{frames_dir(tmp_path)}")
+    try:
+        state = wait_for_state(process, port)
         assert state["board"] == "timevectors" and state["calibration"] == {"loaded": False}
         games = get_json(f"http://127.0.0.1:{port}/api/games")
         assert games[0]["id"] == state["game_id"]
@@ -162,12 +197,8 @@ def test_serve_runs_a_real_server_until_sigterm(tmp_path):
         with zipfile.ZipFile(out) as archive:
             assert "state.json" in archive.namelist()
             assert any(name.startswith("frames/") for name in archive.namelist())
-        process.send_signal(signal.SIGTERM)
-        stdout, stderr = process.communicate(timeout=15)
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
+        stdout, stderr = stop(process)
     assert process.returncode == 0, stderr
     assert f"http://127.0.0.1:{port}/" in stdout and "PIN for control actions: 2468" in stdout
     assert "\u2588" in stdout  # the QR code's blocks
