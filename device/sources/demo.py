@@ -67,17 +67,38 @@ class ShotRenderer:
         self.seed = seed
         self.jpeg_quality = jpeg_quality
         self._cache: dict[tuple[Board, int | None], bytes] = {}
-        self._lock = threading.Lock()
+        self._view_locks: dict[tuple[Board, int | None], threading.Lock] = {}
+        self._lock = threading.Lock()  # guards the two dicts; a view renders under its own lock
 
     def encoded(self, shot: Shot) -> bytes:
-        """The JPEG bytes of ``shot``'s view (rendered on first use)."""
+        """The JPEG bytes of ``shot``'s view (rendered on first use, once even across threads)."""
         key = (shot.board, shot.hand_at)
         with self._lock:
             data = self._cache.get(key)
+            if data is not None:
+                return data
+            view_lock = self._view_locks.setdefault(key, threading.Lock())
+        with view_lock:
+            with self._lock:
+                data = self._cache.get(key)
             if data is None:
                 data = self._render(shot)
-                self._cache[key] = data
+                with self._lock:
+                    self._cache[key] = data
         return data
+
+    def prerender(self, shots: Sequence[Shot], stop: threading.Event) -> None:
+        """Render every view of ``shots`` in order of first use, until ``stop`` is set."""
+        for shot in shots:
+            if stop.is_set():
+                return
+            self.encoded(shot)
+
+    @property
+    def cached_views(self) -> int:
+        """How many distinct views have been rendered so far."""
+        with self._lock:
+            return len(self._cache)
 
     def image(self, shot: Shot) -> np.ndarray:
         """``shot``'s view as a BGR image."""
@@ -147,6 +168,8 @@ class DemoSource(FrameSource):
         self._seq = 0
         self._next_time = 0.0
         self._started = False
+        self._warmer: threading.Thread | None = None
+        self._stop_warming = threading.Event()
 
     @property
     def palette(self) -> list[RGB]:
@@ -173,9 +196,20 @@ class DemoSource(FrameSource):
         return calibration.with_reference(reference, max_width=reference.shape[1], quality=95)
 
     def start(self) -> None:
+        """Start playing; at a real frame rate, render the script's views ahead in the background
+        so that the first loop does not stall on each new view."""
         self._index = 0
         self._next_time = time.monotonic()
         self._started = True
+        if self.fps > 0 and self._warmer is None:
+            self._stop_warming.clear()
+            self._warmer = threading.Thread(
+                target=self.renderer.prerender,
+                args=(self._timeline, self._stop_warming),
+                name="demo-prerender",
+                daemon=True,
+            )
+            self._warmer.start()
 
     def read(self, timeout: float = 1.0) -> Frame | None:
         if not self._started:
@@ -199,6 +233,10 @@ class DemoSource(FrameSource):
 
     def stop(self) -> None:
         self._started = False
+        self._stop_warming.set()
+        if self._warmer is not None:
+            self._warmer.join(timeout=5.0)  # at most one render in progress
+            self._warmer = None
 
     @property
     def is_exhausted(self) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from itertools import pairwise
 
@@ -87,7 +88,7 @@ class TestDemoSource:
         assert frames[0].image.shape == (SMALL[1], SMALL[0], 3)
         assert np.array_equal(frames[0].image, frames[1].image)  # the same view: the same frame
         assert not np.array_equal(frames[1].image, frames[2].image)  # the hand comes in
-        assert len(source.renderer._cache) == len(distinct_views(shots)) == 4
+        assert source.renderer.cached_views == len(distinct_views(shots)) == 4
 
     def test_loops(self) -> None:
         shots = (Shot(board=(), frames=2),)
@@ -108,6 +109,33 @@ class TestDemoSource:
             time.monotonic() - started >= 3 / 20 - 0.01
         )  # the first may come at once after the render
         source.stop()
+
+    def test_renders_views_ahead_when_playing_in_real_time(self) -> None:
+        shots = Script(hand_frames=1, still_frames=1).still(1).place(("A1P", 0), ("B1P", 1)).shots
+        source = DemoSource(fps=2, size=SMALL, shots=shots)
+        source.start()
+        deadline = time.monotonic() + 30
+        while (
+            source.renderer.cached_views < len(distinct_views(shots))
+            and time.monotonic() < deadline
+        ):
+            time.sleep(0.05)
+        assert source.renderer.cached_views == len(distinct_views(shots)) == 6
+        source.stop()
+        assert not any(t.name == "demo-prerender" for t in threading.enumerate())
+
+    def test_one_view_is_rendered_once_across_threads(self, monkeypatch) -> None:
+        renderer = DemoSource(fps=0, size=SMALL).renderer
+        calls = []
+        original = renderer._render
+        monkeypatch.setattr(renderer, "_render", lambda shot: calls.append(shot) or original(shot))
+        shot = Shot(board=freeze({parse_point("C3R"): 1}))
+        threads = [threading.Thread(target=renderer.encoded, args=(shot,)) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert len(calls) == 1 and renderer.cached_views == 1
 
     def test_read_before_start_is_an_error(self) -> None:
         source = DemoSource(fps=0, size=SMALL, shots=(Shot(board=(), frames=1),))
