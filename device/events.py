@@ -5,6 +5,30 @@ replay --json``, the dashboard's SSE stream, push sinks, the game database)::
 
     {"type": "move", "frame": 17, "point": "A3Q", "color": 0, "time": ..., "game_id": ...}
 
+``frame`` is the frame index (``null`` for operator actions), ``time`` wall-clock
+seconds, ``game_id`` only when known. The fields of each type (points in ``A3Q``
+notation, colours as indices, lists of points in name order):
+
+=================  ==========================================================
+``move``           ``point``, ``color``; ``kind`` ("swap") for an opening
+                   move, ``hidden: true`` for a confirmed move to a hidden point
+``win``            ``color``, ``vectors`` (each a list of 4 points in line order)
+``draw``           ``reason``
+``illegal``        ``reasons`` (sentences), ``points`` (differing from the last
+                   legal state), ``take_back`` (the change is removing the last move)
+``restored``       ``points``: the board is legal again, the alert is over
+``confirm_hidden`` ``color`` (the colour that must have been placed),
+                   ``candidates`` (hidden points it may be on), ``points``
+                   (visible differences), ``occluded`` when a token went out of view
+``accepted``       ``points`` read as the game has them from now on
+``corrected``      ``point``, ``color`` (``null``: empty), ``read`` (what the camera saw)
+``undo``           ``point``, ``color`` of the move taken back; ``reason``
+``camera_moved``   ``shift_px``, ``refit`` (re-fitted automatically),
+                   ``recalibrate`` (too far: judging paused until fixed)
+``game_started``   ``reason``
+``camera_status``  fired by the runtime: the frame source's health
+=================  ==========================================================
+
 Like OctoPrint's event manager, events are fired into a queue and delivered by
 one worker thread, so a slow or failing listener (a push sink with no network)
 never blocks the frame pipeline and never stops the others.
@@ -28,7 +52,7 @@ MOVE = "move"  # a legal move was read from the board (or confirmed by an operat
 WIN = "win"  # a move completed one or more vectors
 DRAW = "draw"  # the supplies ran out with no vector
 ILLEGAL = "illegal"  # the board changed in a way the rules do not allow
-RESTORED = "restored"  # the board is back to the last legal state (the illegal alert is over)
+RESTORED = "restored"  # the board is legal again (put back, or fixed): the alert is over
 ACCEPTED = "accepted"  # an operator accepted the observed board as it is
 CORRECTED = "corrected"  # an operator fixed the reading of one point
 UNDO = "undo"  # the last move was taken back (operator, or an accepted take-back)
