@@ -9,7 +9,7 @@ from typing import Any
 
 from flask import Flask
 
-from web import api, auth, errors, pages, stream, wizard
+from web import api, auth, errors, headers, pages, stream, wizard
 from web.extension import install
 
 logger = logging.getLogger(__name__)
@@ -48,6 +48,7 @@ def create_app(config: Mapping[str, Any] | None = None, *, runtime: Any = None) 
         app.config.update(config)
     install(app, runtime)
     errors.init_app(app)
+    headers.init_app(app)
     auth.init_app(app)
     api.init_app(app)
     stream.init_app(app)

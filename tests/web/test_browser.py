@@ -166,7 +166,7 @@ def test_calibration_wizard_by_clicks_writes_a_loadable_file(desktop_page, live_
         for corner in ("NW", "NE", "SE", "SW"):
             u, v = clicks[tier][corner]
             page.mouse.click(box["x"] + u * scale, box["y"] + v * scale)
-        page.wait_for_function(f"document.querySelectorAll('#overlay .centre').length >= {64 * ('PQRS'.index(tier) + 1)}")
+        page.locator("#overlay .centre").nth(64 * ("PQRS".index(tier) + 1) - 1).wait_for(state="attached")
     page.wait_for_selector("body[data-fit='complete']")
     assert page.locator("#overlay .landmark").count() == 16
     assert "px average error" in page.locator("#fit-info").inner_text()

@@ -85,3 +85,12 @@ class TestPinThrottle:
         assert len(throttle._failures) == 4
         assert throttle.is_blocked("client9", now=10)
         assert not throttle.is_blocked("client0", now=10)
+
+
+@pytest.mark.parametrize("url", ["/", "/api/state", "/qr.svg", "/api/nothing"])
+def test_security_headers(client, url):
+    response = client.get(url)
+    assert response.headers["X-Frame-Options"] == "DENY"
+    assert "frame-ancestors 'none'" in response.headers["Content-Security-Policy"]
+    assert "script-src 'self'" in response.headers["Content-Security-Policy"]
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
