@@ -32,7 +32,7 @@ def _bumped(camera: CameraModel, degrees: float, shift_mm=(0.0, 0.0, 0.0)) -> Ca
 @pytest.fixture(scope="module", params=[0, 3])
 def scene(request):
     seed = request.param
-    camera, style, colours = random_scene(seed)
+    camera, style, colours = random_scene(seed, size=(960, 720))
     reference = render_timevectors(camera, SPEC, {}, colours, scene=style, seed=seed).image_bgr
     rng = np.random.default_rng(seed)
     tokens = {int(p): int(rng.integers(3)) for p in rng.choice(256, 25, replace=False)}
@@ -72,7 +72,7 @@ def test_large_move_asks_for_recalibration(scene) -> None:
 
 def test_a_different_picture_is_not_the_board(scene) -> None:
     *_, detector = scene
-    noise = np.random.default_rng(1).integers(0, 255, (960, 1280, 3), dtype=np.uint8)
+    noise = np.random.default_rng(1).integers(0, 255, (720, 960, 3), dtype=np.uint8)
     assert detector.check(noise).status is DriftStatus.LOST
 
 

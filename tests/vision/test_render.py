@@ -157,3 +157,33 @@ def test_random_scenes_keep_every_landmark_in_frame_and_camera_in_range() -> Non
 def test_bad_tokens_are_refused(tokens: dict[int, int], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         render_timevectors(_camera(), SPEC, tokens, COLOURS)
+
+
+def test_hand_from_a_chosen_edge_reaches_the_chosen_pixel() -> None:
+    camera = _camera()
+    rendered = render_timevectors(
+        camera,
+        SPEC,
+        {},
+        COLOURS,
+        scene=PLAIN,
+        hand=HandSpec(target_uv=(400.0, 300.0), edge="left", sleeve_rgb=(40, 40, 120)),
+    )
+    mask = rendered.hand_mask
+    assert mask[290:310, 380:420].any()  # the fingertips end at the target
+    assert mask[:, 0].any() and not mask[:, -1].any()  # the arm comes in from the left edge
+    assert not mask[:, 470:].any()  # and nothing reaches past the fingertips
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: HandSpec(edge="middle"), "hand edge 'middle'"),
+        (lambda: HandSpec(scale=0), "hand scale must be positive"),
+        (lambda: SceneStyle(table_kind="glass"), "table kind 'glass'"),
+        (lambda: SceneStyle(jpeg_quality=0), "JPEG quality must be 1..100"),
+    ],
+)
+def test_bad_styles_are_refused(make, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        make()
