@@ -264,7 +264,7 @@ class TestGryb:
         st.lists(st.sampled_from(NODES), min_size=1, max_size=3, unique=True),
         st.integers(0, 1),
     )
-    @settings(max_examples=200, deadline=None)
+    @settings(max_examples=80, deadline=None)
     def test_gryb_notation_reads_back(self, node, nodes, player):
         targets = tuple(reversed(nodes))
         for move in (
@@ -371,7 +371,7 @@ class TestProperties:
 
     @given(kind=st.sampled_from(["tsr4d", "timeline", "gryb:ez-gryb", "gryb:drangles", "gryb:blobs"]),
            picks=st.lists(st.integers(0, 10_000), min_size=1, max_size=12))
-    @settings(max_examples=25, deadline=None)
+    @settings(max_examples=20, deadline=None)
     def test_random_play_then_undo_and_reopen(self, tmp_path_factory, kind, picks):
         path = tmp_path_factory.mktemp("db") / "boardcam.sqlite3"
         table = Tabletop(path)
