@@ -262,9 +262,9 @@ def _soak(warm: Any, frames: int) -> dict[str, Any]:
 
 def format_report(report: dict[str, Any]) -> str:
     """The figures for a person."""
-    lines = [f"live demo at {report['fps']:g} fps (stable_frames {report['stable_frames']}) for "
-             f"{report['seconds']:g} s, SSE client over HTTP (waitress); "
-             f"demo views rendered beforehand in {report['render_warm_up_s']} s"]
+    lines = [(f"live demo at {report['fps']:g} fps (stable_frames {report['stable_frames']}) for "
+              f"{report['seconds']:g} s, SSE client over HTTP (waitress); "
+              f"demo views rendered beforehand in {report['render_warm_up_s']} s")]
     lat = report["latency_ms"]
     if lat:
         verdict = "meets" if lat["median"] < 500 else "misses"

@@ -124,7 +124,7 @@ class Config:
     game: GameConfigSection = field(default_factory=GameConfigSection, metadata={"doc": "Game."})
     sinks: SinksConfig = field(default_factory=SinksConfig, metadata={"doc": "Alert sinks."})
 
-    def validate(self) -> "Config":
+    def validate(self) -> Config:
         """Check values that types alone do not; raises :class:`ConfigError`. Returns ``self``."""
         checks: list[tuple[bool, str]] = [
             (self.camera.fps > 0, "camera.fps must be above 0"),

@@ -7,6 +7,7 @@ from typing import Any
 
 from device import game_view
 from device.store import Store, StoredGame, iso_time
+from rules.timevectors import render_ascii
 
 FORMATS = ("pbm", "json", "ascii")
 SYMBOLS = "xo+"  # the play-by-mail server's X and O, then a third colour
@@ -70,8 +71,6 @@ def pbm_move_list(store: Store, game_id: str) -> str:
 
 def ascii_board(store: Store, game_id: str) -> str:
     """The final (or current) position in the help file's layout, levels S..P from the top."""
-    from rules.timevectors import render_ascii
-
     game = store.get_game(game_id)
     engine = game_view.load_game(game.state)
     header = f"boardcam game {game.id}: {len(engine.move_stack)} moves; {_result_line(game)}\n\n"

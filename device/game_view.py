@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from rules.timevectors import GameConfig, TimeVectorsGame, threats
 from rules.timevectors.points import point_name
 
 BOARD = "timevectors"
@@ -22,15 +23,11 @@ def names(points: Iterable[Any]) -> list[str]:
 
 def new_game(players: int = 2, opening: str = "none") -> Any:
     """A fresh Time Vectors game; raises ``ValueError`` for a configuration the rules refuse."""
-    from rules.timevectors import GameConfig, TimeVectorsGame
-
     return TimeVectorsGame(GameConfig(players=players, teams=players in (4, 6), opening=opening))
 
 
 def load_game(state: Mapping[str, Any]) -> Any:
     """Rebuild a game from its ``to_dict()`` form; raises ``ValueError``/``KeyError`` on bad data."""
-    from rules.timevectors import TimeVectorsGame
-
     return TimeVectorsGame.from_dict(dict(state))
 
 
@@ -62,8 +59,6 @@ def result_of(game: Any) -> str:
 
 def threats_of(game: Any) -> dict[str, list[str]]:
     """Per colour (as a string key, JSON-style): the empty points that would complete a vector."""
-    from rules.timevectors import threats
-
     board = game.board
     found: dict[str, list[str]] = {}
     for colour in sorted(set(board.values())):

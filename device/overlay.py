@@ -50,7 +50,7 @@ class Overlay:
             # Draw at half a token's height: the middle of a token standing on the point.
             points = spec.point_centres() + np.array([0.0, 0.0, spec.token_height / 2])
             self.centres = np.round(camera.project(points)).astype(np.int32)
-            self.scale = max(1, int(round(camera.image_size[0] / 640)))
+            self.scale = max(1, round(camera.image_size[0] / 640))
 
     def draw(
         self,

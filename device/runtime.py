@@ -325,7 +325,9 @@ class Runtime:
         done = 0
         while not self._stop.is_set():
             with self._frame_ready:
-                self._frame_ready.wait_for(lambda: self._stop.is_set() or self._newest_count != done, timeout=0.5)
+                self._frame_ready.wait_for(
+                    lambda done=done: self._stop.is_set() or self._newest_count != done, timeout=0.5
+                )
                 if self._stop.is_set() or self._newest_count == done or self._newest is None:
                     continue
                 self._skipped += self._newest_count - done - 1

@@ -7,7 +7,15 @@ import tomllib
 
 import pytest
 
-from device.config import CONFIG_VERSION, Config, ConfigError, config_from_dict, example_toml, load_config, migrate
+from device.config import (
+    CONFIG_VERSION,
+    Config,
+    ConfigError,
+    config_from_dict,
+    example_toml,
+    load_config,
+    migrate,
+)
 
 
 def test_defaults_are_valid_and_documented():

@@ -16,7 +16,14 @@ import pytest
 from calibration.camera import CameraModel
 from device.config import Config
 from device.events import CAMERA_STATUS, GAME_STARTED, MOVE, WIN
-from device.runtime import CAMERA_ENDED, CAMERA_FAILED, CAMERA_OK, CAMERA_RECONNECTING, ControlError, Runtime
+from device.runtime import (
+    CAMERA_ENDED,
+    CAMERA_FAILED,
+    CAMERA_OK,
+    CAMERA_RECONNECTING,
+    ControlError,
+    Runtime,
+)
 from device.sinks import Sink
 from device.store import Store
 from tests.device.fakes_runtime import WINNING_NAMES, NameReadingPipeline, ScriptedSource

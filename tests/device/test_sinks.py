@@ -33,7 +33,7 @@ ILLEGAL_RECORD = {"type": "illegal", "frame": 22, "reasons": ["token removed fro
 class Recorder(BaseHTTPRequestHandler):
     """Keeps every POST; answers with the server's ``status`` (a list: one status per request)."""
 
-    def do_POST(self):  # noqa: N802 - http.server's naming
+    def do_POST(self):
         length = int(self.headers.get("Content-Length", 0))
         self.server.requests.append((self.path, dict(self.headers), self.rfile.read(length)))
         status = self.server.statuses.pop(0) if self.server.statuses else 200

@@ -8,11 +8,11 @@ import cv2
 import numpy as np
 import pytest
 
+from device.sources.base import SourceError
 from device.sources.factory import SourceSpecError, open_source
 from device.sources.folder import FolderSource
 from device.sources.opencv import OpenCVSource, parse_target
 from device.sources.picamera import INSTALL_HINT, PiCameraSource
-from device.sources.base import SourceError
 
 
 def write_video(path, frames: int = 6, size=(160, 120)) -> None:
