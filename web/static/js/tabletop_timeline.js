@@ -1,10 +1,9 @@
 // Timeline played by tapping: rooks and bishops on the four days, timelines of chits.
 import { startTabletop } from "./tabletop_common.js";
 import { TimelineBoard, PIECE_COLOURS, TEAM_COLOURS } from "./boards/timeline.js";
+import { preferredLayout } from "./boards/index.js";
 
 const $ = (id) => document.getElementById(id);
-// Two tiers side by side where there is room, as the dashboard draws the Time Vectors board.
-const wide = () => window.matchMedia("(min-width: 900px)").matches;
 const capitalised = (word) => word.charAt(0).toUpperCase() + word.slice(1);
 
 function renderExtra(state) {
@@ -24,7 +23,7 @@ function renderExtra(state) {
 
 startTabletop({
   game: "timeline",
-  makeBoard: (container, onLocation) => new TimelineBoard(container, { onLocation, layout: wide() ? "grid" : "stack" }),
+  makeBoard: (container, onLocation) => new TimelineBoard(container, { onLocation, layout: preferredLayout() }),
   sideColour: (state, side) => TEAM_COLOURS[state.sides[side]],
   sideName: (state, side) => `${capitalised(state.sides[side])} team`,
   destination: (move) => move.to,
