@@ -140,28 +140,25 @@ class _Painter:
         z: float,
         origin_mm: tuple[float, float],
         texel_mm: float,
-        polygon_px: np.ndarray | None,
+        polygon_px: np.ndarray,
         border: int,
     ) -> None:
-        """Warp a texture tile lying on plane ``z`` onto the canvas inside ``polygon_px``."""
+        """Warp a texture tile lying on plane ``z`` onto the canvas inside ``polygon_px``.
+
+        Texel ``(0, 0)`` sits at ``origin_mm``; texel rows run south (the tile is a map).
+        """
         texel_to_mm = np.array(
             [[texel_mm, 0, origin_mm[0]], [0, -texel_mm, origin_mm[1]], [0, 0, 1]]
         )
-        if polygon_px is None:
-            x0, y0, x1, y1 = 0, 0, self.width, self.height
-        else:
-            x0, y0, x1, y1 = self._bbox(polygon_px)
-            if x1 <= x0 or y1 <= y0:
-                return
+        x0, y0, x1, y1 = self._bbox(polygon_px)
+        if x1 <= x0 or y1 <= y0:
+            return
         shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], dtype=np.float64)
         h = shift @ self.plane_homography(z) @ texel_to_mm
         warped = cv2.warpPerspective(
             texture, h, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=border
         )
         roi = self.canvas[y0:y1, x0:x1]
-        if polygon_px is None:
-            roi[:] = warped
-            return
         mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
         cv2.fillPoly(mask, [_to_fixed(polygon_px - [x0, y0])], 255, cv2.LINE_AA, 4)
         _blend(roi, mask, warped)
