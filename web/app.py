@@ -9,7 +9,7 @@ from typing import Any
 
 from flask import Flask
 
-from web import api, auth, errors, headers, pages, stream, wizard
+from web import api, auth, errors, headers, pages, stream, tabletop, wizard
 from web.extension import install
 
 logger = logging.getLogger(__name__)
@@ -54,4 +54,5 @@ def create_app(config: Mapping[str, Any] | None = None, *, runtime: Any = None) 
     stream.init_app(app)
     wizard.init_app(app)
     pages.init_app(app)
+    tabletop.init_app(app)  # TSR 4D, Timeline and the GRYB games played by hand on a phone
     return app
