@@ -186,6 +186,19 @@ def _check_options(options: Mapping[str, Any], known: Sequence[str], title: str)
         raise TabletopError(f"{title} has no option {unknown[0]!r} (options: {', '.join(known)})")
 
 
+def _start_position(options: Mapping[str, Any], parse: Callable[[str], Any], example: str) -> Any:
+    """The ``position`` option read by the engine's parser (``None``: the documented start)."""
+    text = options.get("position")
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        raise TabletopError(f"option 'position' is a position text like '{example}'")
+    try:
+        return parse(text)
+    except RulesError as exc:
+        raise TabletopError(f"position: {exc}") from exc
+
+
 class Tsr4dRules(Rules):
     """TSR "4D": actions in the rules' shorthand, one action per entry (``end`` closes a turn)."""
 
@@ -197,14 +210,8 @@ class Tsr4dRules(Rules):
     def new(self, options: Mapping[str, Any]) -> Tsr4dGame:
         _check_options(options, self.OPTIONS, self.title)
         rule = _option(options, "suicide-rule", [r.value for r in SuicideRule], SuicideRule.ADJACENT.value)
-        text = options.get("position")
-        if text is not None and not isinstance(text, str):
-            raise TabletopError("option 'position' is a position text like 'blue: Tc2 ...; white: ...'")
-        try:
-            position = None if text is None else parse_tsr4d_position(text)
-            return Tsr4dGame(position, suicide_rule=SuicideRule(rule))
-        except RulesError as exc:
-            raise TabletopError(f"position: {exc}") from exc
+        position = _start_position(options, parse_tsr4d_position, "blue: Tc2 ...; white: ...; to move: blue")
+        return Tsr4dGame(position, suicide_rule=SuicideRule(rule))
 
     def start(self, game: Game[Any]) -> str:
         assert isinstance(game, Tsr4dGame)
@@ -291,14 +298,8 @@ class TimelineRules(Rules):
     def new(self, options: Mapping[str, Any]) -> TimelineGame:
         _check_options(options, self.OPTIONS, self.title)
         rule = _option(options, "crossing-rule", [r.value for r in CrossingRule], CrossingRule.SQUARES.value)
-        text = options.get("position")
-        if text is not None and not isinstance(text, str):
-            raise TabletopError("option 'position' is a position text like 'red: A5P; black: C6P; to move: warm'")
-        try:
-            position = None if text is None else parse_timeline_position(text)
-            return TimelineGame(position, crossing_rule=CrossingRule(rule))
-        except RulesError as exc:
-            raise TabletopError(f"position: {exc}") from exc
+        position = _start_position(options, parse_timeline_position, "red: A5P; black: C6P; to move: warm")
+        return TimelineGame(position, crossing_rule=CrossingRule(rule))
 
     def start(self, game: Game[Any]) -> str:
         assert isinstance(game, TimelineGame)
