@@ -40,8 +40,11 @@ def build_bundle(
     state: Mapping[str, Any] | None,
     players: int = 2,
     opening: str = "none",
+    moves_at_start: Sequence[str] = (),
 ) -> bytes:
-    """The zip's bytes. ``frames`` are (wall time, JPEG bytes) in capture order."""
+    """The zip's bytes. ``frames`` are (wall time, JPEG bytes) in capture order;
+    ``moves_at_start`` the moves already played when the first frame was taken (a replay of a
+    long game starts from them, not from an empty board)."""
     times = [t for t, _ in frames]
     fps = (len(times) - 1) / (times[-1] - times[0]) if len(times) >= 2 and times[-1] > times[0] else None
     manifest = {
@@ -52,6 +55,7 @@ def build_bundle(
         "fps": fps,
         "players": players,
         "opening": opening,
+        "moves_at_start": list(moves_at_start),
     }
     command = replay_command(
         has_calibration=calibration is not None, has_palette=bool(palette), players=players, opening=opening
@@ -62,6 +66,12 @@ def build_bundle(
         "Unzip it, then from its folder reproduce what the companion saw with:\n\n"
         f"    {command}\n"
     )
+    if moves_at_start:
+        readme += (
+            f"\nThe game already had {len(moves_at_start)} moves when the first frame was taken "
+            "(manifest.json, moves_at_start): a replay from an empty game reports those tokens as an "
+            "illegal change at its first still frame; the events after it are what to look at.\n"
+        )
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("README.txt", readme)

@@ -137,7 +137,7 @@ class Runtime:
 
         seconds = self.config.storage.bundle_seconds
         self._recent_seconds = seconds
-        self._recent: deque[tuple[float, bytes]] = deque()
+        self._recent: deque[tuple[float, bytes, int]] = deque()  # wall time, JPEG, moves played before it
         self._recent_bytes = 0
         self._latest_jpeg_raw: bytes | None = None
         self._annotated: tuple[tuple[int, int], bytes] | None = None
@@ -343,8 +343,8 @@ class Runtime:
         self._processed_times.append(time.monotonic())
         jpeg = encode_jpeg(frame.image, 90)
         now = time.time()
-        self._remember(now, jpeg)
         with self._lock:
+            self._remember(now, jpeg, len(self._game.move_stack))
             self._latest_frame = frame
             self._latest_jpeg_raw = jpeg
             events: list[Event] = []
@@ -357,9 +357,9 @@ class Runtime:
             self._version += 1
             return self._handle(events, snapshot=jpeg)
 
-    def _remember(self, now: float, jpeg: bytes) -> None:
+    def _remember(self, now: float, jpeg: bytes, plies: int) -> None:
         """Keep the last ``bundle_seconds`` of frames, and never more than :data:`RECENT_MAX_BYTES`."""
-        self._recent.append((now, jpeg))
+        self._recent.append((now, jpeg, plies))
         self._recent_bytes += len(jpeg)
         while self._recent and (self._recent[0][0] < now - self._recent_seconds
                                 or self._recent_bytes > RECENT_MAX_BYTES):
@@ -542,7 +542,7 @@ class Runtime:
 
     def recent_frames(self) -> list[tuple[float, bytes]]:
         """The last ``bundle_seconds`` of processed frames as (wall time, JPEG)."""
-        return list(self._recent)
+        return [(when, jpeg) for when, jpeg, _ in list(self._recent)]
 
     # -- control -------------------------------------------------------------
     @property
@@ -658,8 +658,12 @@ class Runtime:
             state = self.state()
             calibration = calibration_record(self._calibration)
             game_state = self._game.to_dict()
+            recent = list(self._recent)
+            plies = recent[0][2] if recent else len(self._game.move_stack)
+            moves_at_start = [game_view.move_notation(m) for m in self._game.move_stack[:plies]]
         return build_bundle(
-            self.recent_frames(),
+            [(when, jpeg) for when, jpeg, _ in recent],
+            moves_at_start=moves_at_start,
             calibration=calibration,
             palette=self.palette,
             game=game_state,

@@ -54,3 +54,11 @@ def test_not_a_bundle():
         archive.writestr("manifest.json", json.dumps({"bundle_version": 99}))
     with pytest.raises(BundleError, match="99"):
         read_manifest(buffer.getvalue())
+
+
+def test_bundle_of_a_long_game_names_the_moves_before_its_first_frame():
+    data = build_bundle([(1.0, jpeg(0))], calibration=None, palette=None, game=None, state=None,
+                        moves_at_start=["A1P:0", "H8S:1"])
+    assert read_manifest(data)["moves_at_start"] == ["A1P:0", "H8S:1"]
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        assert "already had 2 moves" in archive.read("README.txt").decode()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import queue
 import threading
 import time
@@ -321,10 +322,16 @@ def test_annotated_view_draws_tokens_and_the_winning_vector(store):
 
 
 def test_bundle_holds_recent_frames_and_state(store):
-    runtime = make_runtime(store, ScriptedSource(["empty"]))
-    for seq, name in enumerate(["empty", "A1P:0", "empty"]):
+    config = Config()
+    config.storage.bundle_seconds = 60
+    runtime = make_runtime(store, ScriptedSource(["empty"]), config=config)
+    runtime.process_frame(_frame("A1P:0"))
+    runtime._recent.popleft()  # as if the first move's frame had aged out of the buffer
+    for name in ["empty", "H8S:1", "empty"]:
         runtime.process_frame(_frame(name))
     with zipfile.ZipFile(io.BytesIO(runtime.bundle())) as archive:
+        assert json.loads(archive.read("manifest.json"))["moves_at_start"] == ["A1P:0"]
+        assert json.loads(archive.read("game.json"))["moves"] == ["A1P:0", "H8S:1"]
         names = set(archive.namelist())
         assert {"README.txt", "manifest.json", "calibration.json", "game.json", "state.json"} <= names
         assert sorted(n for n in names if n.startswith("frames/")) == [f"frames/00000{i}.jpg" for i in range(3)]
