@@ -36,12 +36,14 @@ logger = logging.getLogger(__name__)
 
 N_NODES = len(NODES)
 RING_COLOURS = 2
-CORE_RADII_MM = (0.0, 1.6, 3.2)
+CORE_RADII_MM = (0.0, 1.6, 3.2)  # inside the spot, which the ring's hole leaves in view
 BAND_RADII_MM = (7.6, 8.5, 9.4)  # the ring body spans 6..11 mm from the node
 BAND_ANGLES = 24
 RING_FILL = 0.55  # fraction of the band that must change for a ring
 FILL_SOFTNESS = 0.07
-CORE_HIDDEN = 2.0 * FOREGROUND_DISTANCE  # a spot whose mean colour moved this far is covered
+# A spot whose mean colour moved this far is covered (a hand). A ring around a spot moves it
+# too, a little: blur and JPEG's halved colour resolution mix the surroundings into it.
+CORE_HIDDEN = 3.5 * FOREGROUND_DISTANCE
 EXPLAINED_MM = 14.0  # grid samples this near an accepted ring are the ring or its shadow
 HAND_AREA_RINGS = 4.0  # an unexplained blob larger than this many rings is a hand
 MOTION_LEVEL = 30
@@ -54,15 +56,12 @@ class ReferenceMissingError(ValueError):
 
 def changed_from_reference(feats: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """Samples whose colour differs from the reference (darkening counts less: shadows)."""
+    return _distance(feats, reference) > FOREGROUND_DISTANCE
+
+
+def _distance(feats: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """Colour distance per row (feature units); darkening counts less (shadows)."""
     delta = feats - reference
-    light = np.where(delta[:, 2] < 0, delta[:, 2] * SHADOW_WEIGHT, delta[:, 2])
-    return np.sqrt(delta[:, 0] ** 2 + delta[:, 1] ** 2 + light**2) > FOREGROUND_DISTANCE
-
-
-def _mean_change(feats: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """How far the mean colour of each row of samples moved from the reference's (averaging
-    first: a printed spot is small and its single pixels are noisy); darkening counts less."""
-    delta = feats.mean(axis=1) - reference.mean(axis=1)
     light = np.where(delta[:, 2] < 0, delta[:, 2] * SHADOW_WEIGHT, delta[:, 2])
     return np.sqrt(delta[:, 0] ** 2 + delta[:, 1] ** 2 + light**2)
 
@@ -104,6 +103,7 @@ class GrybObserver:
         ref_px = reference.reshape(-1, 3)[self._positions].astype(np.float32)
         self._ref_px = ref_px
         self._ref_features = features(ref_px)
+        self._ref_core_features = features(ref_px[self._core].mean(axis=1))
         if palette is None:
             palette = getattr(calibration, "palette_rgb", None)
         self.colours = ColourModel(
@@ -193,15 +193,17 @@ class GrybObserver:
             return self._blind()
         moving = self._motion(grey) if compare_previous else False
         gain = channel_gain(px[self._grid[::3]], self._ref_px[self._grid[::3]])
-        feats = features(px / gain)
+        balanced = px / gain
+        feats = features(balanced)
         changed = changed_from_reference(feats, self._ref_features)
-        core_change = _mean_change(feats[self._core], self._ref_features[self._core])
-        band_fill = changed[self._band].mean(axis=1)
+        band_changed = changed[self._band]
+        band_fill = band_changed.mean(axis=1)
+        core_change = _distance(features(balanced[self._core].mean(axis=1)), self._ref_core_features)
         covered = core_change >= CORE_HIDDEN
         accepted = (band_fill >= RING_FILL) & ~covered
         hand_blob, changed_fraction = self._hand(changed, accepted)
         hand_present = hand_blob or moving
-        visibility = np.clip(2.0 - core_change / (0.5 * CORE_HIDDEN), 0.0, 1.0)
+        visibility = np.clip(0.5 + (CORE_HIDDEN - core_change) / CORE_HIDDEN, 0.0, 1.0)  # 0.5 at the limit
         probs = self._probabilities(feats, changed, band_fill, accepted, learn=not hand_present)
         quality = float(np.clip((0.75 - changed_fraction) / 0.45, 0.0, 1.0))
         return Observation(probs=probs, visibility=visibility, hand_present=bool(hand_present), quality=quality)
