@@ -46,15 +46,32 @@ def wood_texture(
     dark_bgr: np.ndarray,
     grain_mm: float,
 ) -> np.ndarray:
-    """Wood grain running along x: warped stripes with rings and fine fibres, float32 BGR 0..255."""
+    """Planks running along x, each with its own shade and grain, float32 BGR 0..255.
+
+    ``grain_mm`` is the spacing of the grain lines in texels; planks are about a
+    dozen grain lines wide with dark seams between them.
+    """
     y, x = np.mgrid[0:size, 0:size].astype(np.float32)
-    warp = smooth_noise(rng, size, 3, 2) * 18.0 + smooth_noise(rng, size, 12, 2) * 2.0
-    phase = (y + warp + 0.02 * x) / grain_mm
-    rings = 0.5 + 0.5 * np.sin(phase * 2 * np.pi)
-    rings = rings**3
-    fibres = cv2.resize(rng.standard_normal((size, size // 16)).astype(np.float32), (size, size))
-    t = 0.65 * rings + 0.12 * fibres + 0.15 * smooth_noise(rng, size, 4, 2)
-    return _mix(light_bgr, dark_bgr, t + 0.2).astype(np.float32)
+    plank_width = grain_mm * rng.uniform(9, 15)
+    plank = np.floor(y / plank_width).astype(np.int32)
+    planks = int(plank.max()) + 1
+    shade = rng.uniform(0.82, 1.12, planks).astype(np.float32)[plank]
+    offset = rng.uniform(0, grain_mm, planks).astype(np.float32)[plank]
+    stretch = rng.uniform(0.8, 1.25, planks).astype(np.float32)[plank]
+    # Grain lines wander slowly along the plank (noise stretched along x).
+    wander = cv2.resize(
+        rng.standard_normal((24, 3)).astype(np.float32), (size, size), interpolation=cv2.INTER_CUBIC
+    )
+    phase = (y * stretch + offset + 0.35 * grain_mm * wander) / grain_mm
+    rings = (0.5 + 0.5 * np.sin(phase * 2 * np.pi)) ** 2
+    fibres = cv2.resize(
+        rng.standard_normal((size, max(2, size // 32))).astype(np.float32), (size, size)
+    )
+    t = 0.45 * rings + 0.08 * fibres + 0.12 * smooth_noise(rng, size, 4, 2) + 0.25
+    colour = _mix(light_bgr, dark_bgr, t) * shade[..., None]
+    seam = (y - plank * plank_width) < 1.2
+    colour[seam] *= 0.55
+    return colour.astype(np.float32)
 
 
 def cloth_texture(rng: np.random.Generator, size: int, colour_bgr: np.ndarray) -> np.ndarray:
