@@ -3,6 +3,10 @@ the new game after the board is cleared, all persisted; and the server shows it.
 
 from __future__ import annotations
 
+import io
+import json
+import zipfile
+
 import pytest
 
 from device.config import Config
@@ -19,8 +23,10 @@ def played(tmp_path_factory):
     """One loop of the demo, frame by frame, through a runtime (synchronously: no frame skipped)."""
     store = Store(tmp_path_factory.mktemp("demo"))
     source = DemoSource(fps=0, loop=False)
+    config = Config()
+    config.storage.bundle_seconds = 3600  # keep every frame of the loop for the bundle test
     runtime = Runtime(source, store=store, calibration=source.calibration(), pin="1234",
-                      palette=source.palette, config=Config())
+                      palette=source.palette, config=config)
     client, _ = runtime.subscribe()
     source.start()
     records = []
@@ -60,3 +66,22 @@ def test_demo_state_and_camera_view(played):
     assert state["calibration"]["loaded"] is True and state["calibration"]["image_size"] == [800, 600]
     jpeg = runtime.latest_jpeg()
     assert jpeg.startswith(b"\xff\xd8") and len(jpeg) > 10_000
+
+
+def test_support_bundle_replays_to_the_same_events(played, tmp_path, capsys):
+    from device.cli import main
+
+    runtime, _, records, _, _ = played
+    with zipfile.ZipFile(io.BytesIO(runtime.bundle())) as archive:
+        archive.extractall(tmp_path)
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["frames"] == DemoSource(fps=0).frame_count and manifest["moves_at_start"] == []
+    status = main(["replay", "--calibration", str(tmp_path / "calibration.json"),
+                   "--palette", str(tmp_path / "palette.json"), str(tmp_path / "frames"), "--json"])
+    assert status == 0
+    replayed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+    def essence(items):
+        return [(r["type"], r["frame"], r.get("point")) for r in items]
+
+    assert essence(replayed) == essence(records)
