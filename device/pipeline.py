@@ -33,7 +33,7 @@ import numpy as np
 
 from device import events as ev
 from device.events import Event
-from device.referee import Referee
+from device.referee import Referee, RefereeError
 from device.sources.base import Frame
 from rules.game import Game
 from rules.timevectors.points import point_name
@@ -172,6 +172,8 @@ class Pipeline:
     ``quick_frames`` frames (the alert is out a quarter second after the hand
     leaves at 4 fps); anything else must hold for ``stable_frames`` frames before
     it is judged, so a reading that flickers for a frame never raises an alert.
+    ``mid_game``: the frames start during a game (a support bundle): the first
+    still board is taken as the game so far (see :meth:`Referee.adopt`).
     Raises ``ValueError`` unless ``1 <= quick_frames <= stable_frames``.
     """
 
@@ -189,6 +191,7 @@ class Pipeline:
         observer_factory: ObserverFactory = make_observer,
         tracker_factory: TrackerFactory = make_tracker,
         drift_factory: DriftFactory | None = make_drift_detector,
+        mid_game: bool = False,
     ) -> None:
         self._lock = threading.RLock()
         self._palette = list(palette) if palette is not None else None
@@ -216,6 +219,7 @@ class Pipeline:
         self._last_drift_frame: int | None = None
         self._needs_recalibration = False
         self._last_shift_px: float | None = None
+        self._adopt_first_board = mid_game
 
     # -- properties ---------------------------------------------------------------
     @property
@@ -257,6 +261,14 @@ class Pipeline:
                 out += self._check_drift(drift, frame)
                 if self._calibration is not calibration or self._needs_recalibration:
                     snapshot = None  # read with the old calibration; the new trackers read it again
+            if snapshot is not None and self._adopt_first_board:
+                self._adopt_first_board = False
+                if snapshot.tokens:  # a board already in play, not a game about to start
+                    try:
+                        out += self._referee.adopt(snapshot)
+                        snapshot = None
+                    except RefereeError as exc:
+                        logger.warning("cannot take the first board as the game so far: %s", exc)
             if snapshot is not None:
                 game = self._referee.game
                 out += self._referee.feed(snapshot)

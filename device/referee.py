@@ -158,6 +158,53 @@ class Referee:
         self._install(game, new_game)
         return self._rejudge()
 
+    def adopt(self, snapshot: Snapshot) -> list[Event]:
+        """Take the board of ``snapshot`` as the game so far (frames that start mid-game).
+
+        Its tokens are played as moves in turn order (a token that would end the game is
+        kept for last). Raises :class:`RefereeError`, leaving the game as it was, when the
+        game already has moves or the colours cannot have been placed in turn order.
+        """
+        if self._game.move_stack:
+            raise RefereeError(
+                "the game already has moves; a board can only be adopted at the start"
+            )
+        remaining = self._visible_tokens(snapshot)
+        played = 0
+        try:
+            while remaining:
+                color = self._game.turn_color()
+                mine = sorted(p for p, c in remaining.items() if c == color)
+                if color is None or not mine:
+                    raise RefereeError(
+                        f"the {len(snapshot.tokens)} tokens on the board cannot have been placed "
+                        "in turn order"
+                    )
+                point = next((p for p in mine if not self._ends_game(p, color)), mine[0])
+                self._game.push(Move(point, color))
+                played += 1
+                del remaining[point]
+        except (RefereeError, IllegalMoveError) as exc:
+            for _ in range(played):
+                self._game.pop()
+            raise RefereeError(str(exc)) from exc
+        self._last = snapshot
+        return [
+            self._event(
+                ev.GAME_STARTED,
+                snapshot.frame,
+                reason=f"the board as it was taken as the game so far ({played} moves)",
+            )
+        ]
+
+    def _ends_game(self, point: int, color: int) -> bool:
+        """Whether placing ``color`` on ``point`` now would end the game."""
+        self._game.push(Move(point, color))
+        try:
+            return self._game.is_over()
+        finally:
+            self._game.pop()
+
     def _install(self, game: Game, new_game: Callable[[], Game] | None) -> None:
         self._game = game
         self._new_game = new_game

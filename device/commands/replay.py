@@ -73,6 +73,12 @@ def register(
         default=DEFAULT_FPS,
         help="frame rate the frames are timed at (default 4)",
     )
+    parser.add_argument(
+        "--mid-game",
+        action="store_true",
+        help="the frames start during a game (a support bundle): take the first still board "
+        "as the game so far",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON record per event")
     parser.add_argument("dir", type=Path, metavar="DIR", help="folder of frames (PNG, JPEG, ...)")
     parser.set_defaults(func=run)
@@ -102,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
             fps=args.fps,
             as_json=args.json,
             out=sys.stdout,
+            mid_game=args.mid_game,
         )
     except ReplayError as exc:
         print(f"boardcam replay: error: {exc}", file=sys.stderr)
@@ -143,6 +150,7 @@ def replay(
     fps: float = DEFAULT_FPS,
     as_json: bool = False,
     out: TextIO = sys.stdout,
+    mid_game: bool = False,
 ) -> int:
     """Run the pipeline over ``directory`` and write its events to ``out``; returns 0.
 
@@ -168,7 +176,7 @@ def replay(
         files = list_frames(directory)
     except SourceError as exc:
         raise ReplayError(str(exc)) from exc
-    pipeline = Pipeline(calibration, game, palette=palette)
+    pipeline = Pipeline(calibration, game, palette=palette, mid_game=mid_game)
 
     skipped = 0
     for index, path in enumerate(files):

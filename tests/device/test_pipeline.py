@@ -361,3 +361,49 @@ def test_a_hand_from_the_very_first_frame_counts_as_stuck_too() -> None:
     h = Harness(drift=[FakeDrift(2.5, False, refit="cam1")], drift_interval=60.0)
     records = h.show({}, frames=13, hand=True)  # t = 0 .. 3.0
     assert types(records) == ["camera_moved"] and records[0]["frame"] == 12
+
+
+def test_mid_game_frames_take_the_first_board_as_the_game_so_far() -> None:
+    h = Harness()
+    h.pipeline = Pipeline(
+        FakeCalibration(camera="cam0"),
+        TimeVectorsGame(GameConfig()),
+        game_id="g1",
+        mid_game=True,
+        observer_factory=lambda cal, *, palette=None: FakeObserver(cal, script=h.script),
+        tracker_factory=FakeTracker,
+        drift_factory=None,
+    )
+    board = {"A1P": 0, "H8S": 1, "C3R": 0}
+    records = h.show(board)
+    assert types(records) == ["game_started"] and "3 moves" in records[0]["reason"]
+    assert types(h.place(board, "E5Q", 1)) == ["move"]
+
+
+def test_mid_game_board_that_no_turn_order_explains_is_an_illegal_change(caplog) -> None:
+    h = Harness()
+    h.pipeline = Pipeline(
+        FakeCalibration(camera="cam0"),
+        TimeVectorsGame(GameConfig()),
+        mid_game=True,
+        observer_factory=lambda cal, *, palette=None: FakeObserver(cal, script=h.script),
+        tracker_factory=FakeTracker,
+        drift_factory=None,
+    )
+    with caplog.at_level(logging.WARNING, logger="device.pipeline"):
+        records = h.show({"A1P": 1, "H8S": 1})
+    assert types(records) == ["illegal"] and "turn order" in caplog.text
+
+
+def test_mid_game_with_an_empty_first_board_is_a_game_from_the_start() -> None:
+    h = Harness()
+    h.pipeline = Pipeline(
+        FakeCalibration(camera="cam0"),
+        TimeVectorsGame(GameConfig()),
+        mid_game=True,
+        observer_factory=lambda cal, *, palette=None: FakeObserver(cal, script=h.script),
+        tracker_factory=FakeTracker,
+        drift_factory=None,
+    )
+    assert h.show({}) == []
+    assert types(h.place({}, "A1P", 0)) == ["move"]

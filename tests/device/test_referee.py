@@ -435,3 +435,43 @@ def test_is_plausible_has_no_side_effects() -> None:
     )
     assert not t.referee.is_plausible(illegal)
     assert t.game.move_stack == [Move(P("A3Q"), 0)] and t.referee.pending is None
+
+
+class TestAdopt:
+    def test_board_taken_as_the_game_so_far(self) -> None:
+        t = Table()
+        snapshot = Snapshot(
+            frame=4,
+            tokens={P(n): c for n, c in {"A1P": 0, "B5Q": 1, "C2R": 0, "H8S": 1, "E1P": 0}.items()},
+        )
+        assert records(t.referee.adopt(snapshot)) == [
+            {
+                "type": "game_started",
+                "frame": 4,
+                "reason": "the board as it was taken as the game so far (5 moves)",
+            }
+        ]
+        assert t.game.board == snapshot.tokens and len(t.game.move_stack) == 5
+        assert t.game.turn_color() == 1
+        board = {point_name(p): c for p, c in snapshot.tokens.items()}
+        assert kinds(t.see({**board, "G7Q": 1})) == ["move"]
+
+    def test_a_winning_token_is_played_last(self) -> None:
+        t = Table()
+        tokens = {"A1P": 0, "B1P": 0, "C1P": 0, "D1P": 0, "A8S": 1, "B8S": 1, "C8S": 1}
+        t.referee.adopt(Snapshot(frame=1, tokens={P(n): c for n, c in tokens.items()}))
+        assert t.game.board == {P(n): c for n, c in tokens.items()}
+        assert t.game.outcome() is not None and t.game.outcome().winner == 0
+
+    def test_colours_out_of_turn_order_are_refused_and_nothing_changes(self) -> None:
+        t = Table()
+        snapshot = Snapshot(frame=1, tokens={P("A1P"): 1, P("B1P"): 1, P("C1P"): 0})
+        with pytest.raises(RefereeError, match="cannot have been placed in turn order"):
+            t.referee.adopt(snapshot)
+        assert t.game.move_stack == [] and t.game.board == {}
+
+    def test_only_at_the_start(self) -> None:
+        t = Table()
+        t.play(("A1P", 0))
+        with pytest.raises(RefereeError, match="already has moves"):
+            t.referee.adopt(Snapshot(frame=1, tokens={P("A1P"): 0, P("B1P"): 1}))

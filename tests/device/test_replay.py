@@ -20,6 +20,7 @@ from calibration.camera import CameraModel
 from device.cli import main
 from device.demo_script import Script, Shot
 from device.sources.demo import DEMO_PALETTE, ShotRenderer
+from rules.timevectors import parse_point
 from vision.render import SceneStyle
 
 SIZE = (640, 480)
@@ -205,6 +206,27 @@ def test_camera_bump_is_refitted_and_play_goes_on(
         [r for r in records if r["type"] != "camera_moved"],
         still,
         [move("D2Q", 0), move("H6R", 1), move("A4S", 0)],
+    )
+
+
+def test_mid_game_frames(tmp_path, capsys, renderers, calibration_file, palette_file) -> None:
+    # A recording that starts with three tokens already on the board (a support bundle).
+    script = Script(still_frames=4)
+    script.board = {parse_point("A1P"): 0, parse_point("H8S"): 1, parse_point("B2Q"): 0}
+    script.still(4).place(("G3P", 1))
+    still = write_frames(tmp_path / "f", [(renderers["plain"], script.shots)])
+    args = ("--palette", str(palette_file), "--mid-game")
+    records = replay(capsys, calibration_file, tmp_path / "f", *args)
+    check(
+        records,
+        still,
+        [
+            {
+                "type": "game_started",
+                "reason": "the board as it was taken as the game so far (3 moves)",
+            },
+            move("G3P", 1),
+        ],
     )
 
 
