@@ -552,8 +552,12 @@ def render_timevectors(
 ) -> Rendered:
     """Render the board with ``tokens`` (point -> colour index into ``token_colors_rgb``).
 
-    Raises ``ValueError`` for a point outside 0..255 or a colour index with no colour.
+    The camera must be above the top tier, as in play (the drawing order relies on it).
+    Raises ``ValueError`` for a point outside 0..255, a colour index with no colour, or a
+    camera at or below the top tier.
     """
+    if camera.centre_mm()[2] <= spec.tier_spacing * 3 + spec.token_height:
+        raise ValueError("the camera must look down on the board from above its top tier")
     for point, colour in tokens.items():
         if not 0 <= int(point) < 256:
             raise ValueError(f"token at point {point}: points are 0..255")

@@ -56,7 +56,9 @@ def register(
     )
     calibrate.add_argument("--out", required=True, type=Path, metavar="CALIB.json")
     calibrate.add_argument(
-        "--fit-distortion", action="store_true", help="also fit radial distortion k1"
+        "--fit-distortion",
+        action="store_true",
+        help="also fit radial distortion k1 (the printed-grid refinement is then skipped)",
     )
     calibrate.add_argument(
         "--no-refine",

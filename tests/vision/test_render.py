@@ -187,3 +187,9 @@ def test_hand_from_a_chosen_edge_reaches_the_chosen_pixel() -> None:
 def test_bad_styles_are_refused(make, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         make()
+
+
+def test_camera_below_the_top_tier_is_refused() -> None:
+    low = CameraModel.looking_at((0.0, 0.0, 150.0), 600.0, 10.0, 0.0, (640, 480))
+    with pytest.raises(ValueError, match="from above its top tier"):
+        render_timevectors(low, SPEC, {}, COLOURS)
