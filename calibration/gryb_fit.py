@@ -25,11 +25,13 @@ Everything is vectorised over nodes and blobs (a few hundred of each).
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -115,6 +117,19 @@ def parse_gryb_clicks(data: object) -> GrybClicks:
             raise GrybClicksError(f"{name} must be two finite numbers [u, v], not {value!r}")
         clicks[name] = (float(value[0]), float(value[1]))
     return clicks
+
+
+def load_gryb_clicks(path: str | Path) -> GrybClicks:
+    """Read and parse a clicks JSON file; raises :class:`GrybClicksError` with the reason."""
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise GrybClicksError(f"cannot read clicks file {path}: {exc.strerror}") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise GrybClicksError(f"clicks file {path} is not valid JSON: {exc}") from exc
+    return parse_gryb_clicks(data)
 
 
 def validate_gryb_clicks(clicks: GrybClicks, image_size: tuple[int, int]) -> None:

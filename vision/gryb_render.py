@@ -36,7 +36,7 @@ from vision.render_textures import TABLE_KINDS, cloth_texture, smooth_noise, tab
 logger = logging.getLogger(__name__)
 
 __all__ = ["BandannaStyle", "RenderedBandanna", "Wrinkles", "plane_homography", "random_bandanna_scene",
-           "random_wrinkles", "render_bandanna"]
+           "random_wrinkles", "render_bandanna", "render_bandanna_scene"]
 
 RGB = tuple[int, int, int]
 N_NODES = len(NODES)
@@ -481,3 +481,47 @@ def random_bandanna_scene(
     amplitude = float(rng.uniform(6, 11)) if wrinkle_mm is None else wrinkle_mm
     wrinkles = random_wrinkles(seed, spec, amplitude, folds=int(rng.integers(2, 6)))
     return camera, style, wrinkles
+
+
+def render_bandanna_scene(seed: int, size: tuple[int, int], ring_count: int, *, hand: bool = False,
+                          click_noise_px: float = 0.0, spec: GrybSpec | None = None) -> dict:
+    """One random scene as files would hold it (used by ``boardcam render --board gryb``).
+
+    Returns ``{"image", "empty", "truth", "clicks"}``: the picture with ``ring_count``
+    random rings (and a hand reaching for the first one), the same scene empty,
+    the ground truth document (rings, node pixels, visibility and hidden nodes by
+    name, camera, wrinkle size) and the true corner clicks (plus Gaussian
+    ``click_noise_px``). Raises ``ValueError`` for a ring count outside 0..341.
+    """
+    from calibration.gryb_spec import LANDMARKS
+    from rules.gryb.nodes import node_name
+
+    if not 0 <= ring_count <= N_NODES:
+        raise ValueError(f"ring count must be 0..{N_NODES}, not {ring_count}")
+    spec = spec or load_gryb_spec()
+    camera, style, wrinkles = random_bandanna_scene(seed, size, spec)
+    rng = np.random.default_rng([seed, 1])
+    nodes = rng.choice(N_NODES, ring_count, replace=False)
+    rings = {int(n): int(i % 2) for i, n in enumerate(nodes)}
+    hand_spec = HandSpec(target_point=int(nodes[0]) if ring_count else int(rng.integers(N_NODES))) if hand else None
+    rendered = render_bandanna(camera, spec, rings, style=style, wrinkles=wrinkles, hand=hand_spec, seed=seed)
+    empty = render_bandanna(camera, spec, {}, style=style, wrinkles=wrinkles, seed=seed)
+    clicks = {}
+    for name in LANDMARKS:
+        uv = rendered.nodes_px[NODES.index(name)] + (rng.normal(0, click_noise_px, 2) if click_noise_px > 0 else 0)
+        clicks[name] = [round(float(uv[0]), 2), round(float(uv[1]), 2)]
+    truth = {
+        "board": "gryb",
+        "seed": seed,
+        "size": list(size),
+        "rings": {node_name(NODES[n]): c for n, c in sorted(rings.items())},
+        "ring_colours_rgb": [list(c) for c in style.ring_rgb],
+        "nodes_px": {node_name(n): [round(float(u), 2), round(float(v), 2)]
+                     for n, (u, v) in zip(NODES, rendered.nodes_px)},
+        "visibility": {node_name(n): round(float(v), 4) for n, v in zip(NODES, rendered.visibility)},
+        "hidden": [node_name(n) for n, v in zip(NODES, rendered.visibility) if v < 0.5],
+        "hand": bool(rendered.hand_mask.any()),
+        "camera": camera.to_dict(),
+        "wrinkle_max_mm": round(wrinkles.max_shift_mm(), 2),
+    }
+    return {"image": rendered.image_bgr, "empty": empty.image_bgr, "truth": truth, "clicks": clicks}

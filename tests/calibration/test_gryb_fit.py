@@ -3,6 +3,8 @@ rendered wrinkled bandannas (node positions checked against the renderer's exact
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -16,6 +18,7 @@ from calibration.gryb_fit import (
     field_offsets,
     find_spots,
     fit_bandanna,
+    load_gryb_clicks,
     parse_gryb_clicks,
     px_per_mm,
     validate_gryb_clicks,
@@ -58,6 +61,16 @@ class TestClicks:
     def test_malformed_clicks_say_what_is_wrong(self, clicks: object, message: str) -> None:
         with pytest.raises(GrybClicksError, match=message):
             parse_gryb_clicks(clicks)
+
+    def test_clicks_files(self, tmp_path) -> None:
+        path = tmp_path / "clicks.json"
+        path.write_text(json.dumps(GOOD))
+        assert load_gryb_clicks(path) == parse_gryb_clicks(GOOD)
+        path.write_text("{")
+        with pytest.raises(GrybClicksError, match="not valid JSON"):
+            load_gryb_clicks(path)
+        with pytest.raises(GrybClicksError, match="cannot read"):
+            load_gryb_clicks(tmp_path / "missing.json")
 
     def test_good_clicks_validate(self) -> None:
         validate_gryb_clicks(parse_gryb_clicks(GOOD), SIZE)

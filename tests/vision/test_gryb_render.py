@@ -131,3 +131,23 @@ class TestPicture:
             BandannaStyle(spot_rgb=((1, 2, 3),))  # type: ignore[arg-type]
         with pytest.raises(ValueError):
             BandannaStyle(ring_rgb=((1, 2, 3),))  # type: ignore[arg-type]
+
+
+class TestSceneFiles:
+    def test_scene_document_names_nodes_and_matches_the_pictures(self) -> None:
+        from vision.gryb_render import render_bandanna_scene
+
+        scene = render_bandanna_scene(6, (640, 480), 7, hand=True)
+        truth = scene["truth"]
+        assert scene["image"].shape == scene["empty"].shape == (480, 640, 3)
+        assert len(truth["rings"]) == 7 and set(truth["rings"].values()) == {0, 1}
+        assert len(truth["nodes_px"]) == len(truth["visibility"]) == 341 and "0" in truth["nodes_px"]
+        assert truth["hand"] and set(truth["hidden"]) <= set(truth["nodes_px"])
+        assert scene["clicks"]["GGGG"] == truth["nodes_px"]["GGGG"]
+        assert not np.array_equal(scene["image"], scene["empty"])
+
+    def test_scene_ring_count_is_checked(self) -> None:
+        from vision.gryb_render import render_bandanna_scene
+
+        with pytest.raises(ValueError, match="0..341"):
+            render_bandanna_scene(1, (640, 480), 342)
