@@ -89,6 +89,7 @@ class MqttConfig:
     topic: str = _doc("boardcam", "Topic prefix: events go to PREFIX/event/TYPE, state to PREFIX/state.")
     username: str = _doc("", "User name, if the broker needs one.")
     password: str = _doc("", "Password, if the broker needs one.")
+    discovery: bool = _doc(True, "Announce the sensors to Home Assistant (MQTT discovery, retained).")
 
 
 @dataclass
@@ -202,7 +203,10 @@ def _convert(value: Any, kind: Any, key: str) -> Any:
         if not isinstance(value, dict):
             raise ConfigError(f"{key} must be a table ([{key}])")
         return _build(kind, value, key + ".")
-    if kind is float:
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+    elif kind is float:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return float(value)
     elif kind is int:

@@ -18,7 +18,8 @@ def build_sinks(config: SinksConfig, names: Sequence[str] = ()) -> list[Sink]:
     if config.mqtt.host:
         mqtt = config.mqtt
         sinks.append(
-            MqttSink(mqtt.host, mqtt.port, prefix=mqtt.topic, username=mqtt.username, password=mqtt.password)
+            MqttSink(mqtt.host, mqtt.port, prefix=mqtt.topic, username=mqtt.username, password=mqtt.password,
+                     discovery=mqtt.discovery)
         )
     if config.gpio.buzzer_pin or config.gpio.led_pin:
         sinks.append(GpioSink(config.gpio.buzzer_pin, config.gpio.led_pin))

@@ -6,7 +6,9 @@ Topics under a prefix (default ``boardcam``):
   as our last will when the connection drops);
 - ``PREFIX/event/TYPE``: every delivered event record as JSON (not retained);
 - ``PREFIX/alert``: the last alert record, retained, for a "last alert" sensor;
-- ``PREFIX/state``: retained game summary (turn, winner, moves, camera status).
+- ``PREFIX/state``: retained game summary (turn, winner, moves, camera status);
+- ``homeassistant/sensor/.../config``: retained MQTT discovery entries (turn, moves, winner,
+  last alert, camera), so Home Assistant lists the sensors without any YAML.
 """
 
 from __future__ import annotations
@@ -24,6 +26,18 @@ logger = logging.getLogger(__name__)
 Message = tuple[str, str, bool]  # topic, payload, retain
 
 STATE_KEYS = ("game_id", "turn", "winner", "moves", "camera", "last_move", "players")
+DISCOVERY_PREFIX = "homeassistant"
+
+#: Home Assistant sensors: (key, name, state topic suffix, value template, icon).
+SENSORS = (
+    ("turn", "Turn", "state", "{{ 'colour %s' % value_json.turn if value_json.turn is not none else 'none' }}",
+     "mdi:account-arrow-right"),
+    ("moves", "Moves", "state", "{{ value_json.moves }}", "mdi:counter"),
+    ("winner", "Winner", "state",
+     "{{ 'colour %s' % value_json.winner.color if value_json.winner else 'none' }}", "mdi:trophy"),
+    ("camera", "Camera", "state", "{{ value_json.camera.status if value_json.camera else 'unknown' }}", "mdi:camera"),
+    ("alert", "Last alert", "alert", "{{ value_json.type }}", "mdi:alert"),
+)
 
 
 def event_messages(record: Mapping[str, Any], prefix: str) -> list[Message]:
@@ -32,6 +46,28 @@ def event_messages(record: Mapping[str, Any], prefix: str) -> list[Message]:
     messages = [(f"{prefix}/event/{record.get('type', 'event')}", payload, False)]
     if record.get("type") != "move":
         messages.append((f"{prefix}/alert", payload, True))
+    return messages
+
+
+def discovery_messages(prefix: str) -> list[Message]:
+    """Retained Home Assistant MQTT discovery entries for the sensors of :data:`SENSORS`."""
+    node = "".join(c if c.isalnum() else "_" for c in prefix)
+    device = {"identifiers": [f"boardcam_{node}"], "name": f"boardcam ({prefix})", "manufacturer": "boardcam"}
+    messages = []
+    for key, name, topic, template, icon in SENSORS:
+        config = {
+            "name": name,
+            "unique_id": f"boardcam_{node}_{key}",
+            "state_topic": f"{prefix}/{topic}",
+            "value_template": template,
+            "availability_topic": f"{prefix}/status",
+            "icon": icon,
+            "device": device,
+        }
+        if key == "alert":
+            config["json_attributes_topic"] = f"{prefix}/alert"
+        messages.append((f"{DISCOVERY_PREFIX}/sensor/boardcam_{node}/{key}/config",
+                         json.dumps(config, separators=(",", ":")), True))
     return messages
 
 
@@ -55,6 +91,7 @@ class MqttSink(Sink):
         username: str = "",
         password: str = "",
         connect_timeout: float = 5.0,
+        discovery: bool = True,
     ) -> None:
         self.host = host
         self.port = port
@@ -62,6 +99,7 @@ class MqttSink(Sink):
         self.username = username
         self.password = password
         self.connect_timeout = connect_timeout
+        self.discovery = discovery
         self.name = f"mqtt {host}:{port}"
         self._client: Any = None
         self._connected = threading.Event()
@@ -91,6 +129,9 @@ class MqttSink(Sink):
             logger.warning("MQTT broker refused the connection: %s", reason_code)
             return
         self._connected.set()
+        if self.discovery:
+            for topic, payload, retain in discovery_messages(self.prefix):
+                client.publish(topic, payload, qos=1, retain=retain)
         client.publish(f"{self.prefix}/status", "online", qos=1, retain=True)
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason_code: Any, properties: Any) -> None:

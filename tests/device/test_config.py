@@ -69,6 +69,8 @@ def test_a_full_file_loads(tmp_path):
         ({"game": {"names": [1, 2]}}, "game.names must be of type list"),
         ({"sinks": {"ntfy": ["ntfy.sh/x"]}}, "must start with http"),
         ({"sinks": {"gpio": {"led_pin": -1}}}, "sinks.gpio pins"),
+        ({"sinks": {"mqtt": {"discovery": "yes"}}}, "sinks.mqtt.discovery must be of type bool"),
+        ({"camera": {"stable_frames": 0}}, "camera.stable_frames must be 1..20"),
         ({"version": 99}, "newer than this boardcam"),
         ({"version": 0}, "version 0 is not supported"),
         ({"version": "2"}, "version must be an integer"),

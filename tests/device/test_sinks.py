@@ -21,7 +21,7 @@ from device.sinks import Sink, SinkDispatcher, SinkError
 from device.sinks.build import build_sinks
 from device.sinks.gpio import INSTALL_HINT, GpioSink, beep_pattern
 from device.sinks.messages import alert_message
-from device.sinks.mqtt import MqttSink, event_messages, state_message
+from device.sinks.mqtt import MqttSink, discovery_messages, event_messages, state_message
 from device.sinks.push import NtfySink, WebhookSink, ntfy_request
 
 WIN_RECORD = {"type": "win", "frame": 40, "color": 0, "vectors": [["A1P", "B1P", "C1P", "D1P"]], "time": 1.0,
@@ -161,6 +161,25 @@ def test_mqtt_payloads_are_home_assistant_friendly():
     assert json.loads(payload)["moves"] == 2 and "tokens" not in json.loads(payload)
 
 
+def test_home_assistant_discovery_entries_render_the_state():
+    from jinja2 import Template  # Home Assistant's templates are Jinja2
+
+    entries = {topic: json.loads(payload) for topic, payload, retain in discovery_messages("bc") if retain}
+    assert set(entries) == {f"homeassistant/sensor/boardcam_bc/{key}/config"
+                            for key in ("turn", "moves", "winner", "camera", "alert")}
+    _, state_payload, _ = state_message({"turn": 1, "moves": ["A1P:0"], "winner": None,
+                                         "camera": {"status": "ok"}}, "bc")
+    state = json.loads(state_payload)
+    rendered = {topic.split("/")[3]: Template(entry["value_template"]).render(value_json=state)
+                for topic, entry in entries.items() if entry["state_topic"] == "bc/state"}
+    assert rendered == {"turn": "colour 1", "moves": "1", "winner": "none", "camera": "ok"}
+    won = {**state, "turn": None, "winner": {"color": 0, "vectors": []}}
+    winner = entries["homeassistant/sensor/boardcam_bc/winner/config"]["value_template"]
+    assert Template(winner).render(value_json=won) == "colour 0"
+    assert all(e["availability_topic"] == "bc/status" for e in entries.values())
+    assert len({e["unique_id"] for e in entries.values()}) == 5
+
+
 def mosquitto() -> str | None:
     return shutil.which("mosquitto") or next((p for p in ["/usr/sbin/mosquitto"] if Path(p).exists()), None)
 
@@ -187,14 +206,14 @@ def test_mqtt_sink_publishes_to_a_local_broker(tmp_path):
         listener = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
         listener.on_message = lambda c, u, m: received.append((m.topic, m.payload, m.retain))
         listener.connect("127.0.0.1", port)
-        listener.subscribe("bc/#", qos=1)
+        listener.subscribe([("bc/#", 1), ("homeassistant/#", 1)])
         listener.loop_start()
         sink = MqttSink("127.0.0.1", port, prefix="bc")
         sink.start()
         sink.deliver(WIN_RECORD)
         sink.publish_state({"turn": None, "winner": {"color": 0}, "moves": ["A1P:0"]})
         deadline = time.monotonic() + 5
-        while len({t for t, _, _ in received}) < 4 and time.monotonic() < deadline:
+        while len({t for t, _, _ in received}) < 9 and time.monotonic() < deadline:
             time.sleep(0.02)
         sink.close()
         time.sleep(0.2)
@@ -207,6 +226,7 @@ def test_mqtt_sink_publishes_to_a_local_broker(tmp_path):
     assert json.loads(topics["bc/event/win"]) == WIN_RECORD
     assert json.loads(topics["bc/alert"])["type"] == "win"
     assert json.loads(topics["bc/state"])["winner"] == {"color": 0}
+    assert json.loads(topics["homeassistant/sensor/boardcam_bc/turn/config"])["state_topic"] == "bc/state"
     statuses = [p for t, p, _ in received if t == "bc/status"]
     assert statuses[0] == b"online" and statuses[-1] == b"offline"
 
