@@ -4,7 +4,11 @@ A folder of frames (a support bundle, a test recording, rendered frames) is read
 in name order as if a camera delivered it at 4 frames per second, through the
 same observer, tracker and referee as ``boardcam serve``; every event is printed
 as one JSON line (``--json``) or as a readable log. A misread seen at the table
-can so be reproduced and debugged at a desk.
+can so be reproduced and debugged at a desk; ``--mid-game`` is for frames that
+start during a game (a support bundle holds only the last minute).
+
+``boardcam bench pipeline`` plays one loop of the built-in demo through the same
+pipeline and prints the time of each stage per frame.
 """
 
 from __future__ import annotations
@@ -176,7 +180,10 @@ def replay(
         files = list_frames(directory)
     except SourceError as exc:
         raise ReplayError(str(exc)) from exc
-    pipeline = Pipeline(calibration, game, palette=palette, mid_game=mid_game)
+    try:
+        pipeline = Pipeline(calibration, game, palette=palette, mid_game=mid_game)
+    except ValueError as exc:  # e.g. the calibrated camera does not see the board
+        raise ReplayError(f"calibration {calibration_path} cannot be used: {exc}") from exc
 
     skipped = 0
     for index, path in enumerate(files):
