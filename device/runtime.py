@@ -278,7 +278,7 @@ class Runtime:
             if not is_open:
                 try:
                     self.source.start()
-                except SourceError as exc:
+                except Exception as exc:  # SourceError, or a driver's own error: retry all the same
                     failures += 1
                     status = CAMERA_FAILED if failures >= FAILED_AFTER else CAMERA_RECONNECTING
                     self._set_camera(status, f"{exc}; retrying in {backoff:.0f} s")
@@ -290,8 +290,8 @@ class Runtime:
                 last_frame = time.monotonic()
             try:
                 frame = self.source.read(timeout=0.5)
-            except SourceError as exc:
-                frame, error = None, str(exc)
+            except Exception as exc:  # a camera driver may raise anything: reconnect
+                frame, error = None, str(exc) if isinstance(exc, SourceError) else repr(exc)
             else:
                 error = ""
                 if frame is None and not self.source.is_exhausted and time.monotonic() - last_frame > STALL_SECONDS:
@@ -332,7 +332,10 @@ class Runtime:
                     continue
                 self._skipped += self._newest_count - done - 1
                 frame, done = self._newest, self._newest_count
-            self.process_frame(frame)
+            try:
+                self.process_frame(frame)
+            except Exception:  # e.g. a full disk: keep watching; the next commit retries the sync
+                logger.exception("could not handle frame %s", frame.seq)
 
     def process_frame(self, frame: Frame) -> list[dict[str, Any]]:
         """Run one frame through the pipeline and announce what it found; returns the event records.

@@ -181,6 +181,53 @@ def test_camera_that_fails_mid_game_reconnects_with_backoff(store):
     assert alerts[-2:] == [CAMERA_RECONNECTING, CAMERA_OK]
 
 
+class CrashingSource(ScriptedSource):
+    """A driver that raises its own error type, not SourceError."""
+
+    def read(self, timeout=1.0):
+        if self.reads == 2:
+            self.reads += 1
+            raise OSError("driver crashed")
+        return super().read(timeout)
+
+
+def test_a_driver_error_is_treated_like_a_lost_camera(store):
+    source = CrashingSource(["empty", "A1P:0", "empty", "H8S:1"], fps=30)
+    runtime = make_runtime(store, source)
+    runtime.start()
+    try:
+        wait_for(lambda: runtime.state()["moves"] == ["A1P:0", "H8S:1"])
+    finally:
+        runtime.stop()
+    statuses = [a["status"] for a in runtime.state()["alerts"] if a["type"] == CAMERA_STATUS]
+    assert statuses == [CAMERA_RECONNECTING, CAMERA_OK]
+    assert "driver crashed" in store.alerts(runtime.game_id)[0]["message"]
+
+
+class FailingStore(Store):
+    fail = False
+
+    def sync_moves(self, *args, **kwargs):
+        if self.fail:
+            raise OSError("disk full")
+        return super().sync_moves(*args, **kwargs)
+
+
+def test_a_store_failure_does_not_stop_the_game(tmp_path):
+    store = FailingStore(tmp_path)
+    runtime = make_runtime(store, ScriptedSource(["empty", "A1P:0", "empty", "H8S:1", "empty"], fps=20))
+    store.fail = True
+    runtime.start()
+    try:
+        wait_for(lambda: runtime.state()["moves"] == ["A1P:0", "H8S:1"])
+        store.fail = False
+        runtime.undo()  # the next successful commit brings the store up to date
+    finally:
+        runtime.stop()
+    assert [m.notation for m in store.moves(runtime.game_id)] == ["A1P:0"]
+    store.close()
+
+
 def test_camera_that_never_comes_back_is_reported_failed(store):
     source = ScriptedSource(["empty"], fps=100, fail_reads={2}, fail_starts=100)
     runtime = make_runtime(store, source, backoff=(0.001, 0.005))
