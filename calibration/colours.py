@@ -27,8 +27,8 @@ LIGHT_SCALE = 0.30  # log-brightness difference treated as one unit of distance
 MERGE_DISTANCE = 3.0  # token colours nearer than this (in matching units) are one colour
 # Through one to three tinted plates and in the shadow of upper tiers one token set
 # changes in saturation and brightness far more than in hue: weigh them accordingly.
-SATURATION_WEIGHT = 0.12
-LIGHT_WEIGHT = 0.8
+SATURATION_WEIGHT = 0.2
+LIGHT_WEIGHT = 0.6
 DEFAULT_MAX_COLOURS = 3  # the reference board ships three token sets
 FOLLOW_RATE = 0.1  # how fast a known colour follows the tokens matched to it
 _EPS = 12.0  # dark pixels carry little chroma information: damp them

@@ -51,6 +51,7 @@ TOKEN_SCORE = 0.55  # fit score (filled core minus half the filled ring) that me
 SCORE_SOFTNESS = 0.06  # width of the sigmoid turning the fit score into a probability
 NEARER_PREFERENCE = 0.05  # a farther point must fit this much better to beat a nearer one
 RING_WEIGHT = 0.5
+CHANGE_MARGIN = 0.03  # a point must explain the before/after change this much better to take it
 HAND_AREA_DISCS = 2.0  # an unexplained blob bigger than this many top discs is a hand
 MIN_QUALITY = 0.5
 NOISE_SIGMAS = 5.0  # a change must also stand this far out of the sensor noise
@@ -141,8 +142,10 @@ class Observer:
             palette=[tuple(int(v) for v in c) for c in palette] if palette is not None else None,
             reference_balance=balance,
         )
-        self._calm: tuple[np.ndarray, np.ndarray] | None = None
+        self._calm: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._calm_run = 0
+        self._before: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._in_visit = False
 
     # ------------------------------------------------------------------ setup
 
@@ -216,19 +219,27 @@ class Observer:
         if compare_previous and self._calm is not None:
             # Weaker changes count against the last calm frame (its shadows and tokens are
             # already in it): a still hand of a colour close to the table's still shows.
-            calm_feats, calm_explained = self._calm
+            calm_feats, calm_explained, _ = self._calm
             since_calm = _distance(feats - calm_feats) > HAND_DISTANCE
             newly = since_calm & ~explained & ~calm_explained
             hand_blob = self._hand(newly) or hand_blob
             unexplained |= newly
         hand_present = hand_blob or moving
-        self._remember_calm(feats, explained, calm=not hand_present and compare_previous)
+        if compare_previous:
+            if hand_present and not self._in_visit:
+                self._before = self._calm  # the board as it was before the hand came
+            self._in_visit = hand_present
+            if not hand_present and self._before is not None:
+                accepted, score = self._attribute_changes(feats, accepted, score)
+                explained = self._paint(self._silhouette, accepted)
+        self._remember_calm(feats, explained, accepted, calm=not hand_present and compare_previous)
         visibility = fp.token_visibility(accepted)
         if hand_present:
             top_unexplained = self._top.tally(unexplained.astype(np.int64), 2)
             cover = top_unexplained[:, 1] / np.maximum(self._top.count, 1)
             visibility = visibility * (1.0 - cover)
-        probs = self._probabilities(feats, foreground, score, accepted, visible_core, learn=not hand_present)
+        learn = not (hand_present and compare_previous)  # a still picture has no "later"
+        probs = self._probabilities(feats, foreground, score, accepted, visible_core, learn=learn)
         quality = min(
             float(np.clip((0.75 - changed_fraction) / 0.45, 0.0, 1.0)), self._picture_intact(grey)
         )
@@ -236,14 +247,46 @@ class Observer:
             probs=probs, visibility=visibility, hand_present=bool(hand_present), quality=quality
         )
 
-    def _remember_calm(self, feats: np.ndarray, explained: np.ndarray, *, calm: bool) -> None:
+    def _attribute_changes(
+        self, feats: np.ndarray, accepted: np.ndarray, score: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Before/after differencing around a hand visit.
+
+        What changed between the calm board before the hand came and now is exactly
+        the tokens added or taken away, free of the clutter of every other token. If
+        a point read as changed sits in line with another point (a token on Q where
+        one on P would show in the same place), the point whose footprint fits the
+        changed pixels better gets the change.
+        """
+        assert self._before is not None
+        before_feats, _, before_accepted = self._before
+        changed = (_distance(feats - before_feats) > FOREGROUND_DISTANCE).astype(np.int64)
+        core = self._core.tally(changed, 2)
+        ring = self._ring.tally(changed, 2)
+        fit = self._fit(core[:, 1], self._core.count, ring[:, 1], self._ring.count)
+        accepted, score = accepted.copy(), score.copy()
+        flipped = accepted != before_accepted
+        for a, b in ((self._nms_far, self._nms_near), (self._nms_near, self._nms_far)):
+            # a: read as changed; b: its in-line partner, read as unchanged and fitting better.
+            swap = flipped[a] & ~flipped[b] & (fit[b] > fit[a] + CHANGE_MARGIN) & (fit[b] >= TOKEN_SCORE)
+            for x, y in zip(a[swap], b[swap]):
+                if flipped[x] and accepted[x] != accepted[y]:  # not already moved this frame
+                    accepted[x], accepted[y] = accepted[y], accepted[x]
+                    score[x], score[y] = score[y], max(score[x], fit[y])
+                    flipped[x] = False
+                    logger.debug("change attributed to point %d instead of %d", y, x)
+        return accepted, score
+
+    def _remember_calm(
+        self, feats: np.ndarray, explained: np.ndarray, accepted: np.ndarray, *, calm: bool
+    ) -> None:
         """Keep the latest frame that followed another calm one as the "calm" picture."""
         if not calm:
             self._calm_run = 0
             return
         self._calm_run += 1
         if self._calm_run >= 2:
-            self._calm = (feats, explained)
+            self._calm = (feats, explained, accepted)
 
     def _picture_intact(self, grey: np.ndarray) -> float:
         """1.0 unless whole rows of the board zone came out flat (a JPEG cut short, a
