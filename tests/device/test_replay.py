@@ -83,12 +83,21 @@ def replay(
     return [json.loads(line) for line in out.splitlines()]
 
 
+MAX_DELAY = 3  # frames from the first still frame to the event (motion frame + 3 stable frames)
+
+
 def check(records: list[dict], still: list[bool], expected: list[dict]) -> None:
-    """Records equal ``expected`` (frame and time aside); every event is from a still frame."""
+    """Records equal ``expected`` (frame and time aside); every event comes from a frame with
+    no hand in view, at most ``MAX_DELAY`` frames after the hand left."""
     assert [{k: v for k, v in r.items() if k not in ("frame", "time")} for r in records] == expected
     frames = [r["frame"] for r in records]
     assert frames == sorted(frames)
     assert all(still[f] for f in frames), f"event from a frame with a hand in view: {frames}"
+    for frame in frames:
+        settled = frame
+        while settled > 0 and still[settled - 1]:
+            settled -= 1
+        assert frame - settled <= MAX_DELAY, f"event at frame {frame}, the hand left at {settled}"
     assert all(r["time"] == pytest.approx(r["frame"] / 4) for r in records)
 
 
