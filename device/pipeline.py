@@ -42,6 +42,7 @@ from vision.observation import Observation, Snapshot
 logger = logging.getLogger(__name__)
 
 RGB = tuple[int, int, int]
+MIN_QUALITY = 0.5  # observations of worse frames (blank, glitched) are not used for drift checks
 
 
 class ObserverLike(Protocol):
@@ -283,8 +284,8 @@ class Pipeline:
         elif self._hand_since is None:
             self._hand_since = frame.timestamp
         drift = self._drift
-        if drift is None:
-            return []
+        if drift is None or observation.quality < MIN_QUALITY:
+            return []  # a blank or glitched frame says nothing about where the camera is
         if not observation.hand_present and self._drift_due(frame.timestamp):
             return self._check_drift(drift, frame)
         if self._hand_stuck(frame.timestamp):

@@ -34,7 +34,7 @@ class FakeDrift:
 
 
 def observation(
-    tokens: dict[str, int], hidden: tuple[str, ...] = (), hand: bool = False
+    tokens: dict[str, int], hidden: tuple[str, ...] = (), hand: bool = False, quality: float = 1.0
 ) -> Observation:
     probs = np.zeros((256, 4))
     probs[:, 0] = 1.0
@@ -44,7 +44,7 @@ def observation(
     visibility = np.ones(256)
     for name in hidden:
         visibility[P(name)] = 0.0
-    return Observation(probs=probs, visibility=visibility, hand_present=hand)
+    return Observation(probs=probs, visibility=visibility, hand_present=hand, quality=quality)
 
 
 class FakeObserver:
@@ -407,3 +407,12 @@ def test_mid_game_with_an_empty_first_board_is_a_game_from_the_start() -> None:
     )
     assert h.show({}) == []
     assert types(h.place({}, "A1P", 0)) == ["move"]
+
+
+def test_blank_frames_are_not_used_to_check_the_camera() -> None:
+    h = Harness(drift=[FakeDrift(0.0, True)], drift_interval=1.0)
+    h.show({}, frames=1)
+    assert h.show({}, frames=8, quality=0.0) == []
+    assert h.drift_calls == 0
+    h.show({}, frames=1)
+    assert h.drift_calls == 1
