@@ -246,3 +246,19 @@ def test_dashboard_reconnects_by_itself_after_the_server_restarts(phone_page):
         phone_page.wait_for_selector("circle[data-token='B2Q']")
     finally:
         second.close()
+
+
+def test_camera_trouble_is_said_on_the_camera_view(phone_page, live_server):
+    page, runtime = phone_page, live_server.runtime
+    open_dashboard(page, live_server)
+    overlay = page.locator("#camera-missing")
+    assert overlay.is_hidden()
+    runtime.camera = {"status": "reconnecting", "description": "USB camera 0", "fps": 0.0,
+                      "message": "camera 0 stopped sending frames"}
+    runtime.publish({"type": "camera_status", "frame": None, "status": "reconnecting"})
+    overlay.wait_for(state="visible")
+    assert overlay.inner_text() == "Camera reconnecting: camera 0 stopped sending frames"
+    assert "warn" in page.locator("#camera-dot").get_attribute("class")
+    runtime.camera = {"status": "ok", "description": "USB camera 0", "fps": 4.0}
+    runtime.publish({"type": "camera_status", "frame": None, "status": "ok"})
+    overlay.wait_for(state="hidden")

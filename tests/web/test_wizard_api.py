@@ -174,3 +174,17 @@ def test_save_refuses_an_impossible_fit(client, runtime: FakeRuntime, calibratio
 
 def test_calibration_summary(client):
     assert client.get("/api/calibration").json == {"loaded": False}
+
+
+def test_grid_lines_run_along_the_printed_marking():
+    from web.calibration_preview import grid_lines_xy
+
+    lines = grid_lines_xy(load_spec())
+    assert lines.shape == (40, 6, 2)
+    assert lines.min() == -115 and lines.max() == 115  # the outer corners of the 8x8 marking
+    # every line lies on a cell edge: west/south grid edges -115..-15, east/north 15..115
+    edges = {-115.0, -90.0, -65.0, -40.0, -15.0, 15.0, 40.0, 65.0, 90.0, 115.0}
+    for line in lines:
+        fixed = 0 if np.ptp(line[:, 0]) == 0 else 1
+        assert line[0, fixed] in edges
+        assert np.ptp(line[:, 1 - fixed]) == 100  # each line spans one 4x4 grid

@@ -19,6 +19,8 @@ let selected = null;
 let liveAlert = null;
 let hiddenCandidates = [];
 let dismissedKey = null;
+let cameraProblem = null;
+let imageBroken = false;
 let liveAlerts = [];
 let showThreats = localStorage.getItem("boardcam.threats") === "on";
 
@@ -49,6 +51,16 @@ function renderStatus(s) {
   const fps = typeof camera.fps === "number" ? ` · ${camera.fps.toFixed(1)} fps` : "";
   $("camera-text").textContent = `${status}${fps}`;
   $("camera-text").title = camera.description || "";
+  // Say on the camera view itself when the camera is gone (the runtime keeps reconnecting).
+  cameraProblem = ["reconnecting", "failed", "ended"].includes(status)
+    ? `Camera ${status}${camera.message ? `: ${camera.message}` : ""}` : null;
+  showCameraOverlay();
+}
+
+function showCameraOverlay() {
+  const overlay = $("camera-missing");
+  overlay.textContent = cameraProblem || "No camera image";
+  overlay.hidden = !cameraProblem && !imageBroken;
 }
 
 function renderWinner(s) {
@@ -307,10 +319,11 @@ function wireControls() {
   document.addEventListener("pointerdown", unlockAudio, { once: true });
   const img = $("camera-view");
   img.addEventListener("error", () => {
-    $("camera-missing").hidden = false;
+    imageBroken = true;
+    showCameraOverlay();
     setTimeout(() => { img.src = `/stream.mjpg?retry=${Date.now()}`; }, 3000);
   });
-  img.addEventListener("load", () => { $("camera-missing").hidden = true; });
+  img.addEventListener("load", () => { imageBroken = false; showCameraOverlay(); });
 }
 
 setupPage();
