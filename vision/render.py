@@ -530,8 +530,11 @@ def _finish(painter: _Painter, rng: np.random.Generator) -> np.ndarray:
             (w, h),
             interpolation=cv2.INTER_LINEAR,
         )
-        noise = noise * level[..., None]
-        image += noise
+        cv2.add(
+            image,
+            cv2.multiply(np.ascontiguousarray(noise), cv2.merge([level, level, level])),
+            dst=image,
+        )
     # Saturating conversion; the few noise values below black fold back to small positives.
     out = cv2.convertScaleAbs(image)
     if style.jpeg_quality is not None:
@@ -799,9 +802,9 @@ def _apply_shadow(
     x0, y0, x1, y1 = box
     if x1 <= x0 or y1 <= y0:
         return
-    darkening = _upsampled(mask_q, box) * region * np.float32(painter.style.shadow_strength)
+    light_left = 1.0 - _upsampled(mask_q, box) * region * np.float32(painter.style.shadow_strength)
     roi = painter.canvas[y0:y1, x0:x1]
-    roi *= (1.0 - darkening)[..., None]
+    cv2.multiply(roi, cv2.merge([light_left, light_left, light_left]), dst=roi)
 
 
 def _shade_tier(

@@ -66,9 +66,9 @@ def _entry_point(target: np.ndarray, edge: str, size: tuple[int, int]) -> tuple[
 def _shade(mask: np.ndarray, colour_bgr: np.ndarray, radius_px: float) -> np.ndarray:
     """Colour a mask so it looks rounded: darker toward its outline."""
     dist = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
-    roundness = np.clip(dist / max(radius_px, 1.0), 0.0, 1.0)
-    shade = 0.62 + 0.38 * np.sqrt(roundness)
-    return colour_bgr[None, None, :] * shade[..., None]
+    roundness = np.minimum(dist * np.float32(1.0 / max(radius_px, 1.0)), 1.0)
+    shade = 0.62 + 0.38 * cv2.sqrt(roundness)
+    return cv2.merge([shade * np.float32(c) for c in colour_bgr])
 
 
 def draw_hand(
@@ -150,7 +150,8 @@ def draw_hand(
     shadow = cv2.resize(
         cv2.GaussianBlur(shadow, (0, 0), blur), (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR
     )
-    roi *= (1.0 - 0.45 * shadow)[..., None]
+    keep = 1.0 - 0.45 * shadow
+    cv2.multiply(roi, cv2.merge([keep, keep, keep]), dst=roi)
 
     texture = cv2.resize(
         rng.standard_normal((qh, qw)).astype(np.float32),
@@ -165,7 +166,12 @@ def draw_hand(
     for mask, colour in ((skin[y0:y1, x0:x1], skin_bgr), (sleeve[y0:y1, x0:x1], sleeve_bgr)):
         if colour is None or not mask.any():
             continue
-        shaded = _shade((mask > 127).astype(np.uint8), colour, 22 * s) * texture[..., None]
-        alpha = (mask.astype(np.float32) / 255.0)[..., None]
-        roi[:] = roi * (1 - alpha) + shaded * alpha
+        shaded = cv2.multiply(
+            _shade((mask > 127).astype(np.uint8), colour, 22 * s),
+            cv2.merge([texture, texture, texture]),
+        )
+        alpha = mask.astype(np.float32) * np.float32(1.0 / 255.0)
+        alpha3 = cv2.merge([alpha, alpha, alpha])
+        # roi += (shaded - roi) * alpha
+        cv2.add(roi, cv2.multiply(cv2.subtract(shaded, roi), alpha3), dst=roi)
     return full > 127
