@@ -71,6 +71,14 @@ def test_event_stream_ends_when_client_disconnected(runtime: FakeRuntime):
     assert runtime.subscriber_count == 0
 
 
+def test_event_stream_ends_when_the_runtime_closes_the_subscription(runtime: FakeRuntime):
+    stream = event_stream(runtime, heartbeat_s=5, is_disconnected=lambda: False)
+    next(stream), next(stream)  # retry hint, state
+    runtime._subscribers[0].put(None)  # what a runtime that shuts down sends
+    assert list(stream) == []
+    assert runtime.subscriber_count == 0
+
+
 def test_events_route_through_test_client(client, runtime: FakeRuntime):
     response = client.get("/events", buffered=False)
     assert response.mimetype == "text/event-stream"
