@@ -139,10 +139,13 @@ class EventBus:
     listener that raises is logged and the others still get the event. ``close()``
     delivers what is queued and stops the worker; events fired after that are
     dropped with a warning (the runtime may still be shutting down its threads).
+    At most ``max_queued`` events wait for delivery: behind a listener that hangs,
+    newer events are dropped with a warning rather than memory growing for hours.
     """
 
-    def __init__(self, name: str = "events") -> None:
-        self._queue: queue.Queue[Any] = queue.Queue()
+    def __init__(self, name: str = "events", *, max_queued: int = 10_000) -> None:
+        self._queue: queue.Queue[Any] = queue.Queue(maxsize=max_queued + 2)  # + close/idle markers
+        self._max_queued = max_queued
         self._listeners: list[tuple[Listener, frozenset[str] | None]] = []
         self._lock = threading.Lock()
         self._closed = False
@@ -175,6 +178,13 @@ class EventBus:
         if self._closed:
             logger.warning("event bus closed, dropping %s event", event.type)
             return
+        if self._queue.qsize() >= self._max_queued:
+            logger.warning(
+                "%d events waiting (a listener hangs?): dropping %s event",
+                self._max_queued,
+                event.type,
+            )
+            return
         self._queue.put(event)
 
     def wait_idle(self, timeout: float | None = None) -> bool:
@@ -183,7 +193,10 @@ class EventBus:
             self._worker.join(timeout)
             return not self._worker.is_alive()
         done = threading.Event()
-        self._queue.put(done)
+        try:
+            self._queue.put(done, timeout=timeout)
+        except queue.Full:
+            return False
         return done.wait(timeout)
 
     def close(self, timeout: float | None = 5.0) -> None:
@@ -191,7 +204,11 @@ class EventBus:
         if self._closed:
             return
         self._closed = True
-        self._queue.put(_STOP)
+        try:
+            self._queue.put(_STOP, timeout=timeout)
+        except queue.Full:
+            logger.warning("event bus worker is stuck; closing without delivering the rest")
+            return
         self._worker.join(timeout)
 
     def _work(self) -> None:

@@ -183,3 +183,24 @@ class TestEventBus:
         gate.set()
         assert bus.wait_idle(5)
         bus.close()
+
+
+def test_a_hanging_listener_cannot_make_the_queue_grow_without_bound(caplog) -> None:
+    bus = EventBus(max_queued=3)
+    gate = threading.Event()
+    seen: list[int] = []
+
+    def hangs(event: Event) -> None:
+        gate.wait(5)
+        seen.append(event.frame)
+
+    bus.subscribe(hangs)
+    bus.fire(Event(events.MOVE, frame=0))  # taken by the worker, which now hangs
+    assert not bus.wait_idle(0.05)  # the idle marker is queued behind it
+    with caplog.at_level(logging.WARNING, logger="device.events"):
+        for i in range(1, 8):
+            bus.fire(Event(events.MOVE, frame=i))
+    assert "dropping move event" in caplog.text
+    gate.set()
+    bus.close()
+    assert seen[0] == 0 and len(seen) <= 4 and seen == sorted(seen)
