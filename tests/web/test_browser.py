@@ -6,6 +6,7 @@ Set ``BOARDCAM_SCREENSHOTS=DIR`` to keep PNG screenshots of the pages.
 from __future__ import annotations
 
 import os
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -262,3 +263,40 @@ def test_camera_trouble_is_said_on_the_camera_view(phone_page, live_server):
     runtime.camera = {"status": "ok", "description": "USB camera 0", "fps": 4.0}
     runtime.publish({"type": "camera_status", "frame": None, "status": "ok"})
     overlay.wait_for(state="hidden")
+
+
+def cell_centres(page) -> dict[str, tuple[float, float]]:
+    boxes = page.locator("#board rect.cell").evaluate_all(
+        "cells => cells.map(c => { const b = c.getBoundingClientRect();"
+        " return [c.dataset.point, b.x + b.width / 2, b.y + b.height / 2]; })"
+    )
+    return {name: (x, y) for name, x, y in boxes}
+
+
+def test_board_is_laid_out_as_the_real_one_on_a_phone(phone_page, live_server):
+    open_dashboard(phone_page, live_server)
+    at = cell_centres(phone_page)
+    assert len(at) == 256
+    for tier in "PQRS":
+        for row in "12345678":
+            xs = [at[f"{c}{row}{tier}"][0] for c in "ABCDEFGH"]
+            steps = [b - a for a, b in pairwise(xs)]
+            assert all(step > 0 for step in steps)  # A..H west to east
+            assert steps[3] > 1.3 * steps[0]  # the post's gap between D and E
+        for column in "ABCDEFGH":
+            ys = [at[f"{column}{r}{tier}"][1] for r in "12345678"]
+            assert all(b < a for a, b in pairwise(ys))  # rows 1..8 south to north (up)
+    # tiers S, R, Q, P from top to bottom, each wholly above the next
+    for upper, lower in zip("SRQ", "RQP"):
+        lowest_upper = max(y for name, (_, y) in at.items() if name[2] == upper)
+        highest_lower = min(y for name, (_, y) in at.items() if name[2] == lower)
+        assert lowest_upper < highest_lower
+
+
+def test_board_puts_tiers_side_by_side_on_a_wide_screen(desktop_page, live_server):
+    open_dashboard(desktop_page, live_server)
+    at = cell_centres(desktop_page)
+    corner = {tier: at[f"A8{tier}"] for tier in "PQRS"}  # north-west corner of each tier
+    assert corner["S"][0] < corner["R"][0] and abs(corner["S"][1] - corner["R"][1]) < 1
+    assert corner["Q"][0] < corner["P"][0] and abs(corner["Q"][1] - corner["P"][1]) < 1
+    assert corner["S"][1] < corner["Q"][1]
