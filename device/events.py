@@ -20,7 +20,10 @@ notation, colours as indices, lists of points in name order):
 ``confirm_hidden`` ``color`` (the colour that must have been placed),
                    ``candidates`` (hidden points it may be on), ``points``
                    (visible differences), ``occluded`` when a token went out of view
-``accepted``       ``points`` read as the game has them from now on
+``accepted``       ``points`` accepted as they are; ``moved`` (``[[from, to], ...]``)
+                   when moved tokens were taken as where those moves really went
+                   (the move history is rewritten), else the points are read as
+                   the game has them until the camera sees them change
 ``corrected``      ``point``, ``color`` (``null``: empty), ``read`` (what the camera saw)
 ``undo``           ``point``, ``color`` of the move taken back; ``reason``
 ``camera_moved``   ``shift_px``, ``refit`` (re-fitted automatically),

@@ -215,10 +215,13 @@ class Referee:
     def accept(self) -> list[Event]:
         """Accept the board as it is now.
 
-        A take-back of the last move takes the move back (``undo``). Any other change
-        is accepted as a correction: the game keeps its position and the differing
-        points are read as the game has them until the camera's reading of them
-        changes (``accepted``). Raises :class:`RefereeError` when nothing differs.
+        A take-back of the last move takes the move back (``undo``). Tokens that were
+        moved (each missing token of a colour is on a new point) are taken as where
+        those moves really went: the move history is rewritten (``accepted`` with
+        ``moved``; a ``win`` if the board now has a vector). Any other change keeps the
+        game's position, and the differing points are read as the game has them until
+        the camera's reading of them changes (``accepted``). Raises
+        :class:`RefereeError` when nothing differs.
         """
         pending = self._require_pending()
         if pending.judgement.take_back:
@@ -234,10 +237,58 @@ class Referee:
                 )
             ]
             return out + self._rejudge()
+        moved = self._moved_tokens(pending)
+        was_over = self._game.is_over()
+        if moved and self._rewrite_history(moved):
+            self._pending = None
+            pairs = sorted([point_name(a), point_name(b)] for a, b in moved.items())
+            out = [
+                self._event(ev.ACCEPTED, pending.frame, points=_names(pending.points), moved=pairs)
+            ]
+            if not was_over:
+                out += self._outcome_events(pending.frame)
+            return out + self._rejudge()
         for point in pending.points:
             self._overrides[point] = (pending.observed.get(point), self._game.board.get(point))
         self._pending = None
         return [self._event(ev.ACCEPTED, pending.frame, points=_names(pending.points))]
+
+    def _moved_tokens(self, pending: Pending) -> dict[int, int]:
+        """Source -> target of every moved token when the change is only moved tokens."""
+        board, observed = self._game.board, pending.observed
+        removed = {p: c for p, c in board.items() if p not in observed}
+        added = {p: c for p, c in observed.items() if p not in board}
+        if any(observed[p] != c for p, c in board.items() if p in observed) or not removed:
+            return {}
+        moved: dict[int, int] = {}
+        for color in set(removed.values()) | set(added.values()):
+            sources = sorted(p for p, c in removed.items() if c == color)
+            targets = sorted(p for p, c in added.items() if c == color)
+            if len(sources) != len(targets):
+                return {}
+            moved.update(zip(sources, targets, strict=True))
+        return moved
+
+    def _rewrite_history(self, moved: Mapping[int, int]) -> bool:
+        """Replay the game with its moves' points mapped by ``moved``; restore it and return
+        False if that history is not legal (it would have ended earlier, say)."""
+        original = self._game.move_stack
+        if not all(dataclasses.is_dataclass(m) for m in original):
+            return False
+        rewritten = [dataclasses.replace(m, point=moved.get(m.point, m.point)) for m in original]
+        for _ in original:
+            self._game.pop()
+        pushed = 0
+        try:
+            for move in rewritten:
+                self._game.push(move)
+                pushed += 1
+        except IllegalMoveError:
+            for _ in range(pushed):
+                self._game.pop()
+            self._game.push_all(original)
+            return False
+        return True
 
     def correct(self, point: int, color: int | None) -> list[Event]:
         """The operator says point ``point`` really holds ``color`` (``None``: empty).
@@ -480,15 +531,21 @@ class Referee:
             out.append(
                 self._event(ev.MOVE, frame, point=point_name(move.point), color=move.color, **extra)
             )
-            outcome = self._game.outcome()
-            if outcome is not None:
-                if outcome.winner is None:
-                    out.append(self._event(ev.DRAW, frame, reason=outcome.reason))
-                else:
-                    vectors = [[point_name(p) for p in line] for line in outcome.lines]
-                    out.append(self._event(ev.WIN, frame, color=outcome.winner, vectors=vectors))
+            outcome = self._outcome_events(frame)
+            if outcome:
+                out += outcome
                 break
         return out
+
+    def _outcome_events(self, frame: int | None) -> list[Event]:
+        """``win`` or ``draw`` when the game is over, else nothing."""
+        outcome = self._game.outcome()
+        if outcome is None:
+            return []
+        if outcome.winner is None:
+            return [self._event(ev.DRAW, frame, reason=outcome.reason)]
+        vectors = [[point_name(p) for p in line] for line in outcome.lines]
+        return [self._event(ev.WIN, frame, color=outcome.winner, vectors=vectors)]
 
     def _restart(self, new_game: Callable[[], Game], frame: int) -> list[Event]:
         self._install(new_game(), new_game)

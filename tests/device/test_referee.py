@@ -188,23 +188,61 @@ class TestOperator:
         assert t.see(board) == []
         assert kinds(t.see({**board, "G2P": 1})) == ["move"]
 
-    def test_accept_a_change_keeps_the_game_and_reads_those_points_as_the_game_has_them(
-        self,
-    ) -> None:
+    def test_accept_a_removal_keeps_the_game_and_reads_the_point_as_the_game_has_it(self) -> None:
         t = Table()
         board = t.play(("A3Q", 0), ("H8S", 1))
-        knocked = {"B3Q": 0, "H8S": 1}
-        assert kinds(t.see(knocked)) == ["illegal"]
-        assert records(t.referee.accept()) == [
-            {"type": "accepted", "frame": 3, "points": ["A3Q", "B3Q"]}
-        ]
+        knocked = {"H8S": 1}  # A3Q knocked off the board (not the last move)
+        assert t.see(knocked)[0]["reasons"] == ["token removed from A3Q"]
+        assert records(t.referee.accept()) == [{"type": "accepted", "frame": 3, "points": ["A3Q"]}]
         assert t.game.board == {P("A3Q"): 0, P("H8S"): 1}
         assert t.referee.mismatch_points() == []
         assert t.see(knocked) == []  # the accepted board again: quiet
         assert kinds(t.see({**knocked, "C5R": 0})) == ["move"]  # play goes on around it
-        assert (
-            t.see({**board, "C5R": 0}) == []
-        )  # token put back where the game has it: still consistent
+        assert t.see({**board, "C5R": 0}) == []  # the token put back: consistent again
+
+    def test_accept_moved_tokens_rewrites_where_the_moves_went(self) -> None:
+        t = Table()
+        t.play(("A3P", 0), ("H8S", 1))  # the first token was misread a tier low
+        recs = t.see({"A3Q": 0, "H8S": 1})
+        assert recs[0]["reasons"] == ["token moved from A3P to A3Q"]
+        assert records(t.referee.accept()) == [
+            {"type": "accepted", "frame": 3, "points": ["A3P", "A3Q"], "moved": [["A3P", "A3Q"]]}
+        ]
+        assert t.game.move_stack == [Move(P("A3Q"), 0), Move(P("H8S"), 1)]
+        assert t.referee.overrides == {} and t.referee.pending is None
+        assert t.see({"A3Q": 0, "H8S": 1}) == []
+        assert kinds(t.see({"A3Q": 0, "H8S": 1, "B2Q": 0})) == ["move"]
+
+    def test_accept_moved_token_that_completes_a_vector_is_a_win(self) -> None:
+        t = Table()
+        board = t.play(
+            ("A1P", 0), ("A8S", 1), ("B1P", 0), ("B8S", 1), ("C1P", 0), ("G5R", 1), ("D2P", 0)
+        )
+        del board["D2P"]
+        assert kinds(t.see({**board, "D1P": 0})) == ["illegal"]
+        recs = records(t.referee.accept())
+        assert kinds(recs) == ["accepted", "win"]
+        assert recs[1]["vectors"] == [["A1P", "B1P", "C1P", "D1P"]]
+
+    def test_accept_moved_token_whose_history_would_have_ended_earlier_keeps_the_game(self) -> None:
+        t = Table()
+        board = t.play(
+            ("D2P", 0),
+            ("A8S", 1),
+            ("A1P", 0),
+            ("B8S", 1),
+            ("B1P", 0),
+            ("G5R", 1),
+            ("C1P", 0),
+            ("H2S", 1),
+            ("E5R", 0),
+        )
+        moves = t.game.move_stack
+        del board["D2P"]
+        assert kinds(t.see({**board, "D1P": 0})) == ["illegal"]
+        recs = records(t.referee.accept())
+        assert recs == [{"type": "accepted", "frame": 10, "points": ["D1P", "D2P"]}]
+        assert t.game.move_stack == moves and not t.game.is_over()
 
     def test_accept_with_nothing_pending_is_refused(self) -> None:
         t = Table()
