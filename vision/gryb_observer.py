@@ -13,8 +13,8 @@ fixed per calibration: its *core* (the middle of the printed spot) and its
 3. changed grid samples no ring explains, in a blob bigger than a few rings,
    or motion since the last frame, are a hand;
 4. a ring's colour is the mean of its changed band samples, matched to the two
-   ring colours the :class:`~calibration.colours.ColourModel` learns (or to a
-   given palette of the two nominal colours).
+   ring colours the :class:`~calibration.gryb_colours.RingColourModel` learns (a
+   given palette of the two nominal colours fixes which is 0 and which is 1).
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from calibration.colours import RGB, ColourModel, channel_gain, features, grey_world, match_distance
+from calibration.colours import RGB, channel_gain, features, grey_world
+from calibration.gryb_colours import RING_COLOURS, RingColourModel, ring_distance
 from calibration.gryb_fit import apply_homography
 from rules.gryb.nodes import NODES, node_name
 from vision.observation import Observation
@@ -35,10 +36,10 @@ from vision.observer import FOREGROUND_DISTANCE, SHADOW_WEIGHT, FrameError
 logger = logging.getLogger(__name__)
 
 N_NODES = len(NODES)
-RING_COLOURS = 2
 CORE_RADII_MM = (0.0, 1.6, 3.2)  # inside the spot, which the ring's hole leaves in view
 BAND_RADII_MM = (7.6, 8.5, 9.4)  # the ring body spans 6..11 mm from the node
 BAND_ANGLES = 24
+BAND_CHANGE = 0.5 * FOREGROUND_DISTANCE  # colour change of one band sample that counts
 RING_FILL = 0.55  # fraction of the band that must change for a ring
 FILL_SOFTNESS = 0.07
 # A spot whose mean colour moved this far is covered (a hand). A ring around a spot moves it
@@ -106,10 +107,9 @@ class GrybObserver:
         self._ref_core_features = features(ref_px[self._core].mean(axis=1))
         if palette is None:
             palette = getattr(calibration, "palette_rgb", None)
-        self.colours = ColourModel(
+        self.colours = RingColourModel(
             palette=[tuple(int(v) for v in c) for c in palette] if palette is not None else None,
             reference_balance=grey_world(ref_px[self._grid]),
-            max_colours=RING_COLOURS,
         )
         self._previous_grey: np.ndarray | None = None
 
@@ -195,8 +195,11 @@ class GrybObserver:
         gain = channel_gain(px[self._grid[::3]], self._ref_px[self._grid[::3]])
         balanced = px / gain
         feats = features(balanced)
-        changed = changed_from_reference(feats, self._ref_features)
-        band_changed = changed[self._band]
+        distance = _distance(feats, self._ref_features)
+        changed = distance > FOREGROUND_DISTANCE
+        # A ring replaces the whole band, so a smaller change per sample is enough there
+        # (a white ring on a light cloth differs mostly in a little brightness and tint).
+        band_changed = distance[self._band] > BAND_CHANGE
         band_fill = band_changed.mean(axis=1)
         core_change = _distance(features(balanced[self._core].mean(axis=1)), self._ref_core_features)
         covered = core_change >= CORE_HIDDEN
@@ -204,12 +207,12 @@ class GrybObserver:
         hand_blob, changed_fraction = self._hand(changed, accepted)
         hand_present = hand_blob or moving
         visibility = np.clip(0.5 + (CORE_HIDDEN - core_change) / CORE_HIDDEN, 0.0, 1.0)  # 0.5 at the limit
-        probs = self._probabilities(feats, changed, band_fill, accepted, learn=not hand_present)
+        probs = self._probabilities(balanced, band_changed, band_fill, accepted, learn=not hand_present)
         quality = float(np.clip((0.75 - changed_fraction) / 0.45, 0.0, 1.0))
         return Observation(probs=probs, visibility=visibility, hand_present=bool(hand_present), quality=quality)
 
     def _blind(self) -> Observation:
-        probs = np.zeros((N_NODES, 1 + max(self.colours.n_colours, 0)))
+        probs = np.zeros((N_NODES, 1 + RING_COLOURS))
         probs[:, 0] = 1.0
         return Observation(probs=probs, visibility=np.zeros(N_NODES), hand_present=False, quality=0.0)
 
@@ -238,27 +241,24 @@ class GrybObserver:
         largest = stats[1:, cv2.CC_STAT_AREA].max() if n > 1 else 0
         return bool(largest >= min_cells), changed_fraction
 
-    def _probabilities(self, feats: np.ndarray, changed: np.ndarray, band_fill: np.ndarray,
+    def _probabilities(self, balanced: np.ndarray, band_changed: np.ndarray, band_fill: np.ndarray,
                        accepted: np.ndarray, *, learn: bool) -> np.ndarray:
         """Ring probability from the band's fill; colour from the mean of its changed samples."""
-        use = changed[self._band]
-        n = use.sum(axis=1)
-        mean = (feats[self._band] * use[..., None]).sum(axis=1) / np.maximum(n, 1)[:, None]
+        n = band_changed.sum(axis=1)
+        # Average the colours first: one dark pixel's tint is mostly noise.
+        mean = features((balanced[self._band] * band_changed[..., None]).sum(axis=1) / np.maximum(n, 1)[:, None])
         readable = accepted & (n >= 3)
         if learn and readable.any():
             self.colours.learn(mean[readable])
         p_ring = _sigmoid((band_fill - RING_FILL) / FILL_SOFTNESS)
         p_ring[~accepted] = np.minimum(p_ring[~accepted], 0.45)  # a covered node is not read as a ring
-        n_colours = self.colours.n_colours
-        probs = np.zeros((N_NODES, 1 + n_colours))
+        probs = np.zeros((N_NODES, 1 + RING_COLOURS))
         probs[:, 0] = 1.0 - p_ring
         keys, protos = self.colours.prototype_array()
         if len(keys) == 0:
-            probs[:, 0] = 1.0 if n_colours == 0 else probs[:, 0]
-            if n_colours:
-                probs[:, 1:] = p_ring[:, None] / n_colours
+            probs[:, 1:] = p_ring[:, None] / RING_COLOURS
             return probs
-        likelihood = np.exp(-0.5 * (match_distance(mean, protos) / 1.5) ** 2) + 1e-6
+        likelihood = np.exp(-0.5 * (ring_distance(mean, protos) / 1.5) ** 2) + 1e-6
         probs[:, 1 + keys] = p_ring[:, None] * likelihood / likelihood.sum(axis=1, keepdims=True)
         return probs
 
