@@ -159,8 +159,10 @@ def _refine(
     crossings = grid_crossings(spec)
     search = max(4, int(round(0.005 * max(camera.image_size))))
     result = None
-    for _ in range(rounds):
-        found, kept = _snap(lines, camera, spec, crossings, search)
+    for round_index in range(rounds):
+        # Later rounds start closer, so they search less far and lock onto fewer stray lines
+        # (wood grain, seams and other tiers' printing seen through the plates).
+        found, kept = _snap(lines, camera, spec, crossings, max(2, search >> round_index))
         if kept.sum() < MIN_CROSSINGS:
             logger.info("refine: only %d crossings found", int(kept.sum()))
             return result

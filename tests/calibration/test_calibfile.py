@@ -19,7 +19,7 @@ from calibration.calibfile import (
 )
 from calibration.fit import fit_camera
 from calibration.spec import spec_values
-from tests.calibration.conftest import SPEC, true_clicks
+from tests.calibration.landmarks import SPEC, true_clicks
 from vision.render import random_scene
 
 

@@ -10,7 +10,7 @@ from calibration.calibfile import Calibration, CalibrationError
 from calibration.camera import CameraModel
 from calibration.drift import DriftDetector, DriftStatus
 from calibration.markings import grid_crossings
-from tests.calibration.conftest import SPEC
+from tests.calibration.landmarks import SPEC
 from vision.render import random_scene, render_timevectors
 
 

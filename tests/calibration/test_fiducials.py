@@ -16,7 +16,7 @@ from calibration.fiducials import (
 )
 from calibration.fit import ClicksError
 from calibration.spec import CORNERS
-from tests.calibration.conftest import SPEC
+from tests.calibration.landmarks import SPEC
 from vision.render import random_scene, render_timevectors
 
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from calibration.camera import CameraModel
 from calibration.fit import ClicksError, fit_camera, load_clicks, parse_clicks
-from tests.calibration.conftest import SPEC, true_clicks
+from tests.calibration.landmarks import SPEC, true_clicks
 from vision.render import random_scene
 
 SIZE = (1280, 960)

@@ -1,4 +1,4 @@
-"""Shared helpers: true landmark clicks of a known camera."""
+"""Test helpers: the true landmark clicks of a known camera."""
 
 from __future__ import annotations
 
