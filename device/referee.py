@@ -125,9 +125,21 @@ class Referee:
         return record
 
     def is_plausible(self, snapshot: Snapshot) -> bool:
-        """Whether ``snapshot`` is the same board or a legal change of it (no side effects):
-        the pipeline checks the camera before it lets an implausible change be judged."""
-        return self._read_change(self._read(snapshot, drop_stale=False)).is_legal
+        """Whether ``snapshot`` is the same board or a legal change of it and raises no
+        question (no side effects): the pipeline lets anything else settle longer and checks
+        the camera before it is judged."""
+        judgement = self._read_change(self._read(snapshot, drop_stale=False))
+        if not judgement.is_legal:
+            return False
+        return not (judgement.is_unchanged and self._newly_hidden(snapshot))
+
+    def _newly_hidden(self, snapshot: Snapshot) -> frozenset[int]:
+        """Points holding a token that went out of view since the last snapshot."""
+        previous = self._last
+        if previous is None or previous is snapshot:
+            return frozenset()
+        board = self._game.board
+        return frozenset(p for p in snapshot.hidden - previous.hidden if p in board)
 
     def mismatch_points(self) -> list[int]:
         """Points where the board differs from the last legal state (drawn red on the dashboard)."""
@@ -136,7 +148,7 @@ class Referee:
     # -- feeding ---------------------------------------------------------------
     def feed(self, snapshot: Snapshot) -> list[Event]:
         """Judge a new stable snapshot and return the events it causes."""
-        previous = self._last
+        newly_hidden = self._newly_hidden(snapshot)
         self._last = snapshot
         observed = self._read(snapshot, drop_stale=True)
         if (
@@ -145,10 +157,6 @@ class Referee:
             and not self._visible_tokens(snapshot)
         ):
             return self._restart(self._new_game, snapshot.frame)
-        newly_hidden: frozenset[int] = frozenset()
-        if previous is not None:
-            board = self._game.board
-            newly_hidden = frozenset(p for p in snapshot.hidden - previous.hidden if p in board)
         return self._judge(observed, snapshot.frame, newly_hidden)
 
     def reset(self, game: Game, *, new_game: Callable[[], Game] | None = None) -> list[Event]:

@@ -472,6 +472,10 @@ def test_is_plausible_has_no_side_effects() -> None:
         Snapshot(frame=9, tokens={P("A3Q"): 0})
     )
     assert not t.referee.is_plausible(illegal)
+    # A token going out of view with nothing new in view raises a question: not plausible.
+    assert not t.referee.is_plausible(
+        Snapshot(frame=9, tokens={}, hidden=frozenset({P("A3Q"), P("A4Q")}))
+    )
     assert t.game.move_stack == [Move(P("A3Q"), 0)] and t.referee.pending is None
 
 
