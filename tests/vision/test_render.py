@@ -5,6 +5,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from calibration.camera import CameraModel
 from calibration.spec import load_spec
@@ -193,3 +195,17 @@ def test_camera_below_the_top_tier_is_refused() -> None:
     low = CameraModel.looking_at((0.0, 0.0, 150.0), 600.0, 10.0, 0.0, (640, 480))
     with pytest.raises(ValueError, match="from above its top tier"):
         render_timevectors(low, SPEC, {}, COLOURS)
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 1000), extra=st.integers(0, 255))
+def test_adding_a_token_never_uncovers_another_point(seed: int, extra: int) -> None:
+    camera, _, colours = random_scene(seed, size=(640, 480))
+    rng = np.random.default_rng(seed)
+    tokens = {int(p): int(rng.integers(3)) for p in rng.choice(256, 30, replace=False)}
+    tokens.pop(extra, None)
+    before = render_timevectors(camera, SPEC, tokens, colours, scene=PLAIN).visibility
+    after = render_timevectors(camera, SPEC, {**tokens, extra: 0}, colours, scene=PLAIN).visibility
+    others = np.arange(256) != extra
+    assert np.all(after[others] <= before[others] + 1e-9)
+    assert after[extra] == pytest.approx(before[extra])  # a token does not hide itself
