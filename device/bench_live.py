@@ -175,10 +175,10 @@ def run_live_bench(seconds: float = 60.0, fps: float = 4.0, soak_frames: int = 2
         runtime.start()
         time.sleep(seconds)
         stop.set()
-        runtime.stop()
-        server.close()
-        server.task_dispatcher.shutdown(timeout=2)
+        runtime.stop()  # ends the SSE stream, so its server thread finishes
         reader.join(5)
+        server.task_dispatcher.shutdown(timeout=2)
+        server.close()
         timed = latencies(record["leave_times"], arrivals)
         process_ms = list(record["process_ms"])
 

@@ -154,9 +154,9 @@ def run_serve(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             logger.info("stopping")
         finally:
-            runtime.stop()
-            server.close()
+            runtime.stop()  # ends the live streams first, so their server threads can finish
             server.task_dispatcher.shutdown(timeout=2)
+            server.close()
     finally:
         runtime.stop()
         runtime.store.close()

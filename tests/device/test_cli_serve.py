@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import signal
@@ -196,9 +197,15 @@ def test_serve_runs_a_real_server_until_sigterm(tmp_path):
         with zipfile.ZipFile(out) as archive:
             assert "state.json" in archive.namelist()
             assert any(name.startswith("frames/") for name in archive.namelist())
+        live = http.client.HTTPConnection("127.0.0.1", port, timeout=10)  # a dashboard left open
+        live.request("GET", "/events")
+        stream = live.getresponse()
+        assert b"state" in stream.fp.read1(65536)
     finally:
         stdout, stderr = stop(process)
+    live.close()
     assert process.returncode == 0, stderr
+    assert "Traceback" not in stderr, stderr
     assert f"http://127.0.0.1:{port}/" in stdout and "PIN for control actions: 2468" in stdout
     assert "\u2588" in stdout  # the QR code's blocks
 
