@@ -9,9 +9,11 @@ import os
 from itertools import pairwise
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from calibration.calibfile import load_calibration
+from calibration.spec import load_spec
 from tests.web.conftest import serve
 from tests.web.fake_runtime import FakeRuntime, landmark_pixels
 from web import create_app
@@ -184,6 +186,13 @@ def test_calibration_wizard_by_clicks_writes_a_loadable_file(desktop_page, live_
     page.mouse.move(x, y, steps=4)
     page.mouse.up()
 
+    # sample the three token colours the frame shows by tapping them
+    spec = load_spec()
+    for slot, point in enumerate((0, 21, 42)):
+        u, v = runtime.camera_model.project(np.array([spec.point_centre(point)]))[0]
+        page.mouse.click(box["x"] + u * scale, box["y"] + v * scale)
+        page.locator(".palette-chip .swatch[style]").nth(slot).wait_for(state="attached")
+
     page.locator("#to-save").click()
     page.locator("#save-button").click()
     page.locator("#pin-input").fill("2468")
@@ -193,6 +202,8 @@ def test_calibration_wizard_by_clicks_writes_a_loadable_file(desktop_page, live_
     loaded = load_calibration(calibration_path)
     assert loaded.camera.image_size == (800, 600)
     assert loaded.rms_px < 2.0
+    red, blue, yellow = loaded.palette_rgb
+    assert red[0] > 180 > red[2] and blue[2] > 180 > blue[0] and min(yellow[:2]) > 180 > yellow[2]
     assert runtime.calls[-1][0] == "set_calibration"
 
 

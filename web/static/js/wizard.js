@@ -209,8 +209,12 @@ function wireStage() {
     if (!wizard.capture) return;
     event.preventDefault();
     const target = event.target.dataset && event.target.dataset.landmark ? event.target : null;
-    if (target) gesture = { kind: "drag", tier: target.dataset.tier, corner: target.dataset.corner };
-    else if (wizard.step === "landmarks" && nextLandmark()) gesture = { kind: "place" };
+    // On a marker: dragging moves it; in the colour step a tap without moving still samples
+    // (a token may sit right over a corner of a lower tier in the image).
+    if (target) {
+      gesture = { kind: "drag", tier: target.dataset.tier, corner: target.dataset.corner,
+        x: event.clientX, y: event.clientY, moved: false, sampleOnTap: wizard.step === "colours" };
+    } else if (wizard.step === "landmarks" && nextLandmark()) gesture = { kind: "place" };
     else if (wizard.step === "colours") gesture = { kind: "sample" };
     else return;
     svg.setPointerCapture(event.pointerId);
@@ -220,7 +224,10 @@ function wireStage() {
     if (!gesture) return;
     const uv = imagePoint(event);
     showMagnifier(event, uv);
-    if (gesture.kind === "drag") { setLandmark(gesture.tier, gesture.corner, uv); drawOverlay(); }
+    if (gesture.kind === "drag") {
+      gesture.moved ||= Math.hypot(event.clientX - gesture.x, event.clientY - gesture.y) > 4;
+      if (gesture.moved) { setLandmark(gesture.tier, gesture.corner, uv); drawOverlay(); }
+    }
   });
   const finish = (event) => {
     if (!gesture) return;
@@ -234,9 +241,11 @@ function wireStage() {
       wizard.history.push([tier, corner]);
       instruct();
       refit();
-    } else if (done.kind === "drag") {
+    } else if (done.kind === "drag" && done.moved) {
       setLandmark(done.tier, done.corner, uv);
       refit();
+    } else if (done.kind === "drag" && done.sampleOnTap) {
+      sampleAt(uv);
     } else if (done.kind === "sample") {
       sampleAt(uv);
     }
