@@ -6,7 +6,7 @@ from pathlib import Path
 
 from device.sources.base import FrameSource, SourceError
 
-SOURCE_FORMS = "demo, picamera, opencv:INDEX_OR_URL_OR_FILE, folder:DIR"
+SOURCE_FORMS = "demo, picamera (or picamera:1 for a second camera), opencv:INDEX_OR_URL_OR_FILE, folder:DIR"
 
 
 class SourceSpecError(SourceError, ValueError):
@@ -25,10 +25,10 @@ def open_source(spec: str, *, fps: float = 4.0, size: tuple[int, int] = (1280, 9
         from device.sources.demo import DemoSource
 
         return DemoSource(fps=fps)
-    if kind == "picamera":
+    if kind == "picamera" and (not target or target.isdigit()):
         from device.sources.picamera import PiCameraSource
 
-        return PiCameraSource(fps=fps, size=size, camera_num=int(target) if target.isdigit() else 0)
+        return PiCameraSource(fps=fps, size=size, camera_num=int(target or 0))
     if kind == "opencv" and target:
         from device.sources.opencv import OpenCVSource, parse_target
 

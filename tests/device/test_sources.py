@@ -108,7 +108,8 @@ def test_factory_forms(tmp_path):
     assert isinstance(open_source(f"folder:{tmp_path}"), FolderSource)
     assert open_source("opencv:0").target == 0
     assert open_source("opencv:rtsp://cam/stream").target == "rtsp://cam/stream"
-    for bad in ["webcam", "opencv:", "folder:", f"opencv:{tmp_path}/missing.mp4", ""]:
+    assert open_source("picamera:1").camera_num == 1
+    for bad in ["webcam", "opencv:", "folder:", f"opencv:{tmp_path}/missing.mp4", "", "picamera:front", "demo:x"]:
         with pytest.raises(SourceSpecError):
             open_source(bad)
     with pytest.raises(ValueError):  # a SourceSpecError is a ValueError for the CLI
