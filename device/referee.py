@@ -40,7 +40,7 @@ from device.events import Event
 from rules.errors import IllegalMoveError
 from rules.game import Game, Judgement
 from rules.timevectors import Move
-from rules.timevectors.points import point_name
+from rules.timevectors.points import POINT_NAMES, point_name
 from vision.observation import Snapshot
 
 logger = logging.getLogger(__name__)
@@ -78,6 +78,12 @@ class Pending:
 def _names(points: Iterable[int]) -> list[str]:
     """Points in ``A3Q`` notation, in name order (how a player scans a list)."""
     return sorted(point_name(p) for p in points)
+
+
+def _check_point(point: object) -> None:
+    """Raise :class:`RefereeError` unless ``point`` is a point index 0..255."""
+    if isinstance(point, bool) or not isinstance(point, int) or not 0 <= point < len(POINT_NAMES):
+        raise RefereeError(f"a point is an index 0..{len(POINT_NAMES) - 1}, not {point!r}")
 
 
 def _name_or_none(point: int | None) -> str | None:
@@ -306,6 +312,13 @@ class Referee:
         Raises :class:`RefereeError` before any board was read or for a hidden point
         (confirm a hidden move with :meth:`confirm_hidden`).
         """
+        _check_point(point)
+        if color is not None and (
+            isinstance(color, bool) or not isinstance(color, int) or color < 0
+        ):
+            raise RefereeError(
+                f"a colour is an index 0, 1, 2, ... or None for empty, not {color!r}"
+            )
         last = self._last
         if last is None:
             raise RefereeError("no board has been read yet")
@@ -332,6 +345,7 @@ class Referee:
         Raises :class:`RefereeError` when no hidden move is waiting for confirmation
         or ``point`` is not one of its candidates.
         """
+        _check_point(point)
         pending = self._pending
         if pending is None or pending.kind != ev.CONFIRM_HIDDEN:
             raise RefereeError("no move to a hidden point is waiting for confirmation")

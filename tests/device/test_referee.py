@@ -282,6 +282,23 @@ class TestOperator:
         with pytest.raises(RefereeError, match="hidden"):
             t.referee.correct(P("A1P"), 0)
 
+    @pytest.mark.parametrize("point", [-1, 256, "A1P", True, 3.0])
+    def test_bad_points_are_refused(self, point) -> None:
+        t = Table()
+        t.see({})
+        with pytest.raises(RefereeError, match="a point is an index"):
+            t.referee.correct(point, 0)
+        with pytest.raises(RefereeError, match="a point is an index"):
+            t.referee.confirm_hidden(point)
+
+    @pytest.mark.parametrize("color", [-1, "red", True, 1.5])
+    def test_bad_colours_are_refused(self, color) -> None:
+        t = Table()
+        t.see({})
+        with pytest.raises(RefereeError, match="a colour is"):
+            t.referee.correct(P("A1P"), color)
+        assert t.referee.overrides == {}
+
     def test_undo_of_a_misread_move_ignores_the_token_until_its_reading_changes(self) -> None:
         t = Table()
         board = t.play(("A3Q", 0))
