@@ -28,7 +28,7 @@ import binascii
 import json
 import math
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -57,7 +57,7 @@ class GrybCalibration:
     located: np.ndarray
     rms_px: float
     spec_name: str | None = "gryb"
-    created: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
     palette_rgb: tuple[RGB, ...] | None = None
     landmarks: GrybClicks | None = None
     reference_jpeg: bytes | None = None
@@ -70,14 +70,30 @@ class GrybCalibration:
     with_reference = Calibration.with_reference
 
     @classmethod
-    def from_fit(cls, fit: GrybFit, spec: GrybSpec, image_bgr: np.ndarray, clicks: GrybClicks,
-                 *, spec_name: str | None = "gryb", palette_rgb: tuple[RGB, ...] | None = None) -> "GrybCalibration":
+    def from_fit(
+        cls,
+        fit: GrybFit,
+        spec: GrybSpec,
+        image_bgr: np.ndarray,
+        clicks: GrybClicks,
+        *,
+        spec_name: str | None = "gryb",
+        palette_rgb: tuple[RGB, ...] | None = None,
+    ) -> GrybCalibration:
         """A calibration from a refined fit, with ``image_bgr`` (the empty bandanna) as its
         full-size reference."""
         h, w = image_bgr.shape[:2]
-        plain = cls(spec=spec, image_size=(w, h), homography=fit.homography, nodes_px=fit.nodes_px,
-                    located=fit.located, rms_px=fit.residual_px, spec_name=spec_name,
-                    palette_rgb=palette_rgb, landmarks=dict(clicks))
+        plain = cls(
+            spec=spec,
+            image_size=(w, h),
+            homography=fit.homography,
+            nodes_px=fit.nodes_px,
+            located=fit.located,
+            rms_px=fit.residual_px,
+            spec_name=spec_name,
+            palette_rgb=palette_rgb,
+            landmarks=dict(clicks),
+        )
         return plain.with_reference(image_bgr, max_width=w, quality=92)
 
     def to_dict(self) -> dict:
@@ -97,8 +113,12 @@ class GrybCalibration:
             "located": [bool(v) for v in self.located],
             "reprojection_px": self.rms_px,
             "created": self.created,
-            "palette_rgb": None if self.palette_rgb is None else [list(c) for c in self.palette_rgb],
-            "landmarks": None if self.landmarks is None else {k: list(v) for k, v in self.landmarks.items()},
+            "palette_rgb": None
+            if self.palette_rgb is None
+            else [list(c) for c in self.palette_rgb],
+            "landmarks": None
+            if self.landmarks is None
+            else {k: list(v) for k, v in self.landmarks.items()},
             "reference_image": reference,
         }
 
@@ -109,9 +129,13 @@ def _array(value: object, shape: tuple[int, ...], name: str) -> np.ndarray:
     except (TypeError, ValueError) as exc:
         raise CalibrationError(f"calibration field {name!r} must be numbers") from exc
     if array.shape != shape:
-        raise CalibrationError(f"calibration field {name!r} must have shape {shape}, not {array.shape}")
+        raise CalibrationError(
+            f"calibration field {name!r} must have shape {shape}, not {array.shape}"
+        )
     if not np.all(np.isfinite(array)):
-        raise CalibrationError(f"calibration field {name!r} holds a value that is not a finite number")
+        raise CalibrationError(
+            f"calibration field {name!r} holds a value that is not a finite number"
+        )
     return array
 
 
@@ -119,9 +143,16 @@ def _reference(document: dict) -> tuple[bytes | None, str | None]:
     reference = document.get("reference_image")
     if reference is None:
         return None, None
-    if not isinstance(reference, dict) or len(reference) != 1 or not (
-            isinstance(reference.get("jpeg_base64"), str) or isinstance(reference.get("path"), str)):
-        raise CalibrationError('reference_image must be {"jpeg_base64": ...}, {"path": ...} or null')
+    if (
+        not isinstance(reference, dict)
+        or len(reference) != 1
+        or not (
+            isinstance(reference.get("jpeg_base64"), str) or isinstance(reference.get("path"), str)
+        )
+    ):
+        raise CalibrationError(
+            'reference_image must be {"jpeg_base64": ...}, {"path": ...} or null'
+        )
     if "path" in reference:
         return None, reference["path"]
     try:
@@ -142,7 +173,9 @@ def gryb_calibration_from_dict(document: object) -> GrybCalibration:
         raise CalibrationError("calibration file must hold a JSON object")
     document = upgrade(document)
     if document.get("board") != "gryb":
-        raise CalibrationError(f"calibration is for board {document.get('board')!r}, not the GRYB bandanna")
+        raise CalibrationError(
+            f"calibration is for board {document.get('board')!r}, not the GRYB bandanna"
+        )
     spec_doc = document.get("spec")
     if not isinstance(spec_doc, dict):
         raise CalibrationError("calibration field 'spec' must be an object with the board spec")
@@ -154,16 +187,30 @@ def gryb_calibration_from_dict(document: object) -> GrybCalibration:
     except SpecError as exc:
         raise CalibrationError(f"calibration spec: {exc}") from exc
     size = document.get("image_size")
-    if (not isinstance(size, list) or len(size) != 2
-            or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)):
+    if (
+        not isinstance(size, list)
+        or len(size) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)
+    ):
         raise CalibrationError(f"image_size must be two positive whole numbers, not {size!r}")
     homography = _array(document.get("homography"), (3, 3), "homography")
     nodes_px = _array(document.get("nodes_px"), (len(NODES), 2), "nodes_px")
     located = document.get("located")
-    if not isinstance(located, list) or len(located) != len(NODES) or not all(isinstance(v, bool) for v in located):
-        raise CalibrationError(f"calibration field 'located' must be {len(NODES)} true/false values")
+    if (
+        not isinstance(located, list)
+        or len(located) != len(NODES)
+        or not all(isinstance(v, bool) for v in located)
+    ):
+        raise CalibrationError(
+            f"calibration field 'located' must be {len(NODES)} true/false values"
+        )
     rms = document.get("reprojection_px")
-    if isinstance(rms, bool) or not isinstance(rms, (int, float)) or not math.isfinite(rms) or rms < 0:
+    if (
+        isinstance(rms, bool)
+        or not isinstance(rms, (int, float))
+        or not math.isfinite(rms)
+        or rms < 0
+    ):
         raise CalibrationError(f"reprojection_px must be a non-negative number, not {rms!r}")
     created = document.get("created")
     try:
@@ -172,10 +219,19 @@ def gryb_calibration_from_dict(document: object) -> GrybCalibration:
         raise CalibrationError(f"created {created!r} is not an ISO 8601 time") from exc
     palette = document.get("palette_rgb")
     if palette is not None:
-        if not isinstance(palette, list) or len(palette) != 2 or not all(
-                isinstance(c, list) and len(c) == 3 and all(isinstance(v, int) and not isinstance(v, bool)
-                                                            and 0 <= v <= 255 for v in c) for c in palette):
-            raise CalibrationError("palette_rgb must be two ring colours [r, g, b] with whole numbers 0..255")
+        if (
+            not isinstance(palette, list)
+            or len(palette) != 2
+            or not all(
+                isinstance(c, list)
+                and len(c) == 3
+                and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 255 for v in c)
+                for c in palette
+            )
+        ):
+            raise CalibrationError(
+                "palette_rgb must be two ring colours [r, g, b] with whole numbers 0..255"
+            )
         palette = tuple(tuple(c) for c in palette)
     landmarks = document.get("landmarks")
     if landmarks is not None:
@@ -184,10 +240,20 @@ def gryb_calibration_from_dict(document: object) -> GrybCalibration:
         except GrybClicksError as exc:
             raise CalibrationError(f"calibration landmarks: {exc}") from exc
     reference_jpeg, reference_path = _reference(document)
-    return GrybCalibration(spec=spec, image_size=(size[0], size[1]), homography=homography, nodes_px=nodes_px,
-                           located=np.array(located, bool), rms_px=float(rms), spec_name=spec_name,
-                           created=created, palette_rgb=palette, landmarks=landmarks,
-                           reference_jpeg=reference_jpeg, reference_path=reference_path)
+    return GrybCalibration(
+        spec=spec,
+        image_size=(size[0], size[1]),
+        homography=homography,
+        nodes_px=nodes_px,
+        located=np.array(located, bool),
+        rms_px=float(rms),
+        spec_name=spec_name,
+        created=created,
+        palette_rgb=palette,
+        landmarks=landmarks,
+        reference_jpeg=reference_jpeg,
+        reference_path=reference_path,
+    )
 
 
 def load_gryb_calibration(path: str | Path) -> GrybCalibration:

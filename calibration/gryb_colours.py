@@ -72,7 +72,9 @@ class RingColourModel:
             except ValueError as exc:
                 raise RingPaletteError(str(exc)) from exc
             if len(colours) != RING_COLOURS:
-                raise RingPaletteError(f"a ring palette has exactly two colours, not {len(colours)}")
+                raise RingPaletteError(
+                    f"a ring palette has exactly two colours, not {len(colours)}"
+                )
             self.palette = colours
 
     @property
@@ -105,7 +107,9 @@ class RingColourModel:
             for k, key in enumerate(keys):
                 matched = samples[near & (nearest == k)]
                 if len(matched):
-                    self.prototypes[int(key)] += FOLLOW_RATE * (np.median(matched, axis=0) - self.prototypes[int(key)])
+                    self.prototypes[int(key)] += FOLLOW_RATE * (
+                        np.median(matched, axis=0) - self.prototypes[int(key)]
+                    )
             far = samples[~near]
             if len(far) and len(keys) < RING_COLOURS:
                 new.append(np.median(far, axis=0))

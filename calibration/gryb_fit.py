@@ -104,16 +104,22 @@ def parse_gryb_clicks(data: object) -> GrybClicks:
         raise GrybClicksError('clicks must be an object like {"GGGG": [u, v], "RRRR": [u, v], ...}')
     unknown = sorted(str(k) for k in set(data) - set(LANDMARKS))
     if unknown:
-        raise GrybClicksError(f"unknown corner(s) {', '.join(unknown)}: click {', '.join(LANDMARKS)}")
+        raise GrybClicksError(
+            f"unknown corner(s) {', '.join(unknown)}: click {', '.join(LANDMARKS)}"
+        )
     clicks: GrybClicks = {}
     for name in LANDMARKS:
         if name not in data:
-            raise GrybClicksError(f"corner {name} is missing: click the four corner spots "
-                                  f"{', '.join(LANDMARKS)}")
+            raise GrybClicksError(
+                f"corner {name} is missing: click the four corner spots {', '.join(LANDMARKS)}"
+            )
         value = data[name]
-        if (not isinstance(value, (list, tuple, np.ndarray)) or len(value) != 2
-                or not all(isinstance(c, numbers.Real) and not isinstance(c, bool) for c in value)
-                or not all(math.isfinite(c) for c in value)):
+        if (
+            not isinstance(value, (list, tuple, np.ndarray))
+            or len(value) != 2
+            or not all(isinstance(c, numbers.Real) and not isinstance(c, bool) for c in value)
+            or not all(math.isfinite(c) for c in value)
+        ):
             raise GrybClicksError(f"{name} must be two finite numbers [u, v], not {value!r}")
         clicks[name] = (float(value[0]), float(value[1]))
     return clicks
@@ -142,12 +148,19 @@ def validate_gryb_clicks(clicks: GrybClicks, image_size: tuple[int, int]) -> Non
     edges = np.roll(quad, -1, axis=0) - quad
     if np.linalg.norm(edges, axis=1).min() < 0.02 * math.hypot(w, h):
         raise GrybClicksError("two corners are (almost) the same pixel")
-    turns = [float(edges[i, 0] * edges[(i + 1) % 4, 1] - edges[i, 1] * edges[(i + 1) % 4, 0]) for i in range(4)]
+    turns = [
+        float(edges[i, 0] * edges[(i + 1) % 4, 1] - edges[i, 1] * edges[(i + 1) % 4, 0])
+        for i in range(4)
+    ]
     if all(t < 0 for t in turns):
-        raise GrybClicksError(f"the corners go the wrong way round: {', '.join(LANDMARKS)} must go clockwise "
-                              "on screen (green, red, yellow, blue corner)")
+        raise GrybClicksError(
+            f"the corners go the wrong way round: {', '.join(LANDMARKS)} must go clockwise "
+            "on screen (green, red, yellow, blue corner)"
+        )
     if not all(t > 0 for t in turns):
-        raise GrybClicksError("the corners cross over or fold in (two neighbouring corners are swapped)")
+        raise GrybClicksError(
+            "the corners cross over or fold in (two neighbouring corners are swapped)"
+        )
 
 
 def corner_homography(clicks: GrybClicks, spec: GrybSpec) -> np.ndarray:
@@ -207,14 +220,18 @@ def find_spots(image_bgr: np.ndarray, homography: np.ndarray, spec: GrybSpec) ->
     strength = np.hypot(relative[..., 0], relative[..., 1]) * inside
     scale = float(px_per_mm(homography, spec.node_positions()).min())
     spot_px = spec.spot_diameter * scale
-    k = max(3, int(round(0.55 * spot_px)) | 1)
-    opened = cv2.morphologyEx(strength, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    k = max(3, round(0.55 * spot_px) | 1)
+    opened = cv2.morphologyEx(
+        strength, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    )
     top = float(np.percentile(opened[inside.astype(bool)], 97))
     threshold = max(MIN_SPOT_CHROMA, 0.4 * top)
     mask = (opened > threshold).astype(np.uint8)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     if n <= 1:
-        raise SpotsError("no printed spots found: is this the bandanna, and are the corner clicks on it?")
+        raise SpotsError(
+            "no printed spots found: is this the bandanna, and are the corner clicks on it?"
+        )
     flat = labels.ravel()
     weight = (opened.ravel() - threshold).clip(min=0) * (flat > 0)
     ys, xs = np.divmod(np.arange(flat.size), w)
@@ -227,16 +244,27 @@ def find_spots(image_bgr: np.ndarray, homography: np.ndarray, spec: GrybSpec) ->
     expected = math.pi * (spot_px / 2) ** 2
     plausible = (areas > 0.2 * expected) & (areas < 4.0 * expected)
     if plausible.sum() < len(NODES) // 2:
-        raise SpotsError(f"only {int(plausible.sum())} printed spots found (the bandanna has {len(NODES)}): "
-                         "check the light, the focus and the corner clicks")
+        raise SpotsError(
+            f"only {int(plausible.sum())} printed spots found (the bandanna has {len(NODES)}): "
+            "check the light, the focus and the corner clicks"
+        )
     chroma = np.column_stack([a, b])[plausible] / areas[plausible, None]
-    return Spots(centroids=np.column_stack([cx, cy])[plausible], areas=areas[plausible],
-                 classes=_hue_classes(chroma))
+    return Spots(
+        centroids=np.column_stack([cx, cy])[plausible],
+        areas=areas[plausible],
+        classes=_hue_classes(chroma),
+    )
 
 
 # -- the smooth displacement field -------------------------------------------------------
-def field_offsets(known_mm: np.ndarray, known_offsets: np.ndarray, query_mm: np.ndarray,
-                  sigma_mm: float, *, leave_one_out: bool = False) -> np.ndarray:
+def field_offsets(
+    known_mm: np.ndarray,
+    known_offsets: np.ndarray,
+    query_mm: np.ndarray,
+    sigma_mm: float,
+    *,
+    leave_one_out: bool = False,
+) -> np.ndarray:
     """Offsets at ``query_mm`` from locally weighted affine fits to ``known_offsets``.
 
     Each query gets its own least-squares affine map of the known offsets, weighted by a
@@ -262,8 +290,14 @@ def field_offsets(known_mm: np.ndarray, known_offsets: np.ndarray, query_mm: np.
     return coefficients[:, 0, :]
 
 
-def _match(predicted: np.ndarray, candidates: np.ndarray, spots: Spots, claimed: np.ndarray,
-           nodes: np.ndarray, radius_px: np.ndarray) -> np.ndarray:
+def _match(
+    predicted: np.ndarray,
+    candidates: np.ndarray,
+    spots: Spots,
+    claimed: np.ndarray,
+    nodes: np.ndarray,
+    radius_px: np.ndarray,
+) -> np.ndarray:
     """Blob index per node (-1 none): nearest unclaimed blob of the node's colour within its
     radius; when two nodes want one blob the nearer one gets it."""
     dist = np.linalg.norm(predicted[nodes][:, None, :] - spots.centroids[None, :, :], axis=2)
@@ -284,8 +318,9 @@ def _match(predicted: np.ndarray, candidates: np.ndarray, spots: Spots, claimed:
     return best
 
 
-def refine_nodes(image_bgr: np.ndarray, homography: np.ndarray, spec: GrybSpec,
-                 spots: Spots | None = None) -> GrybFit:
+def refine_nodes(
+    image_bgr: np.ndarray, homography: np.ndarray, spec: GrybSpec, spots: Spots | None = None
+) -> GrybFit:
     """Locate every node from its printed spot, coarse to fine; see the module docstring.
 
     Raises :class:`SpotsError` when the spots cannot be found at all.
@@ -307,7 +342,9 @@ def refine_nodes(image_bgr: np.ndarray, homography: np.ndarray, spec: GrybSpec,
         found = _drop_outliers(found, spots, mm, base, scale, claimed)
         located = found >= 0
         offsets = spots.centroids[found[located]] - base[located]
-        sigma = max(FIELD_SIGMA_MM, 1.2 * spec.level_offsets[min(level, len(spec.level_offsets) - 1)])
+        sigma = max(
+            FIELD_SIGMA_MM, 1.2 * spec.level_offsets[min(level, len(spec.level_offsets) - 1)]
+        )
         predicted = base + field_offsets(mm[located], offsets, mm, sigma)
     # Last chance for nodes whose match was dropped: a tight search around the final field.
     missing = np.flatnonzero(found < 0)
@@ -319,14 +356,28 @@ def refine_nodes(image_bgr: np.ndarray, homography: np.ndarray, spec: GrybSpec,
     offsets = spots.centroids[found[located]] - base[located]
     field = base + field_offsets(mm[located], offsets, mm, FIELD_SIGMA_MM)
     nodes_px = np.where(located[:, None], spots.centroids[np.maximum(found, 0)], field)
-    residual = float(np.sqrt(np.mean(np.sum((nodes_px[located] - field[located]) ** 2, axis=1)))) if located.any() else 0.0
-    logger.info("bandanna: %d of %d nodes located on their spots, %.2f px off the smooth field",
-                int(located.sum()), len(NODES), residual)
+    residual = (
+        float(np.sqrt(np.mean(np.sum((nodes_px[located] - field[located]) ** 2, axis=1))))
+        if located.any()
+        else 0.0
+    )
+    logger.info(
+        "bandanna: %d of %d nodes located on their spots, %.2f px off the smooth field",
+        int(located.sum()),
+        len(NODES),
+        residual,
+    )
     return GrybFit(homography=homography, nodes_px=nodes_px, located=located, residual_px=residual)
 
 
-def _drop_outliers(found: np.ndarray, spots: Spots, mm: np.ndarray, base: np.ndarray, scale: np.ndarray,
-                   claimed: np.ndarray) -> np.ndarray:
+def _drop_outliers(
+    found: np.ndarray,
+    spots: Spots,
+    mm: np.ndarray,
+    base: np.ndarray,
+    scale: np.ndarray,
+    claimed: np.ndarray,
+) -> np.ndarray:
     """Unmatch located spots that disagree with the field of the other located spots."""
     located = np.flatnonzero(found >= 0)
     if len(located) < 5:

@@ -21,7 +21,12 @@ from calibration.spec import SpecError
 from rules.gryb.nodes import DEPTH, NODES
 
 LANDMARKS = ("GGGG", "RRRR", "YYYY", "BBBB")
-DIRECTIONS: dict[str, tuple[float, float]] = {"G": (-1.0, 1.0), "R": (1.0, 1.0), "Y": (1.0, -1.0), "B": (-1.0, -1.0)}
+DIRECTIONS: dict[str, tuple[float, float]] = {
+    "G": (-1.0, 1.0),
+    "R": (1.0, 1.0),
+    "Y": (1.0, -1.0),
+    "B": (-1.0, -1.0),
+}
 
 
 @dataclass(frozen=True)
@@ -92,15 +97,23 @@ def spec_from_values(values: Mapping[str, object]) -> GrybSpec:
 
 
 def _checked(spec: GrybSpec) -> GrybSpec:
-    sizes = (*spec.level_offsets, spec.cloth_size, spec.spot_diameter, spec.line_width,
-             spec.ring_outer_diameter, spec.ring_inner_diameter)
+    sizes = (
+        *spec.level_offsets,
+        spec.cloth_size,
+        spec.spot_diameter,
+        spec.line_width,
+        spec.ring_outer_diameter,
+        spec.ring_inner_diameter,
+    )
     if min(sizes) <= 0:
         raise SpecError("GRYB spec is physically impossible (every size must be positive)")
     if any(a <= b for a, b in zip(spec.level_offsets, spec.level_offsets[1:])):
         raise SpecError("level_offsets must shrink from level 1 to level 4 (quadrangles nest)")
     if spec.min_spacing() <= spec.spot_diameter:
-        raise SpecError(f"spots of {spec.spot_diameter:g} mm would overlap: the closest nodes are "
-                        f"{spec.min_spacing():.1f} mm apart")
+        raise SpecError(
+            f"spots of {spec.spot_diameter:g} mm would overlap: the closest nodes are "
+            f"{spec.min_spacing():.1f} mm apart"
+        )
     if spec.ring_inner_diameter >= spec.ring_outer_diameter:
         raise SpecError("a ring's inner diameter must be smaller than its outer diameter")
     if sum(spec.level_offsets) + spec.spot_diameter / 2 > spec.cloth_size / 2:

@@ -18,12 +18,18 @@ from typing import TextIO
 import cv2
 import numpy as np
 
-from calibration.gryb_calibfile import GrybCalibration
 from calibration.camera import CameraModel
+from calibration.gryb_calibfile import GrybCalibration
 from calibration.gryb_fit import apply_homography, fit_bandanna, parse_gryb_clicks, px_per_mm
 from calibration.gryb_spec import GrybSpec, load_gryb_spec
 from vision.gryb_observer import GrybObserver
-from vision.gryb_render import BandannaStyle, RenderedBandanna, Wrinkles, random_bandanna_scene, render_bandanna
+from vision.gryb_render import (
+    BandannaStyle,
+    RenderedBandanna,
+    Wrinkles,
+    random_bandanna_scene,
+    render_bandanna,
+)
 from vision.render_hand import HandSpec
 from vision.tracker import Tracker
 
@@ -59,10 +65,14 @@ def _random_rings(rng: np.random.Generator, count: int) -> dict[int, int]:
 def _colour_mapping(read: np.ndarray, truth: np.ndarray) -> dict[int, int]:
     """The observer numbers ring colours itself: map its numbers to the renderer's by majority."""
     options = ({0: 0, 1: 1}, {0: 1, 1: 0})
-    return max(options, key=lambda m: sum(int(np.sum((read == k) & (truth == v))) for k, v in m.items()))
+    return max(
+        options, key=lambda m: sum(int(np.sum((read == k) & (truth == v))) for k, v in m.items())
+    )
 
 
-def wrong_nodes(states: np.ndarray, rings: dict[int, int], mapping: dict[int, int] | None = None) -> np.ndarray:
+def wrong_nodes(
+    states: np.ndarray, rings: dict[int, int], mapping: dict[int, int] | None = None
+) -> np.ndarray:
     """Indices of nodes read wrong (states -1 empty or colour), after mapping colour numbers."""
     truth = np.full(N_NODES, -1)
     for node, colour in rings.items():
@@ -89,18 +99,38 @@ class CalibratedScene:
 
     def homography_errors(self) -> np.ndarray:
         """Per node: pixels between the corner homography's prediction and the true position."""
-        positions = apply_homography(self.calibration.homography, self.calibration.spec.node_positions())
+        positions = apply_homography(
+            self.calibration.homography, self.calibration.spec.node_positions()
+        )
         return np.linalg.norm(positions - self.empty.nodes_px, axis=1)
 
-    def render(self, rings: dict[int, int], *, hand: HandSpec | None = None, noise_seed: int | None = None,
-               style: BandannaStyle | None = None) -> RenderedBandanna:
+    def render(
+        self,
+        rings: dict[int, int],
+        *,
+        hand: HandSpec | None = None,
+        noise_seed: int | None = None,
+        style: BandannaStyle | None = None,
+    ) -> RenderedBandanna:
         """Another picture of the same cloth under the same camera (``style`` may change the light)."""
-        return render_bandanna(self.camera, self.calibration.spec, rings, style=style or self.style,
-                               wrinkles=self.wrinkles, hand=hand, seed=self.seed, noise_seed=noise_seed)
+        return render_bandanna(
+            self.camera,
+            self.calibration.spec,
+            rings,
+            style=style or self.style,
+            wrinkles=self.wrinkles,
+            hand=hand,
+            seed=self.seed,
+            noise_seed=noise_seed,
+        )
 
 
-def calibrated_scene(seed: int, size: tuple[int, int] = BENCH_SIZES[0], spec: GrybSpec | None = None,
-                     wrinkle_mm: float | None = None) -> CalibratedScene:
+def calibrated_scene(
+    seed: int,
+    size: tuple[int, int] = BENCH_SIZES[0],
+    spec: GrybSpec | None = None,
+    wrinkle_mm: float | None = None,
+) -> CalibratedScene:
     """Render a random scene's empty bandanna and calibrate from it (raises what the fit raises)."""
     spec = spec or load_gryb_spec()
     camera, style, wrinkles = random_bandanna_scene(seed, size, spec, wrinkle_mm)
@@ -111,8 +141,15 @@ def calibrated_scene(seed: int, size: tuple[int, int] = BENCH_SIZES[0], spec: Gr
     return CalibratedScene(camera, style, wrinkles, empty, calibration, seed)
 
 
-def bench_scene(seed: int, size: tuple[int, int], totals: BenchTotals, out: TextIO, *, pictures: int = 3,
-                spec: GrybSpec | None = None) -> None:
+def bench_scene(
+    seed: int,
+    size: tuple[int, int],
+    totals: BenchTotals,
+    out: TextIO,
+    *,
+    pictures: int = 3,
+    spec: GrybSpec | None = None,
+) -> None:
     """Calibrate one rendered scene and read ``pictures`` random ring positions on it."""
     scene = calibrated_scene(seed, size, spec)
     errors, homography_errors = scene.location_errors(), scene.homography_errors()
@@ -128,14 +165,17 @@ def bench_scene(seed: int, size: tuple[int, int], totals: BenchTotals, out: Text
         shown = style
         if k % 2:  # the light's colour changed since calibration
             cast = np.exp(rng.normal(0, 0.08, 3))
-            light = dataclasses.replace(style.scene, white_balance=tuple(float(v) for v in cast / cast[1]),
-                                        exposure=float(style.scene.exposure * rng.uniform(0.85, 1.1)))
+            light = dataclasses.replace(
+                style.scene,
+                white_balance=tuple(float(v) for v in cast / cast[1]),
+                exposure=float(style.scene.exposure * rng.uniform(0.85, 1.1)),
+            )
             shown = dataclasses.replace(style, scene=light)
         picture = scene.render(rings, style=shown, noise_seed=k)
         start = time.perf_counter()
         observation = observer.observe(picture.image_bgr, compare_previous=False)
         totals.observe_ms.append(1000 * (time.perf_counter() - start))
-        ok, buffer = cv2.imencode(".jpg", picture.image_bgr, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        _, buffer = cv2.imencode(".jpg", picture.image_bgr, [cv2.IMWRITE_JPEG_QUALITY, 90])
         start = time.perf_counter()
         cv2.imdecode(buffer, cv2.IMREAD_COLOR)
         totals.decode_ms.append(1000 * (time.perf_counter() - start))
@@ -143,12 +183,17 @@ def bench_scene(seed: int, size: tuple[int, int], totals: BenchTotals, out: Text
         wrong += len(bad)
         totals.nodes_read += N_NODES
         totals.nodes_wrong += len(bad)
-    print(f"  scene {seed}: {size[0]}x{size[1]}, {scale:.2f} px/mm, cloth off one homography by up to "
-          f"{homography_errors.max():.1f} px; nodes located: max error {errors.max():.2f} px, "
-          f"mean {errors.mean():.2f} px; rings: {wrong} wrong of {pictures * N_NODES} node readings", file=out)
+    print(
+        f"  scene {seed}: {size[0]}x{size[1]}, {scale:.2f} px/mm, cloth off one homography by up to "
+        f"{homography_errors.max():.1f} px; nodes located: max error {errors.max():.2f} px, "
+        f"mean {errors.mean():.2f} px; rings: {wrong} wrong of {pictures * N_NODES} node readings",
+        file=out,
+    )
 
 
-def bench_game(seed: int, moves: int, totals: BenchTotals, out: TextIO, spec: GrybSpec | None = None) -> None:
+def bench_game(
+    seed: int, moves: int, totals: BenchTotals, out: TextIO, spec: GrybSpec | None = None
+) -> None:
     """Rings placed one by one by a reaching hand, read through the tracker; counts recovered moves."""
     scene = calibrated_scene(seed, BENCH_SIZES[0], spec)
     observer = GrybObserver(scene.calibration)
@@ -190,36 +235,63 @@ def bench_game(seed: int, moves: int, totals: BenchTotals, out: TextIO, spec: Gr
     totals.moves_played += len(played)
     totals.moves_found += len(found)
     totals.moves_right += right
-    print(f"  game {seed}: {len(played)} rings placed by hand, {len(found)} found, {right} right, "
-          f"{len(snapshots)} snapshots over {len(script)} frames", file=out)
+    print(
+        f"  game {seed}: {len(played)} rings placed by hand, {len(found)} found, {right} right, "
+        f"{len(snapshots)} snapshots over {len(script)} frames",
+        file=out,
+    )
 
 
-def run_gryb_vision_bench(*, scenes: int, games: int, moves: int, seed: int, out: TextIO) -> BenchTotals:
+def run_gryb_vision_bench(
+    *, scenes: int, games: int, moves: int, seed: int, out: TextIO
+) -> BenchTotals:
     """Render, calibrate, read and time; prints the figures to ``out`` and returns the totals."""
     spec = load_gryb_spec()
     totals = BenchTotals()
-    print(f"bandanna scenes ({scenes}, seeds {seed}..{seed + scenes - 1}, ring colours unknown to the observer):",
-          file=out)
+    print(
+        f"bandanna scenes ({scenes}, seeds {seed}..{seed + scenes - 1}, ring colours unknown to the observer):",
+        file=out,
+    )
     for k in range(scenes):
         bench_scene(seed + k, BENCH_SIZES[k % 2], totals, out, spec=spec)
     errors = np.array(totals.location_errors)
     hom = np.array(totals.homography_errors)
-    print(f"node location error after refinement: mean {errors.mean():.2f} px, 99th percentile "
-          f"{np.percentile(errors, 99):.2f} px, max {errors.max():.2f} px; "
-          f"{int(np.sum(errors > LOCATED_PX))} of {len(errors)} nodes off by more than {LOCATED_PX:g} px "
-          f"(one homography through the corners: mean {hom.mean():.2f} px, max {hom.max():.2f} px)", file=out)
-    print(f"ring reading: {100 * totals.wrong_fraction:.3f}% wrong nodes ({totals.nodes_wrong} of "
-          f"{totals.nodes_read}; target <= 0.1%)", file=out)
+    print(
+        f"node location error after refinement: mean {errors.mean():.2f} px, 99th percentile "
+        f"{np.percentile(errors, 99):.2f} px, max {errors.max():.2f} px; "
+        f"{int(np.sum(errors > LOCATED_PX))} of {len(errors)} nodes off by more than {LOCATED_PX:g} px "
+        f"(one homography through the corners: mean {hom.mean():.2f} px, max {hom.max():.2f} px)",
+        file=out,
+    )
+    print(
+        f"ring reading: {100 * totals.wrong_fraction:.3f}% wrong nodes ({totals.nodes_wrong} of "
+        f"{totals.nodes_read}; target <= 0.1%)",
+        file=out,
+    )
     if games:
         print(f"games ({games} x {moves} rings, each placed by a hand reaching in):", file=out)
         for g in range(games):
             bench_game(seed + 1000 + g, moves, totals, out, spec=spec)
         precision = totals.moves_right / max(totals.moves_found, 1)
         recall = totals.moves_right / max(totals.moves_played, 1)
-        print(f"move detection: precision {100 * precision:.1f}%, recall {100 * recall:.1f}%", file=out)
-    print(f"observer {np.median(totals.observe_ms):.1f} ms per frame (median), JPEG decode of the same frames "
-          f"{np.median(totals.decode_ms):.1f} ms", file=out)
+        print(
+            f"move detection: precision {100 * precision:.1f}%, recall {100 * recall:.1f}%",
+            file=out,
+        )
+    print(
+        f"observer {np.median(totals.observe_ms):.1f} ms per frame (median), JPEG decode of the same frames "
+        f"{np.median(totals.decode_ms):.1f} ms",
+        file=out,
+    )
     return totals
 
 
-__all__ = ["BenchTotals", "CalibratedScene", "calibrated_scene", "bench_game", "bench_scene", "run_gryb_vision_bench", "wrong_nodes"]
+__all__ = [
+    "BenchTotals",
+    "CalibratedScene",
+    "bench_game",
+    "bench_scene",
+    "calibrated_scene",
+    "run_gryb_vision_bench",
+    "wrong_nodes",
+]

@@ -95,8 +95,10 @@ class GrybObserver:
         self.image_size = tuple(calibration.image_size)
         reference = calibration.reference_image()
         if reference is None:
-            raise ReferenceMissingError("the bandanna calibration has no picture of the empty bandanna; "
-                                        "calibrate again from a picture without rings")
+            raise ReferenceMissingError(
+                "the bandanna calibration has no picture of the empty bandanna; "
+                "calibrate again from a picture without rings"
+            )
         w, h = self.image_size
         if reference.shape[:2] != (h, w):
             reference = cv2.resize(reference, (w, h), interpolation=cv2.INTER_AREA)
@@ -129,8 +131,11 @@ class GrybObserver:
         jy = apply_homography(homography, nodes_mm + [0.0, 1.0]) - base
 
         def place(offsets_mm: np.ndarray) -> np.ndarray:
-            px = (nodes_px[:, None, :] + offsets_mm[None, :, 0:1] * jx[:, None, :]
-                  + offsets_mm[None, :, 1:2] * jy[:, None, :])
+            px = (
+                nodes_px[:, None, :]
+                + offsets_mm[None, :, 0:1] * jx[:, None, :]
+                + offsets_mm[None, :, 1:2] * jy[:, None, :]
+            )
             col = np.clip(np.round(px[..., 0]).astype(np.int64), 0, w - 1)
             row = np.clip(np.round(px[..., 1]).astype(np.int64), 0, h - 1)
             return row * w + col
@@ -139,7 +144,9 @@ class GrybObserver:
         band = place(_circle_offsets(BAND_RADII_MM, BAND_ANGLES))
         # A grid over the cloth (corner leaves plus a ring's width) for hands and motion.
         half = sum(spec.level_offsets) + spec.ring_outer_diameter
-        outline = apply_homography(homography, np.array([[-half, half], [half, half], [half, -half], [-half, -half]]))
+        outline = apply_homography(
+            homography, np.array([[-half, half], [half, half], [half, -half], [-half, -half]])
+        )
         x0, y0 = np.clip(np.floor(outline.min(axis=0)).astype(int), 0, [w - 1, h - 1])
         x1, y1 = np.clip(np.ceil(outline.max(axis=0)).astype(int), 1, [w, h])
         step = max(1, int(np.ceil(np.sqrt((x1 - x0) * (y1 - y0) / GRID_SAMPLES))))
@@ -152,19 +159,25 @@ class GrybObserver:
         grid_flat = (gy * w + gx).ravel()
         # Nearest node of every grid sample, in cloth millimetres (rings explain what is near them).
         inverse = np.linalg.inv(homography)
-        grid_mm = apply_homography(inverse, np.column_stack([gx.ravel(), gy.ravel()]).astype(np.float64))
+        grid_mm = apply_homography(
+            inverse, np.column_stack([gx.ravel(), gy.ravel()]).astype(np.float64)
+        )
         d = np.linalg.norm(grid_mm[:, None, :] - nodes_mm[None, :, :], axis=2)
         self._grid_node = np.argmin(d, axis=1)
         self._grid_near = d[np.arange(len(d)), self._grid_node] < EXPLAINED_MM
-        positions, inverse_index = np.unique(np.concatenate([core.ravel(), band.ravel(), grid_flat]),
-                                             return_inverse=True)
+        positions, inverse_index = np.unique(
+            np.concatenate([core.ravel(), band.ravel(), grid_flat]), return_inverse=True
+        )
         self._positions = positions
         n_core, n_band = core.size, band.size
         self._core = inverse_index[:n_core].reshape(core.shape)
-        self._band = inverse_index[n_core:n_core + n_band].reshape(band.shape)
-        self._grid = inverse_index[n_core + n_band:]
-        self.ring_area_px = float(np.mean(np.abs(jx[:, 0] * jy[:, 1] - jx[:, 1] * jy[:, 0]))) * np.pi * (
-            spec.ring_outer_diameter / 2) ** 2
+        self._band = inverse_index[n_core : n_core + n_band].reshape(band.shape)
+        self._grid = inverse_index[n_core + n_band :]
+        self.ring_area_px = (
+            float(np.mean(np.abs(jx[:, 0] * jy[:, 1] - jx[:, 1] * jy[:, 0])))
+            * np.pi
+            * (spec.ring_outer_diameter / 2) ** 2
+        )
 
     def _check_frame(self, frame: Any) -> np.ndarray:
         if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3:
@@ -173,7 +186,9 @@ class GrybObserver:
             raise FrameError(f"a frame must be 8-bit (got {frame.dtype})")
         w, h = self.image_size
         if frame.shape[:2] != (h, w):
-            raise FrameError(f"frame is {frame.shape[1]}x{frame.shape[0]} but the calibration is for {w}x{h}")
+            raise FrameError(
+                f"frame is {frame.shape[1]}x{frame.shape[0]} but the calibration is for {w}x{h}"
+            )
         return frame
 
     # ------------------------------------------------------------------ per frame
@@ -201,20 +216,30 @@ class GrybObserver:
         # (a white ring on a light cloth differs mostly in a little brightness and tint).
         band_changed = distance[self._band] > BAND_CHANGE
         band_fill = band_changed.mean(axis=1)
-        core_change = _distance(features(balanced[self._core].mean(axis=1)), self._ref_core_features)
+        core_change = _distance(
+            features(balanced[self._core].mean(axis=1)), self._ref_core_features
+        )
         covered = core_change >= CORE_HIDDEN
         accepted = (band_fill >= RING_FILL) & ~covered
         hand_blob, changed_fraction = self._hand(changed, accepted)
         hand_present = hand_blob or moving
-        visibility = np.clip(0.5 + (CORE_HIDDEN - core_change) / CORE_HIDDEN, 0.0, 1.0)  # 0.5 at the limit
-        probs = self._probabilities(balanced, band_changed, band_fill, accepted, learn=not hand_present)
+        visibility = np.clip(
+            0.5 + (CORE_HIDDEN - core_change) / CORE_HIDDEN, 0.0, 1.0
+        )  # 0.5 at the limit
+        probs = self._probabilities(
+            balanced, band_changed, band_fill, accepted, learn=not hand_present
+        )
         quality = float(np.clip((0.75 - changed_fraction) / 0.45, 0.0, 1.0))
-        return Observation(probs=probs, visibility=visibility, hand_present=bool(hand_present), quality=quality)
+        return Observation(
+            probs=probs, visibility=visibility, hand_present=bool(hand_present), quality=quality
+        )
 
     def _blind(self) -> Observation:
         probs = np.zeros((N_NODES, 1 + RING_COLOURS))
         probs[:, 0] = 1.0
-        return Observation(probs=probs, visibility=np.zeros(N_NODES), hand_present=False, quality=0.0)
+        return Observation(
+            probs=probs, visibility=np.zeros(N_NODES), hand_present=False, quality=0.0
+        )
 
     def _motion(self, grey: np.ndarray) -> bool:
         previous, self._previous_grey = self._previous_grey, grey
@@ -222,8 +247,11 @@ class GrybObserver:
             return False
         moved = (np.abs(grey - previous) > MOTION_LEVEL) & self._grid_on_cloth
         # Isolated samples flicker at printed edges (noise, JPEG); a moving thing covers neighbours.
-        moved = cv2.morphologyEx(moved.reshape(self._grid_shape).astype(np.uint8), cv2.MORPH_OPEN,
-                                 np.ones((2, 2), np.uint8))
+        moved = cv2.morphologyEx(
+            moved.reshape(self._grid_shape).astype(np.uint8),
+            cv2.MORPH_OPEN,
+            np.ones((2, 2), np.uint8),
+        )
         return bool(moved.sum() * self._grid_step**2 > 0.5 * self.ring_area_px)
 
     def _hand(self, changed: np.ndarray, accepted: np.ndarray) -> tuple[bool, float]:
@@ -235,23 +263,37 @@ class GrybObserver:
         min_cells = HAND_AREA_RINGS * self.ring_area_px / self._grid_step**2
         if unexplained.sum() < min_cells:
             return False, changed_fraction
-        grid = cv2.morphologyEx(unexplained.reshape(self._grid_shape).astype(np.uint8), cv2.MORPH_OPEN,
-                                np.ones((2, 2), np.uint8))
+        grid = cv2.morphologyEx(
+            unexplained.reshape(self._grid_shape).astype(np.uint8),
+            cv2.MORPH_OPEN,
+            np.ones((2, 2), np.uint8),
+        )
         n, _, stats, _ = cv2.connectedComponentsWithStats(grid, connectivity=8)
         largest = stats[1:, cv2.CC_STAT_AREA].max() if n > 1 else 0
         return bool(largest >= min_cells), changed_fraction
 
-    def _probabilities(self, balanced: np.ndarray, band_changed: np.ndarray, band_fill: np.ndarray,
-                       accepted: np.ndarray, *, learn: bool) -> np.ndarray:
+    def _probabilities(
+        self,
+        balanced: np.ndarray,
+        band_changed: np.ndarray,
+        band_fill: np.ndarray,
+        accepted: np.ndarray,
+        *,
+        learn: bool,
+    ) -> np.ndarray:
         """Ring probability from the band's fill; colour from the mean of its changed samples."""
         n = band_changed.sum(axis=1)
         # Average the colours first: one dark pixel's tint is mostly noise.
-        mean = features((balanced[self._band] * band_changed[..., None]).sum(axis=1) / np.maximum(n, 1)[:, None])
+        mean = features(
+            (balanced[self._band] * band_changed[..., None]).sum(axis=1) / np.maximum(n, 1)[:, None]
+        )
         readable = accepted & (n >= 3)
         if learn and readable.any():
             self.colours.learn(mean[readable])
         p_ring = _sigmoid((band_fill - RING_FILL) / FILL_SOFTNESS)
-        p_ring[~accepted] = np.minimum(p_ring[~accepted], 0.45)  # a covered node is not read as a ring
+        p_ring[~accepted] = np.minimum(
+            p_ring[~accepted], 0.45
+        )  # a covered node is not read as a ring
         probs = np.zeros((N_NODES, 1 + RING_COLOURS))
         probs[:, 0] = 1.0 - p_ring
         keys, protos = self.colours.prototype_array()
@@ -263,8 +305,13 @@ class GrybObserver:
         return probs
 
 
-def analyze_bandanna(calibration: Any, image_bgr: np.ndarray, palette: Sequence[RGB] | None = None, *,
-                     observer: GrybObserver | None = None) -> dict:
+def analyze_bandanna(
+    calibration: Any,
+    image_bgr: np.ndarray,
+    palette: Sequence[RGB] | None = None,
+    *,
+    observer: GrybObserver | None = None,
+) -> dict:
     """Read one still picture: ``{"rings": {"GGBY": 0, ...}, "hidden": [...], "hand": bool}``.
 
     Pass the same ``observer`` for a series of pictures so that learned ring colour
@@ -274,7 +321,9 @@ def analyze_bandanna(calibration: Any, image_bgr: np.ndarray, palette: Sequence[
     reader = observer or GrybObserver(calibration, palette=palette)
     observation = reader.observe(image_bgr, compare_previous=False)
     return {
-        "rings": {node_name(NODES[i]): colour for i, colour in sorted(observation.tokens().items())},
+        "rings": {
+            node_name(NODES[i]): colour for i, colour in sorted(observation.tokens().items())
+        },
         "hidden": [node_name(NODES[i]) for i in observation.hidden()],
         "hand": observation.hand_present,
     }

@@ -35,8 +35,16 @@ from vision.render_textures import TABLE_KINDS, cloth_texture, smooth_noise, tab
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["BandannaStyle", "RenderedBandanna", "Wrinkles", "plane_homography", "random_bandanna_scene",
-           "random_wrinkles", "render_bandanna", "render_bandanna_scene"]
+__all__ = [
+    "BandannaStyle",
+    "RenderedBandanna",
+    "Wrinkles",
+    "plane_homography",
+    "random_bandanna_scene",
+    "random_wrinkles",
+    "render_bandanna",
+    "render_bandanna_scene",
+]
 
 RGB = tuple[int, int, int]
 N_NODES = len(NODES)
@@ -52,7 +60,12 @@ class BandannaStyle:
 
     cloth_rgb: RGB = (238, 230, 212)
     line_rgb: RGB = (46, 44, 48)
-    spot_rgb: tuple[RGB, RGB, RGB, RGB] = ((38, 150, 72), (206, 40, 44), (244, 204, 36), (36, 82, 186))
+    spot_rgb: tuple[RGB, RGB, RGB, RGB] = (
+        (38, 150, 72),
+        (206, 40, 44),
+        (244, 204, 36),
+        (36, 82, 186),
+    )
     head_rgb: RGB = (124, 62, 150)
     ring_rgb: tuple[RGB, RGB] = ((24, 24, 26), (232, 110, 20))
     ring_jitter_mm: float = 1.2  # players never centre a ring exactly
@@ -79,7 +92,7 @@ class Wrinkles:
     step_mm: float
 
     @classmethod
-    def flat(cls, spec: GrybSpec) -> "Wrinkles":
+    def flat(cls, spec: GrybSpec) -> Wrinkles:
         """A perfectly smooth, unstretched cloth."""
         n = int(np.ceil(spec.cloth_size * 1.2 / _FIELD_STEP_MM)) + 1
         zero = np.zeros((n, n), np.float32)
@@ -121,7 +134,9 @@ class Wrinkles:
         return float(np.max(np.hypot(self.dx, self.dy)))
 
 
-def random_wrinkles(seed: int, spec: GrybSpec, amplitude_mm: float = 8.0, folds: int = 4) -> Wrinkles:
+def random_wrinkles(
+    seed: int, spec: GrybSpec, amplitude_mm: float = 8.0, folds: int = 4
+) -> Wrinkles:
     """A random wrinkled cloth: a smooth stretch/creep field of about ``amplitude_mm`` at its
     largest, a slight uneven stretch, and ``folds`` ridges that pull cloth toward them.
 
@@ -157,8 +172,13 @@ def random_wrinkles(seed: int, spec: GrybSpec, amplitude_mm: float = 8.0, folds:
         pull = rng.uniform(0.5, 2.0) * envelope * np.tanh(across / width)
         dx -= pull * normal[0]
         dy -= pull * normal[1]
-    return Wrinkles(dx.astype(np.float32), dy.astype(np.float32), height.astype(np.float32), float(origin),
-                    _FIELD_STEP_MM)
+    return Wrinkles(
+        dx.astype(np.float32),
+        dy.astype(np.float32),
+        height.astype(np.float32),
+        float(origin),
+        _FIELD_STEP_MM,
+    )
 
 
 @dataclass(frozen=True)
@@ -193,13 +213,17 @@ def _bgr(rgb: Sequence[float]) -> np.ndarray:
     return np.array([rgb[2], rgb[1], rgb[0]], dtype=np.float32)
 
 
-def _circle(image: np.ndarray, centre_tex: np.ndarray, radius_tex: float, colour: np.ndarray) -> None:
-    c = (int(round(centre_tex[0] * 16)), int(round(centre_tex[1] * 16)))
-    cv2.circle(image, c, int(round(radius_tex * 16)), tuple(float(v) for v in colour), -1, cv2.LINE_AA, 4)
+def _circle(
+    image: np.ndarray, centre_tex: np.ndarray, radius_tex: float, colour: np.ndarray
+) -> None:
+    c = (round(centre_tex[0] * 16), round(centre_tex[1] * 16))
+    cv2.circle(
+        image, c, round(radius_tex * 16), tuple(float(v) for v in colour), -1, cv2.LINE_AA, 4
+    )
 
 
 @functools.lru_cache(maxsize=2)
-def _printed_cloth(spec: GrybSpec, style: BandannaStyle, seed: int) -> "_Print":
+def _printed_cloth(spec: GrybSpec, style: BandannaStyle, seed: int) -> _Print:
     """The print without rings; every frame of a game shares it (building it is the slow part)."""
     return _Print(spec, style, np.random.default_rng(seed))
 
@@ -215,7 +239,9 @@ class _Print:
         self._draw(spec, style, rng)
         self.image.flags.writeable = False  # shared by every frame: rings go on a copy
 
-    def with_rings(self, spec: GrybSpec, style: BandannaStyle, rings: Mapping[int, int], seed: int) -> np.ndarray:
+    def with_rings(
+        self, spec: GrybSpec, style: BandannaStyle, rings: Mapping[int, int], seed: int
+    ) -> np.ndarray:
         """A copy of the print with ring tokens laid on it (each ring off centre by its own
         amount, the same in every frame it appears in)."""
         image = self.image.copy()
@@ -224,20 +250,37 @@ class _Print:
 
     def texel(self, xy_mm: np.ndarray) -> np.ndarray:
         xy = np.asarray(xy_mm, np.float64)
-        return np.stack([self.half + xy[..., 0] * TEXELS_PER_MM, self.half - xy[..., 1] * TEXELS_PER_MM], -1)
+        return np.stack(
+            [self.half + xy[..., 0] * TEXELS_PER_MM, self.half - xy[..., 1] * TEXELS_PER_MM], -1
+        )
 
     def _draw(self, spec: GrybSpec, style: BandannaStyle, rng: np.random.Generator) -> None:
         positions = spec.node_positions()
         line = tuple(float(v) for v in _bgr(style.line_rgb))
-        width = max(1, int(round(spec.line_width * TEXELS_PER_MM)))
+        width = max(1, round(spec.line_width * TEXELS_PER_MM))
         for i, node in enumerate(NODES):
             if len(node) < 4:
                 corners = self.texel(positions[[NODES.index(node + c) for c in "GRYB"]])
-                cv2.polylines(self.image, [np.round(corners * 16).astype(np.int32)], True, line, width,
-                              cv2.LINE_AA, 4)
+                cv2.polylines(
+                    self.image,
+                    [np.round(corners * 16).astype(np.int32)],
+                    True,
+                    line,
+                    width,
+                    cv2.LINE_AA,
+                    4,
+                )
         border = (sum(spec.level_offsets) + 0.6 * spec.level_offsets[-1] * 2) * TEXELS_PER_MM
         inset = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * border + self.half
-        cv2.polylines(self.image, [np.round(inset * 16).astype(np.int32)], True, line, width * 2, cv2.LINE_AA, 4)
+        cv2.polylines(
+            self.image,
+            [np.round(inset * 16).astype(np.int32)],
+            True,
+            line,
+            width * 2,
+            cv2.LINE_AA,
+            4,
+        )
         radius = spec.spot_diameter / 2 * TEXELS_PER_MM
         for i, node in enumerate(NODES):
             colour = _bgr(style.spot_rgb[COLOURS.index(node[-1])] if node else style.head_rgb)
@@ -249,8 +292,14 @@ class _Print:
         self.image[:, :hem] *= 0.9
         self.image[:, -hem:] *= 0.9
 
-    def _lay_rings(self, image: np.ndarray, spec: GrybSpec, style: BandannaStyle, rings: Mapping[int, int],
-                   seed: int) -> None:
+    def _lay_rings(
+        self,
+        image: np.ndarray,
+        spec: GrybSpec,
+        style: BandannaStyle,
+        rings: Mapping[int, int],
+        seed: int,
+    ) -> None:
         """Lay ring tokens on the print: a soft contact shadow, then the lit ring body."""
         if not rings:
             return
@@ -258,9 +307,11 @@ class _Print:
         outer = spec.ring_outer_diameter / 2 * TEXELS_PER_MM
         inner = spec.ring_inner_diameter / 2 * TEXELS_PER_MM
         light = style.scene.light_vector()
-        away = light[:2] / max(float(np.hypot(light[0], light[1])), 1e-6)  # horizontal, toward the light
+        away = light[:2] / max(
+            float(np.hypot(light[0], light[1])), 1e-6
+        )  # horizontal, toward the light
         pad = int(np.ceil(outer * 1.6)) + 2
-        yy, xx = np.mgrid[-pad:pad + 1, -pad:pad + 1].astype(np.float32)
+        yy, xx = np.mgrid[-pad : pad + 1, -pad : pad + 1].astype(np.float32)
         for node, colour in sorted(rings.items()):
             jitter = np.random.default_rng([seed, node]).normal(0, style.ring_jitter_mm / 2, 2)
             centre = self.texel(positions[node] + jitter)
@@ -270,12 +321,16 @@ class _Print:
             i0, j0 = ci - pad, cj - pad
             if i0 < 0 or j0 < 0 or ci + pad + 1 > self.size or cj + pad + 1 > self.size:
                 continue
-            roi = image[j0:cj + pad + 1, i0:ci + pad + 1]
+            roi = image[j0 : cj + pad + 1, i0 : ci + pad + 1]
             # Shadow: the ring (about 3 mm thick) shifted away from the light, with soft edges.
-            reach = 3.0 * TEXELS_PER_MM / max(np.tan(np.radians(style.scene.light_elevation_deg)), 0.3)
+            reach = (
+                3.0 * TEXELS_PER_MM / max(np.tan(np.radians(style.scene.light_elevation_deg)), 0.3)
+            )
             rs = np.hypot(fx + away[0] * reach, fy - away[1] * reach)
             soft = 1.0 * TEXELS_PER_MM
-            shadow = np.clip((outer + soft - rs) / soft, 0, 1) * np.clip((rs - inner + soft) / soft, 0, 1)
+            shadow = np.clip((outer + soft - rs) / soft, 0, 1) * np.clip(
+                (rs - inner + soft) / soft, 0, 1
+            )
             roi *= (1.0 - 0.5 * style.scene.shadow_strength * shadow)[..., None]
             body = np.clip(outer + 0.5 - r, 0, 1) * np.clip(r - inner + 0.5, 0, 1)
             # Rounded ring: brighter on the side facing the light, darker at its edges.
@@ -283,7 +338,10 @@ class _Print:
             middle = 1.0 - np.abs(r - (outer + inner) / 2) / ((outer - inner) / 2)
             shade = 0.72 + 0.22 * facing * (1 - middle) + 0.18 * middle
             base = _bgr(style.ring_rgb[int(colour)])
-            ring = base[None, None, :] * shade[..., None] + 18.0 * np.clip(facing * middle, 0, 1)[..., None]
+            ring = (
+                base[None, None, :] * shade[..., None]
+                + 18.0 * np.clip(facing * middle, 0, 1)[..., None]
+            )
             roi[:] = roi * (1 - body[..., None]) + ring * body[..., None]
 
 
@@ -344,14 +402,22 @@ def render_bandanna(
     style = style or BandannaStyle()
     wrinkles = wrinkles or Wrinkles.flat(spec)
     cloth_print = _printed_cloth(spec, style, seed)
-    rng = np.random.default_rng([seed, len(rings), *sorted(rings)] if noise_seed is None else [seed, noise_seed])
+    rng = np.random.default_rng(
+        [seed, len(rings), *sorted(rings)] if noise_seed is None else [seed, noise_seed]
+    )
     printed = cloth_print.with_rings(spec, style, rings, seed)
 
     w, h = camera.image_size
     table_mm, cloth_mm = _pixel_maps(camera, wrinkles)
     texel = cloth_print.texel(cloth_mm).astype(np.float32)
-    cloth = cv2.remap(printed, texel[..., 0], texel[..., 1], cv2.INTER_LINEAR,
-                      borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    cloth = cv2.remap(
+        printed,
+        texel[..., 0],
+        texel[..., 1],
+        cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=0,
+    )
     cloth *= _shading(wrinkles, cloth_mm, style)[..., None]
     half = spec.cloth_size / 2
     farthest = np.maximum(np.abs(cloth_mm[..., 0]), np.abs(cloth_mm[..., 1]))
@@ -364,27 +430,47 @@ def render_bandanna(
     hand_mask = np.zeros((h, w), bool)
     visibility = np.ones(N_NODES)
     if hand is not None:
-        target = (np.asarray(hand.target_uv, np.float64) if hand.target_uv is not None
-                  else nodes_px[hand.target_point if hand.target_point is not None else 0])
-        px_per_mm = float(np.linalg.norm(camera.project(np.array([[0, 0, 0], [10, 0, 0]]))[1]
-                                         - camera.project(np.array([[0, 0, 0]]))[0]) / 10)
+        target = (
+            np.asarray(hand.target_uv, np.float64)
+            if hand.target_uv is not None
+            else nodes_px[hand.target_point if hand.target_point is not None else 0]
+        )
+        px_per_mm = float(
+            np.linalg.norm(
+                camera.project(np.array([[0, 0, 0], [10, 0, 0]]))[1]
+                - camera.project(np.array([[0, 0, 0]]))[0]
+            )
+            / 10
+        )
         light = style.scene.light_vector()
         lift = hand.height_mm / max(light[2], 0.2)
-        shadow = camera.project(np.array([[-light[0] * lift, -light[1] * lift, 0.0]]))[0] - camera.project(
-            np.zeros((1, 3)))[0]
+        shadow = (
+            camera.project(np.array([[-light[0] * lift, -light[1] * lift, 0.0]]))[0]
+            - camera.project(np.zeros((1, 3)))[0]
+        )
         hand_mask = draw_hand(canvas, hand, target, px_per_mm, shadow, rng)
         visibility = _ring_visibility(spec, wrinkles, camera, hand_mask)
     image = _finish(SimpleNamespace(style=style.scene, height=h, width=w, canvas=canvas), rng)
-    return RenderedBandanna(image_bgr=image, nodes_px=nodes_px, rings={int(k): int(c) for k, c in rings.items()},
-                            visibility=visibility, hand_mask=hand_mask)
+    return RenderedBandanna(
+        image_bgr=image,
+        nodes_px=nodes_px,
+        rings={int(k): int(c) for k, c in rings.items()},
+        visibility=visibility,
+        hand_mask=hand_mask,
+    )
 
 
-def _pixel_maps(camera: CameraModel, wrinkles: Wrinkles, step: int = 4) -> tuple[np.ndarray, np.ndarray]:
+def _pixel_maps(
+    camera: CameraModel, wrinkles: Wrinkles, step: int = 4
+) -> tuple[np.ndarray, np.ndarray]:
     """Table-plane and cloth millimetres of every pixel. Both maps are smooth, so they are
     traced exactly on every ``step``-th pixel and interpolated in between (far below a
     hundredth of a pixel off)."""
     w, h = camera.image_size
-    u, v = np.meshgrid(np.arange(0, w + step, step, dtype=np.float64), np.arange(0, h + step, step, dtype=np.float64))
+    u, v = np.meshgrid(
+        np.arange(0, w + step, step, dtype=np.float64),
+        np.arange(0, h + step, step, dtype=np.float64),
+    )
     plane = np.stack([u, v, np.ones_like(u)], -1) @ np.linalg.inv(plane_homography(camera)).T
     table = (plane[..., :2] / plane[..., 2:3]).astype(np.float32)
     cloth = wrinkles.to_cloth(table)
@@ -393,12 +479,16 @@ def _pixel_maps(camera: CameraModel, wrinkles: Wrinkles, step: int = 4) -> tuple
     map_y = np.broadcast_to((np.arange(h, dtype=np.float32) / step)[:, None], (h, w))
 
     def full(coarse: np.ndarray) -> np.ndarray:
-        return cv2.remap(coarse, np.ascontiguousarray(map_x), np.ascontiguousarray(map_y), cv2.INTER_LINEAR)
+        return cv2.remap(
+            coarse, np.ascontiguousarray(map_x), np.ascontiguousarray(map_y), cv2.INTER_LINEAR
+        )
 
     return full(table), full(cloth)
 
 
-def _ring_visibility(spec: GrybSpec, wrinkles: Wrinkles, camera: CameraModel, hand_mask: np.ndarray) -> np.ndarray:
+def _ring_visibility(
+    spec: GrybSpec, wrinkles: Wrinkles, camera: CameraModel, hand_mask: np.ndarray
+) -> np.ndarray:
     """Fraction of each node's ring footprint (disc of the outer diameter) not under the hand."""
     radii = np.linspace(0, spec.ring_outer_diameter / 2, 4)
     angles = np.linspace(0, 2 * np.pi, 16, endpoint=False)
@@ -415,19 +505,42 @@ def _ring_visibility(spec: GrybSpec, wrinkles: Wrinkles, camera: CameraModel, ha
 
 # -- random scenes ----------------------------------------------------------------------------
 # Light cloths, as an auto-exposed camera records them (a little below clipping).
-_CLOTH_COLOURS = ((226, 218, 200), (230, 228, 222), (214, 206, 184), (200, 206, 208), (224, 212, 190))
-_RING_COLOURS = ((24, 24, 26), (250, 250, 246), (232, 110, 20), (120, 48, 156), (20, 150, 160),
-                 (230, 100, 170), (110, 70, 40))
-_TABLE_RGB = {"wood": ((150, 112, 80), (105, 70, 45), (80, 52, 36)), "cloth": ((40, 90, 60), (60, 60, 70)),
-              "laminate": ((60, 60, 62), (140, 150, 160)), "stone": ((120, 120, 118), (70, 70, 75))}
+_CLOTH_COLOURS = (
+    (226, 218, 200),
+    (230, 228, 222),
+    (214, 206, 184),
+    (200, 206, 208),
+    (224, 212, 190),
+)
+_RING_COLOURS = (
+    (24, 24, 26),
+    (250, 250, 246),
+    (232, 110, 20),
+    (120, 48, 156),
+    (20, 150, 160),
+    (230, 100, 170),
+    (110, 70, 40),
+)
+_TABLE_RGB = {
+    "wood": ((150, 112, 80), (105, 70, 45), (80, 52, 36)),
+    "cloth": ((40, 90, 60), (60, 60, 70)),
+    "laminate": ((60, 60, 62), (140, 150, 160)),
+    "stone": ((120, 120, 118), (70, 70, 75)),
+}
 
 
 def _lab(rgb: RGB) -> np.ndarray:
-    return cv2.cvtColor(np.array([[rgb[::-1]]], np.uint8), cv2.COLOR_BGR2LAB).reshape(3).astype(np.float64)
+    return (
+        cv2.cvtColor(np.array([[rgb[::-1]]], np.uint8), cv2.COLOR_BGR2LAB)
+        .reshape(3)
+        .astype(np.float64)
+    )
 
 
 def random_bandanna_scene(
-    seed: int, size: tuple[int, int] = (1280, 960), spec: GrybSpec | None = None,
+    seed: int,
+    size: tuple[int, int] = (1280, 960),
+    spec: GrybSpec | None = None,
     wrinkle_mm: float | None = None,
 ) -> tuple[CameraModel, BandannaStyle, Wrinkles]:
     """A random but plausible camera, look and wrinkled cloth for one game.
@@ -456,8 +569,14 @@ def random_bandanna_scene(
         a, b = rng.choice(len(_RING_COLOURS), 2, replace=False)
         ring = (_RING_COLOURS[a], _RING_COLOURS[b])
         labs = [_lab(cloth), _lab(ring[0]), _lab(ring[1])]
-        if min(np.linalg.norm(labs[0] - labs[1]), np.linalg.norm(labs[0] - labs[2]),
-               np.linalg.norm(labs[1] - labs[2])) > 40:
+        if (
+            min(
+                np.linalg.norm(labs[0] - labs[1]),
+                np.linalg.norm(labs[0] - labs[2]),
+                np.linalg.norm(labs[1] - labs[2]),
+            )
+            > 40
+        ):
             break
     kind = TABLE_KINDS[int(rng.integers(len(TABLE_KINDS)))]
     cast = np.exp(rng.normal(0, 0.06, 3))
@@ -483,8 +602,15 @@ def random_bandanna_scene(
     return camera, style, wrinkles
 
 
-def render_bandanna_scene(seed: int, size: tuple[int, int], ring_count: int, *, hand: bool = False,
-                          click_noise_px: float = 0.0, spec: GrybSpec | None = None) -> dict:
+def render_bandanna_scene(
+    seed: int,
+    size: tuple[int, int],
+    ring_count: int,
+    *,
+    hand: bool = False,
+    click_noise_px: float = 0.0,
+    spec: GrybSpec | None = None,
+) -> dict:
     """One random scene as files would hold it (used by ``boardcam render --board gryb``).
 
     Returns ``{"image", "empty", "truth", "clicks"}``: the picture with ``ring_count``
@@ -503,12 +629,20 @@ def render_bandanna_scene(seed: int, size: tuple[int, int], ring_count: int, *, 
     rng = np.random.default_rng([seed, 1])
     nodes = rng.choice(N_NODES, ring_count, replace=False)
     rings = {int(n): int(i % 2) for i, n in enumerate(nodes)}
-    hand_spec = HandSpec(target_point=int(nodes[0]) if ring_count else int(rng.integers(N_NODES))) if hand else None
-    rendered = render_bandanna(camera, spec, rings, style=style, wrinkles=wrinkles, hand=hand_spec, seed=seed)
+    hand_spec = (
+        HandSpec(target_point=int(nodes[0]) if ring_count else int(rng.integers(N_NODES)))
+        if hand
+        else None
+    )
+    rendered = render_bandanna(
+        camera, spec, rings, style=style, wrinkles=wrinkles, hand=hand_spec, seed=seed
+    )
     empty = render_bandanna(camera, spec, {}, style=style, wrinkles=wrinkles, seed=seed)
     clicks = {}
     for name in LANDMARKS:
-        uv = rendered.nodes_px[NODES.index(name)] + (rng.normal(0, click_noise_px, 2) if click_noise_px > 0 else 0)
+        uv = rendered.nodes_px[NODES.index(name)] + (
+            rng.normal(0, click_noise_px, 2) if click_noise_px > 0 else 0
+        )
         clicks[name] = [round(float(uv[0]), 2), round(float(uv[1]), 2)]
     truth = {
         "board": "gryb",
@@ -516,9 +650,13 @@ def render_bandanna_scene(seed: int, size: tuple[int, int], ring_count: int, *, 
         "size": list(size),
         "rings": {node_name(NODES[n]): c for n, c in sorted(rings.items())},
         "ring_colours_rgb": [list(c) for c in style.ring_rgb],
-        "nodes_px": {node_name(n): [round(float(u), 2), round(float(v), 2)]
-                     for n, (u, v) in zip(NODES, rendered.nodes_px)},
-        "visibility": {node_name(n): round(float(v), 4) for n, v in zip(NODES, rendered.visibility)},
+        "nodes_px": {
+            node_name(n): [round(float(u), 2), round(float(v), 2)]
+            for n, (u, v) in zip(NODES, rendered.nodes_px)
+        },
+        "visibility": {
+            node_name(n): round(float(v), 4) for n, v in zip(NODES, rendered.visibility)
+        },
         "hidden": [node_name(n) for n, v in zip(NODES, rendered.visibility) if v < 0.5],
         "hand": bool(rendered.hand_mask.any()),
         "camera": camera.to_dict(),

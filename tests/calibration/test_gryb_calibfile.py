@@ -9,20 +9,35 @@ import numpy as np
 import pytest
 
 from calibration.calibfile import CalibrationError, save_calibration
-from calibration.gryb_calibfile import GrybCalibration, gryb_calibration_from_dict, load_gryb_calibration
+from calibration.gryb_calibfile import (
+    GrybCalibration,
+    gryb_calibration_from_dict,
+    load_gryb_calibration,
+)
 from calibration.gryb_fit import GrybFit
 from calibration.gryb_spec import load_gryb_spec
 
 SPEC = load_gryb_spec()
-CLICKS = {"GGGG": (300.0, 200.0), "RRRR": (980.0, 210.0), "YYYY": (1000.0, 800.0), "BBBB": (280.0, 790.0)}
+CLICKS = {
+    "GGGG": (300.0, 200.0),
+    "RRRR": (980.0, 210.0),
+    "YYYY": (1000.0, 800.0),
+    "BBBB": (280.0, 790.0),
+}
 
 
 def _calibration() -> GrybCalibration:
     rng = np.random.default_rng(0)
     image = cv2.GaussianBlur(rng.integers(0, 255, (240, 320, 3), dtype=np.uint8), (0, 0), 3)
-    fit = GrybFit(homography=np.array([[1.2, 0.1, 160.0], [0.0, -1.1, 120.0], [0.0, 0.0, 1.0]]),
-                  nodes_px=rng.uniform(0, 300, (341, 2)), located=rng.random(341) > 0.1, residual_px=0.7)
-    return GrybCalibration.from_fit(fit, SPEC, image, CLICKS, palette_rgb=((20, 20, 20), (230, 110, 20)))
+    fit = GrybFit(
+        homography=np.array([[1.2, 0.1, 160.0], [0.0, -1.1, 120.0], [0.0, 0.0, 1.0]]),
+        nodes_px=rng.uniform(0, 300, (341, 2)),
+        located=rng.random(341) > 0.1,
+        residual_px=0.7,
+    )
+    return GrybCalibration.from_fit(
+        fit, SPEC, image, CLICKS, palette_rgb=((20, 20, 20), (230, 110, 20))
+    )
 
 
 def test_round_trip_through_a_file(tmp_path) -> None:
@@ -40,7 +55,9 @@ def test_round_trip_through_a_file(tmp_path) -> None:
 
 def test_the_reference_is_kept_at_full_size() -> None:
     calibration = _calibration()
-    reference = gryb_calibration_from_dict(json.loads(json.dumps(calibration.to_dict()))).reference_image()
+    reference = gryb_calibration_from_dict(
+        json.loads(json.dumps(calibration.to_dict()))
+    ).reference_image()
     assert reference.shape == (240, 320, 3)
 
 

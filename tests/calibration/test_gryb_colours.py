@@ -16,7 +16,9 @@ WHITE, PINK, BLACK = (250, 250, 246), (230, 100, 170), (24, 24, 26)
 def _samples(rgb: tuple[int, int, int], n: int, seed: int = 0) -> np.ndarray:
     """Mean colours of ``n`` rings as the observer measures them (shading differs, little noise)."""
     rng = np.random.default_rng(seed)
-    bgr = np.array(rgb[::-1], np.float32) * rng.uniform(0.85, 1.0, (n, 1)) + rng.normal(0, 0.5, (n, 3))
+    bgr = np.array(rgb[::-1], np.float32) * rng.uniform(0.85, 1.0, (n, 1)) + rng.normal(
+        0, 0.5, (n, 3)
+    )
     return features(np.clip(bgr, 0, 255))
 
 
@@ -61,7 +63,10 @@ def test_nothing_learned_means_no_colour() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.floats(-20, 20), min_size=3, max_size=3), st.lists(st.floats(-20, 20), min_size=3, max_size=3))
+@given(
+    st.lists(st.floats(-20, 20), min_size=3, max_size=3),
+    st.lists(st.floats(-20, 20), min_size=3, max_size=3),
+)
 def test_distance_is_a_symmetric_metric(a: list[float], b: list[float]) -> None:
     d_ab = ring_distance(np.array(a), np.array(b))[0, 0]
     assert d_ab == pytest.approx(ring_distance(np.array(b), np.array(a))[0, 0], abs=1e-4)

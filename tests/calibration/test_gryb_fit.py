@@ -29,7 +29,12 @@ from vision.gryb_render import random_bandanna_scene, render_bandanna
 
 SPEC = load_gryb_spec()
 SIZE = (1280, 960)
-GOOD = {"GGGG": [300.0, 200.0], "RRRR": [980.0, 210.0], "YYYY": [1000.0, 800.0], "BBBB": [280.0, 790.0]}
+GOOD = {
+    "GGGG": [300.0, 200.0],
+    "RRRR": [980.0, 210.0],
+    "YYYY": [1000.0, 800.0],
+    "BBBB": [280.0, 790.0],
+}
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +127,9 @@ class TestField:
         assert np.abs(got - offsets).max() < 0.15  # the slope ridge costs a little exactness
 
     def test_no_known_points_means_no_offset(self) -> None:
-        assert field_offsets(np.zeros((0, 2)), np.zeros((0, 2)), np.ones((4, 2)), 40.0) == pytest.approx(0.0)
+        assert field_offsets(
+            np.zeros((0, 2)), np.zeros((0, 2)), np.ones((4, 2)), 40.0
+        ) == pytest.approx(0.0)
 
 
 class TestRendered:
@@ -130,7 +137,9 @@ class TestRendered:
         """The premise of the refinement: without it nodes are many pixels off."""
         for rendered in wrinkled:
             homography = corner_homography(parse_gryb_clicks(rendered.landmarks_px()), SPEC)
-            error = np.linalg.norm(apply_homography(homography, SPEC.node_positions()) - rendered.nodes_px, axis=1)
+            error = np.linalg.norm(
+                apply_homography(homography, SPEC.node_positions()) - rendered.nodes_px, axis=1
+            )
             scale = px_per_mm(homography, SPEC.node_positions()).mean()
             assert error.max() / scale > 8.0
 
@@ -138,7 +147,9 @@ class TestRendered:
         for rendered in wrinkled:
             fit = fit_bandanna(rendered.image_bgr, rendered.landmarks_px(), SPEC)
             error = np.linalg.norm(fit.nodes_px - rendered.nodes_px, axis=1)
-            assert error.max() < 3.0, f"worst node {NODES[int(np.argmax(error))]} off by {error.max():.1f} px"
+            assert error.max() < 3.0, (
+                f"worst node {NODES[int(np.argmax(error))]} off by {error.max():.1f} px"
+            )
             assert np.median(error) < 0.5
             assert fit.located_count >= 335
             assert 0 < fit.residual_px < 3.0
@@ -146,7 +157,10 @@ class TestRendered:
     def test_clicks_a_little_off_do_not_matter(self, wrinkled: list) -> None:
         rendered = wrinkled[0]
         rng = np.random.default_rng(1)
-        clicks = {k: [u + rng.normal(0, 3), v + rng.normal(0, 3)] for k, (u, v) in rendered.landmarks_px().items()}
+        clicks = {
+            k: [u + rng.normal(0, 3), v + rng.normal(0, 3)]
+            for k, (u, v) in rendered.landmarks_px().items()
+        }
         fit = fit_bandanna(rendered.image_bgr, clicks, SPEC)
         assert np.linalg.norm(fit.nodes_px - rendered.nodes_px, axis=1).max() < 3.0
 
@@ -158,7 +172,9 @@ class TestRendered:
         # The spot nearest each leaf's true position is of the leaf's colour.
         for i, node in enumerate(NODES):
             if len(node) == 4:
-                nearest = int(np.argmin(np.linalg.norm(spots.centroids - rendered.nodes_px[i], axis=1)))
+                nearest = int(
+                    np.argmin(np.linalg.norm(spots.centroids - rendered.nodes_px[i], axis=1))
+                )
                 assert COLOURS[spots.classes[nearest]] == node[-1]
 
     def test_a_blank_picture_has_no_spots(self) -> None:

@@ -47,8 +47,11 @@ def test_node_positions_follow_the_formula() -> None:
     positions = SPEC.node_positions()
     assert positions.shape == (341, 2)
     for i, node in enumerate(NODES):
-        expected = np.sum([np.multiply(direction[c], s) for c, s in zip(node, (120, 60, 30, 15))], axis=0) \
-            if node else np.zeros(2)
+        expected = (
+            np.sum([np.multiply(direction[c], s) for c, s in zip(node, (120, 60, 30, 15))], axis=0)
+            if node
+            else np.zeros(2)
+        )
         assert positions[i] == pytest.approx(expected)
 
 
@@ -77,8 +80,12 @@ def test_no_two_spots_touch() -> None:
 
 def test_landmarks_are_the_corner_leaves() -> None:
     assert list(SPEC.landmarks()) == list(LANDMARKS)
-    assert SPEC.landmarks() == {"GGGG": (-225.0, 225.0), "RRRR": (225.0, 225.0),
-                                "YYYY": (225.0, -225.0), "BBBB": (-225.0, -225.0)}
+    assert SPEC.landmarks() == {
+        "GGGG": (-225.0, 225.0),
+        "RRRR": (225.0, 225.0),
+        "YYYY": (225.0, -225.0),
+        "BBBB": (-225.0, -225.0),
+    }
 
 
 def test_values_round_trip() -> None:
@@ -86,10 +93,16 @@ def test_values_round_trip() -> None:
 
 
 @given(st.floats(80, 200), st.floats(0.3, 0.6), st.floats(4, 10))
-def test_scaled_prints_round_trip_and_stay_consistent(top: float, ratio: float, spot: float) -> None:
+def test_scaled_prints_round_trip_and_stay_consistent(
+    top: float, ratio: float, spot: float
+) -> None:
     offsets = [top * ratio**k for k in range(4)]
-    values = {**spec_values(SPEC), "level_offsets": offsets, "cloth_size": 2.5 * sum(offsets) + 20,
-              "spot_diameter": spot}
+    values = {
+        **spec_values(SPEC),
+        "level_offsets": offsets,
+        "cloth_size": 2.5 * sum(offsets) + 20,
+        "spot_diameter": spot,
+    }
     if offsets[-1] * math.sqrt(2) <= spot:
         with pytest.raises(SpecError, match="overlap"):
             spec_from_values(values)
@@ -153,4 +166,6 @@ def test_missing_sources_are_refused(tmp_path) -> None:
 
 
 def test_spec_is_hashable_for_caches() -> None:
-    assert hash(SPEC) == hash(GrybSpec(**{**spec_values(SPEC), "level_offsets": SPEC.level_offsets}))
+    assert hash(SPEC) == hash(
+        GrybSpec(**{**spec_values(SPEC), "level_offsets": SPEC.level_offsets})
+    )

@@ -28,5 +28,10 @@ def test_bench_prints_location_error_ring_accuracy_moves_and_time() -> None:
     assert len(totals.location_errors) == 341 and max(totals.location_errors) < 3.0
     assert totals.nodes_read == 3 * 341 and totals.wrong_fraction <= 0.001
     assert totals.moves_played == 1 and totals.moves_right == totals.moves_found == 1
-    for line in ("node location error after refinement", "ring reading:", "move detection:", "ms per frame"):
+    for line in (
+        "node location error after refinement",
+        "ring reading:",
+        "move detection:",
+        "ms per frame",
+    ):
         assert line in text

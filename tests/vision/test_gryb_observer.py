@@ -31,7 +31,9 @@ def test_every_node_is_read_right(scenes: list) -> None:
         observer = GrybObserver(scene.calibration)
         for count in (12, 90):
             rings = _rings(100 * k + count, count)
-            observation = observer.observe(scene.render(rings, noise_seed=count).image_bgr, compare_previous=False)
+            observation = observer.observe(
+                scene.render(rings, noise_seed=count).image_bgr, compare_previous=False
+            )
             assert not observation.hand_present
             assert list(wrong_nodes(observation.states(), rings)) == []
             assert observation.probs.shape == (341, 3)
@@ -42,15 +44,25 @@ def test_rings_read_under_a_changed_light(scenes: list) -> None:
     scene = scenes[0]
     observer = GrybObserver(scene.calibration)
     rings = _rings(5, 60)
-    warmer = dataclasses.replace(scene.style.scene, white_balance=(1.1, 1.0, 0.9),
-                                 exposure=scene.style.scene.exposure * 0.9)
+    warmer = dataclasses.replace(
+        scene.style.scene, white_balance=(1.1, 1.0, 0.9), exposure=scene.style.scene.exposure * 0.9
+    )
     picture = scene.render(rings, style=dataclasses.replace(scene.style, scene=warmer))
-    assert list(wrong_nodes(observer.observe(picture.image_bgr, compare_previous=False).states(), rings)) == []
+    assert (
+        list(
+            wrong_nodes(observer.observe(picture.image_bgr, compare_previous=False).states(), rings)
+        )
+        == []
+    )
 
 
 def test_empty_bandanna_reads_empty(scenes: list) -> None:
-    observation = GrybObserver(scenes[1].calibration).observe(scenes[1].render({}, noise_seed=3).image_bgr)
-    assert observation.tokens() == {} and observation.hidden() == [] and not observation.hand_present
+    observation = GrybObserver(scenes[1].calibration).observe(
+        scenes[1].render({}, noise_seed=3).image_bgr
+    )
+    assert (
+        observation.tokens() == {} and observation.hidden() == [] and not observation.hand_present
+    )
 
 
 def test_palette_fixes_the_colour_numbers(scenes: list) -> None:
@@ -67,7 +79,9 @@ def test_a_hand_is_seen_and_hides_the_nodes_under_it(scenes: list) -> None:
     observer = GrybObserver(scene.calibration)
     rings = _rings(9, 30)
     target = NODES.index("GRBY")
-    observer.observe(scene.render(rings).image_bgr)  # ring colours are learned only with no hand in view
+    observer.observe(
+        scene.render(rings).image_bgr
+    )  # ring colours are learned only with no hand in view
     picture = scene.render(rings, hand=HandSpec(target_point=target, edge="bottom"))
     observation = observer.observe(picture.image_bgr, compare_previous=False)
     assert observation.hand_present
@@ -78,7 +92,11 @@ def test_a_hand_is_seen_and_hides_the_nodes_under_it(scenes: list) -> None:
     near = cv2.dilate(picture.hand_mask.astype(np.uint8), np.ones((61, 61), np.uint8)).astype(bool)
     assert all(near[centres[n, 1], centres[n, 0]] for n in observation.hidden())
     # Rings well clear of the hand are still read.
-    clear = {n: c for n, c in rings.items() if picture.visibility[n] == 1.0 and n not in observation.hidden()}
+    clear = {
+        n: c
+        for n, c in rings.items()
+        if picture.visibility[n] == 1.0 and n not in observation.hidden()
+    }
     tokens = observation.tokens()
     assert {n for n in clear if n in tokens} == set(clear)
 
@@ -102,8 +120,11 @@ def test_tracker_turns_a_played_ring_into_one_snapshot(scenes: list) -> None:
     frames = [({}, None)] * 3 + [({}, hand), ({node: 1}, hand)] + [({node: 1}, None)] * 5
     snapshots = []
     for index, (rings, hand_spec) in enumerate(frames):
-        snapshot = tracker.update(observer.observe(scene.render(rings, hand=hand_spec, noise_seed=index).image_bgr),
-                                  None, index)
+        snapshot = tracker.update(
+            observer.observe(scene.render(rings, hand=hand_spec, noise_seed=index).image_bgr),
+            None,
+            index,
+        )
         if snapshot is not None:
             snapshots.append(snapshot)
     assert [s.tokens for s in snapshots] == [{}, {node: 0}]  # the first colour seen is colour 0
@@ -112,8 +133,9 @@ def test_tracker_turns_a_played_ring_into_one_snapshot(scenes: list) -> None:
 def test_analyze_names_the_nodes(scenes: list) -> None:
     scene = scenes[0]
     rings = {NODES.index("GGBY"): 0, 0: 1, NODES.index("R"): 0}
-    result = analyze_bandanna(scene.calibration, scene.render(rings).image_bgr,
-                              palette=scene.style.ring_rgb)
+    result = analyze_bandanna(
+        scene.calibration, scene.render(rings).image_bgr, palette=scene.style.ring_rgb
+    )
     assert result == {"rings": {"0": 1, "GGBY": 0, "R": 0}, "hidden": [], "hand": False}
 
 

@@ -30,7 +30,12 @@ TOP = CameraModel.looking_at((0.0, 0.0, 0.0), 900.0, 90.0, 0.0, (640, 480), 60.0
 def scene() -> tuple:
     camera, style, wrinkles = random_bandanna_scene(5, (960, 720), SPEC)
     rings = {NODES.index(n): c for n, c in (("GGBY", 0), ("R", 1), ("", 0), ("YBRG", 1))}
-    return camera, style, wrinkles, render_bandanna(camera, SPEC, rings, style=style, wrinkles=wrinkles, seed=5)
+    return (
+        camera,
+        style,
+        wrinkles,
+        render_bandanna(camera, SPEC, rings, style=style, wrinkles=wrinkles, seed=5),
+    )
 
 
 def _hue(bgr: np.ndarray) -> float:
@@ -67,12 +72,17 @@ class TestGroundTruth:
         camera, _, _ = random_bandanna_scene(2, (640, 480), SPEC)
         points = SPEC.node_positions()
         mapped = np.column_stack([points, np.ones(341)]) @ plane_homography(camera).T
-        assert mapped[:, :2] / mapped[:, 2:] == pytest.approx(camera.project(np.column_stack([points, np.zeros(341)])))
+        assert mapped[:, :2] / mapped[:, 2:] == pytest.approx(
+            camera.project(np.column_stack([points, np.zeros(341)]))
+        )
 
     def test_each_true_node_pixel_shows_its_spot_colour(self, scene: tuple) -> None:
         *_, rendered = scene
         image = cv2.GaussianBlur(rendered.image_bgr, (0, 0), 1.0)
-        nominal = {c: _hue(np.array(rgb[::-1], np.uint8)) for c, rgb in zip("GRYB", BandannaStyle().spot_rgb)}
+        nominal = {
+            c: _hue(np.array(rgb[::-1], np.uint8))
+            for c, rgb in zip("GRYB", BandannaStyle().spot_rgb)
+        }
         misses = 0
         for i, node in enumerate(NODES[1:], start=1):
             u, v = np.round(rendered.nodes_px[i]).astype(int)
@@ -89,20 +99,30 @@ class TestGroundTruth:
 
 class TestPicture:
     def test_frame_is_an_8_bit_colour_image_of_the_camera_size(self, scene: tuple) -> None:
-        camera, *_, rendered = scene
+        *_, rendered = scene
         assert rendered.image_bgr.shape == (720, 960, 3) and rendered.image_bgr.dtype == np.uint8
-        assert rendered.rings == {NODES.index("GGBY"): 0, NODES.index("R"): 1, 0: 0, NODES.index("YBRG"): 1}
+        assert rendered.rings == {
+            NODES.index("GGBY"): 0,
+            NODES.index("R"): 1,
+            0: 0,
+            NODES.index("YBRG"): 1,
+        }
 
     def test_a_ring_changes_its_band_but_not_its_spot(self, scene: tuple) -> None:
         camera, style, wrinkles, rendered = scene
         empty = render_bandanna(camera, SPEC, {}, style=style, wrinkles=wrinkles, seed=5)
         node = NODES.index("GGBY")
         u, v = np.round(rendered.nodes_px[node]).astype(int)
-        scale = np.linalg.norm(rendered.nodes_px[node] - rendered.nodes_px[NODES.index("GGBR")]) / 30.0
-        band = int(round(8.5 * scale))
+        scale = (
+            np.linalg.norm(rendered.nodes_px[node] - rendered.nodes_px[NODES.index("GGBR")]) / 30.0
+        )
+        band = round(8.5 * scale)
         diff = cv2.absdiff(rendered.image_bgr, empty.image_bgr).max(axis=2).astype(int)
-        assert diff[v - 1:v + 2, u - 1:u + 2].mean() < 25
-        assert np.mean([diff[v, u + band], diff[v, u - band], diff[v + band, u], diff[v - band, u]]) > 40
+        assert diff[v - 1 : v + 2, u - 1 : u + 2].mean() < 25
+        assert (
+            np.mean([diff[v, u + band], diff[v, u - band], diff[v + band, u], diff[v - band, u]])
+            > 40
+        )
 
     def test_same_seed_same_picture(self) -> None:
         a = render_bandanna(TOP, SPEC, {3: 1}, seed=2).image_bgr
@@ -116,12 +136,16 @@ class TestPicture:
 
     def test_hand_hides_the_rings_under_it(self) -> None:
         target = NODES.index("RRGY")
-        rendered = render_bandanna(TOP, SPEC, {target: 0}, hand=HandSpec(target_point=target), seed=3)
+        rendered = render_bandanna(
+            TOP, SPEC, {target: 0}, hand=HandSpec(target_point=target), seed=3
+        )
         assert rendered.hand_mask.any()
         assert rendered.visibility[target] < 0.5
         assert rendered.visibility[NODES.index("BBBB")] == 1.0
 
-    @pytest.mark.parametrize(("rings", "message"), [({341: 0}, "nodes are 0..340"), ({5: 2}, "colour 0 or 1")])
+    @pytest.mark.parametrize(
+        ("rings", "message"), [({341: 0}, "nodes are 0..340"), ({5: 2}, "colour 0 or 1")]
+    )
     def test_bad_rings_are_refused(self, rings: dict, message: str) -> None:
         with pytest.raises(ValueError, match=message):
             render_bandanna(TOP, SPEC, rings)
@@ -141,7 +165,9 @@ class TestSceneFiles:
         truth = scene["truth"]
         assert scene["image"].shape == scene["empty"].shape == (480, 640, 3)
         assert len(truth["rings"]) == 7 and set(truth["rings"].values()) == {0, 1}
-        assert len(truth["nodes_px"]) == len(truth["visibility"]) == 341 and "0" in truth["nodes_px"]
+        assert (
+            len(truth["nodes_px"]) == len(truth["visibility"]) == 341 and "0" in truth["nodes_px"]
+        )
         assert truth["hand"] and set(truth["hidden"]) <= set(truth["nodes_px"])
         assert scene["clicks"]["GGGG"] == truth["nodes_px"]["GGGG"]
         assert not np.array_equal(scene["image"], scene["empty"])
