@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import logging
 import queue
-import re
 import sqlite3
 import threading
 import time
@@ -389,7 +388,7 @@ class GrybRules(Rules):
 
     def parse(self, game: Game[Any], text: str) -> Any:
         assert isinstance(game, GrybGame)
-        return parse_gryb_move(text, game.to_move)
+        return GrybMove.from_notation(text, game.to_move)
 
     def from_to(self, game: Game[Any], origin: Any, target: Any) -> Any:
         assert isinstance(game, GrybGame)
@@ -443,39 +442,6 @@ def _nodes(value: Any) -> tuple[str, ...]:
     if isinstance(value, (list, tuple)) or (isinstance(value, str) and value.strip().startswith("[")):
         return parse_nodes(value)
     return (parse_node(value),)
-
-
-_GRYB_MOVE = re.compile(r"^\s*(\[[^\]]*\]|[^\s\-\[\]]+)\s*-\s*(\[[^\]]*\]|[^\s\-\[\]]+)\s*$")
-
-
-def parse_gryb_move(text: str, player: int) -> GrybMove:
-    """Read :meth:`GrybMove.notation` text back for ``player``: ``roll Y``, ``+GR``, ``+[G, R]``,
-    ``G-GR``, ``[BRY, BRR]-[BGY, BGR]``, ``x[GG]``, ``resign``, ``finish``.
-
-    Raises :class:`~rules.errors.NotationError` saying what is wrong.
-    """
-    if not isinstance(text, str) or not text.strip():
-        raise NotationError("a GRYB move is written like +G, G-GR, [G, GR]-[R, RR], x[GG] or roll Y")
-    cleaned = text.strip()
-    lowered = cleaned.lower()
-    if lowered in ("resign", "finish"):
-        return GrybMove(lowered, player)
-    if lowered.startswith("roll "):
-        return GrybMove.roll(player, parse_node(cleaned[5:]))
-    if cleaned[0] == "+":
-        return GrybMove.place(player, *_nodes(cleaned[1:]))
-    if cleaned[0] in "xX":
-        return GrybMove.remove(player, *_nodes(cleaned[1:]))
-    found = _GRYB_MOVE.match(cleaned)
-    if not found:
-        raise NotationError(
-            f"{text!r} is not a GRYB move: write +G (place), G-GR (move), [G, GR]-[R, RR] "
-            "(a line or shape), x[GG] (remove) or roll Y"
-        )
-    sources, targets = _nodes(found[1]), _nodes(found[2])
-    if len(sources) != len(targets):
-        raise NotationError(f"{text!r}: as many destinations as rings moved are needed")
-    return GrybMove("move", player, sources, targets)
 
 
 def rules_for(kind: str) -> Rules:
@@ -900,6 +866,5 @@ __all__ = [
     "TabletopError",
     "TabletopMoveError",
     "UnknownTableError",
-    "parse_gryb_move",
     "rules_for",
 ]

@@ -20,7 +20,6 @@ from device.tabletop import (
     TabletopError,
     TabletopMoveError,
     UnknownTableError,
-    parse_gryb_move,
 )
 from rules.gryb.games import GAMES, GrybMove
 from rules.gryb.nodes import NODES
@@ -275,12 +274,12 @@ class TestGryb:
             GrybMove("move", player, tuple(nodes), targets),
             GrybMove("resign", player),
         ):
-            assert parse_gryb_move(move.notation(), player) == move
+            assert GrybMove.from_notation(move.notation(), player) == move
 
     @pytest.mark.parametrize("text", ["", "G-", "[G, R]-[GG]", "+Q", "roll", "up G"])
     def test_bad_gryb_notation(self, text):
         with pytest.raises(ValueError):
-            parse_gryb_move(text, 0)
+            GrybMove.from_notation(text, 0)
 
 
 class TestPersistence:
