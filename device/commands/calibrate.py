@@ -15,6 +15,7 @@ logger = logging.getLogger(__name__)
 
 EXIT_BAD_INPUT = 2
 MAX_TOKENS = 105  # 3 colours x 35 tokens
+SKIN_TONES = ((241, 194, 167), (222, 170, 138), (198, 134, 96), (160, 102, 70), (110, 70, 48))
 
 
 class CommandInputError(ValueError):
@@ -97,6 +98,12 @@ def register(
         "--empty",
         action="store_true",
         help="also write NAME_empty.png: the same scene with no tokens and no hand",
+    )
+    render.add_argument(
+        "--calibration",
+        action="store_true",
+        help="also write NAME_calibration.json: the exact camera of the scene, with the empty "
+        "board embedded as the reference (implies --empty)",
     )
     render.add_argument("--format", choices=["png", "jpg"], default="png")
     render.add_argument(
@@ -279,8 +286,10 @@ def render_scene(
     hand_spec = None
     if hand:
         target = int(points[0]) if token_count else int(rng.integers(256))
+        skin = SKIN_TONES[int(rng.integers(len(SKIN_TONES)))]
         hand_spec = HandSpec(
             target_point=target,
+            skin_rgb=tuple(int(np.clip(c + rng.normal(0, 8), 0, 255)) for c in skin),
             sleeve_rgb=None
             if rng.random() < 0.5
             else tuple(int(v) for v in rng.integers(20, 200, 3)),
@@ -323,6 +332,7 @@ def render_scene(
 def _run_render(args: argparse.Namespace) -> int:
     import cv2
 
+    from calibration.calibfile import Calibration, save_calibration
     from vision.render import render_timevectors
 
     try:
@@ -357,7 +367,7 @@ def _run_render(args: argparse.Namespace) -> int:
             return _fail(f"cannot write {image_path}")
         (args.out / f"{name}.json").write_text(json.dumps(scene["truth"], indent=1) + "\n")
         (args.out / f"{name}_clicks.json").write_text(json.dumps(scene["clicks"], indent=1) + "\n")
-        if args.empty:
+        if args.empty or args.calibration:
             empty = render_timevectors(
                 scene["camera"],
                 scene["spec"],
@@ -367,6 +377,11 @@ def _run_render(args: argparse.Namespace) -> int:
                 seed=seed,
             ).image_bgr
             cv2.imwrite(str(args.out / f"{name}_empty.{args.format}"), empty)
+            if args.calibration:
+                exact = Calibration(
+                    board="timevectors", spec=scene["spec"], camera=scene["camera"], rms_px=0.0
+                ).with_reference(empty)
+                save_calibration(exact, args.out / f"{name}_calibration.json")
         print(
             f"wrote {image_path} ({args.tokens} tokens, "
             f"{len(scene['truth']['hidden'])} points hidden)"

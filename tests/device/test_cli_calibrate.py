@@ -199,3 +199,29 @@ def test_render_input_errors(tmp_path, capsys, args: list[str], message: str) ->
 def _write(path, text: str):
     path.write_text(text)
     return path
+
+
+def test_render_can_write_the_exact_calibration(tmp_path) -> None:
+    out = tmp_path / "frames"
+    assert (
+        main(
+            [
+                "render",
+                "--out",
+                str(out),
+                "--seed",
+                "9",
+                "--tokens",
+                "5",
+                "--size",
+                "640x480",
+                "--calibration",
+            ]
+        )
+        == 0
+    )
+    assert (out / "frame_00009_empty.png").exists()
+    calibration = load_calibration(out / "frame_00009_calibration.json")
+    truth = CameraModel.from_dict(json.loads((out / "frame_00009.json").read_text())["camera"])
+    assert calibration.camera.to_dict() == truth.to_dict() and calibration.rms_px == 0.0
+    assert calibration.reference_image().shape == (480, 640, 3)
