@@ -20,6 +20,8 @@ logger = logging.getLogger(__name__)
 
 RED = (0, 0, 255)
 GREY = (160, 160, 160)
+WHITE = (255, 255, 255)
+DARK = (30, 30, 30)
 #: BGR drawing colours per colour index when no palette is known.
 DEFAULT_BGR = ((0, 215, 255), (255, 120, 0), (60, 200, 60))
 
@@ -71,11 +73,16 @@ class Overlay:
             cv2.circle(out, (int(x), int(y)), s, GREY, -1, cv2.LINE_AA)
         for point, colour in tokens.items():
             bgr = self.colours[colour % len(self.colours)] if colour >= 0 else GREY
-            cv2.circle(out, tuple(int(v) for v in centres[point]), 6 * s, bgr, 2 * s, cv2.LINE_AA)
+            centre = tuple(int(v) for v in centres[point])
+            cv2.circle(out, centre, 7 * s, DARK, 3 * s, cv2.LINE_AA)  # dark rim: readable on any token
+            cv2.circle(out, centre, 7 * s, bgr, s, cv2.LINE_AA)
         for point in hidden:
             cv2.drawMarker(out, tuple(int(v) for v in centres[point]), GREY, cv2.MARKER_TILTED_CROSS, 8 * s, s)
         for point in mismatch:
-            cv2.circle(out, tuple(int(v) for v in centres[point]), 9 * s, RED, 2 * s, cv2.LINE_AA)
+            # White halo under red: a mismatch stands out even next to red tokens.
+            centre = tuple(int(v) for v in centres[point])
+            cv2.circle(out, centre, 12 * s, WHITE, 5 * s, cv2.LINE_AA)
+            cv2.circle(out, centre, 12 * s, RED, 3 * s, cv2.LINE_AA)
         for line in lines:
             pts = np.array([centres[p] for p in line], dtype=np.int32).reshape(-1, 1, 2)
             cv2.polylines(out, [pts], False, RED, 3 * s, cv2.LINE_AA)
