@@ -435,3 +435,21 @@ def test_subscribe_is_safe_while_frames_are_processed(store):
         thread.join()
         runtime.stop()
     assert errors == [] and runtime.subscriber_count == 0
+
+
+def test_overlay_marks_mismatches_tokens_and_hidden_points():
+    from device.overlay import Overlay, palette_bgr
+
+    cal = calibration()
+    overlay = Overlay(cal, palette=[[255, 0, 0]])
+    assert palette_bgr([[255, 0, 0]])[0] == (0, 0, 255) and len(palette_bgr(None)) == 3
+    blank = np.zeros((240, 320, 3), np.uint8)
+    x, y = overlay.centres[5]
+    mismatch = overlay.draw(blank, {}, mismatch=[5])
+    ring = mismatch[y - 16:y + 17, x - 16:x + 17]
+    assert ((ring[:, :, 2] > 200) & (ring[:, :, 1] < 60)).any(), "red ring"
+    assert (ring.min(axis=2) > 200).any(), "white halo"
+    token = overlay.draw(blank, {5: 0})
+    assert ((token[y - 9:y + 10, x - 9:x + 10, 2] > 200) & (token[y - 9:y + 10, x - 9:x + 10, 1] < 60)).any()
+    assert not (token[y - 16:y + 17, x - 16:x + 17].min(axis=2) > 200).any(), "no halo without a mismatch"
+    assert Overlay(SimpleNamespace(camera=None)).draw(blank, {5: 0}).tobytes() == blank.tobytes()
