@@ -27,6 +27,8 @@ import cv2
 import numpy as np
 
 from calibration.camera import CameraModel
+from calibration.colours import features
+from calibration.gryb_colours import ring_distance
 from calibration.gryb_spec import GrybSpec, load_gryb_spec
 from rules.gryb.nodes import COLOURS, NODES
 from vision.render import SceneStyle, _finish
@@ -529,11 +531,22 @@ _TABLE_RGB = {
 }
 
 
-def _lab(rgb: RGB) -> np.ndarray:
-    return (
-        cv2.cvtColor(np.array([[rgb[::-1]]], np.uint8), cv2.COLOR_BGR2LAB)
-        .reshape(3)
-        .astype(np.float64)
+MIN_RING_CONTRAST = (
+    3.0  # feature units (calibration.colours.features) between ring and cloth colours
+)
+
+
+def rings_stand_out(cloth: RGB, rings: tuple[RGB, RGB]) -> bool:
+    """Are both ring colours clearly unlike the cloth and unlike each other?
+
+    The ring reader needs that much contrast: a white ring on a cream or khaki cloth
+    differs by little more than its shading and is not a colour players should pick.
+    """
+    feats = features(np.array([c[::-1] for c in (cloth, *rings)], np.float32))
+    to_cloth = np.linalg.norm(feats[1:] - feats[0], axis=1)
+    return bool(
+        to_cloth.min() >= MIN_RING_CONTRAST
+        and ring_distance(feats[1], feats[2])[0, 0] >= MIN_RING_CONTRAST
     )
 
 
@@ -546,7 +559,7 @@ def random_bandanna_scene(
     """A random but plausible camera, look and wrinkled cloth for one game.
 
     Camera 50-90 degrees above the table at any azimuth with the whole cloth in
-    the frame; cloth, two ring colours far from the cloth and each other (in Lab),
+    the frame; cloth, two ring colours that stand out from it and from each other,
     light, cast, noise, blur, JPEG; wrinkles of ``wrinkle_mm`` (default 6-11 mm).
     """
     spec = spec or load_gryb_spec()
@@ -568,15 +581,7 @@ def random_bandanna_scene(
     while True:
         a, b = rng.choice(len(_RING_COLOURS), 2, replace=False)
         ring = (_RING_COLOURS[a], _RING_COLOURS[b])
-        labs = [_lab(cloth), _lab(ring[0]), _lab(ring[1])]
-        if (
-            min(
-                np.linalg.norm(labs[0] - labs[1]),
-                np.linalg.norm(labs[0] - labs[2]),
-                np.linalg.norm(labs[1] - labs[2]),
-            )
-            > 40
-        ):
+        if rings_stand_out(cloth, ring):
             break
     kind = TABLE_KINDS[int(rng.integers(len(TABLE_KINDS)))]
     cast = np.exp(rng.normal(0, 0.06, 3))
