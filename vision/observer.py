@@ -45,6 +45,7 @@ from vision.observation import Observation
 logger = logging.getLogger(__name__)
 
 FOREGROUND_DISTANCE = 2.0  # feature units between a pixel and the reference that mean "changed"
+FAINT_DISTANCE = 1.0  # changes from here up to FOREGROUND_DISTANCE count as partial evidence
 HAND_DISTANCE = 1.4  # a weaker change suffices inside a large blob (skin on a wooden table)
 SHADOW_WEIGHT = 0.5  # darkening counts half as much as brightening (shadows are not tokens)
 TOKEN_SCORE = 0.55  # fit score (filled core minus half the filled ring) that means "token"
@@ -123,6 +124,7 @@ class Observer:
         self.footprints: Footprints = build_footprints(self.camera, self.spec, size)
         fp = self.footprints
         self._prepare_sampling(fp, *size)
+        self._prepare_frame_sampling()
         self.has_reference = reference is not None
         if reference is not None:
             ref_px = shrink(reference, size).reshape(-1, 3)[self._positions].astype(np.float32)
@@ -167,6 +169,36 @@ class Observer:
         self._nms_far = pairs[:, 0].astype(np.int64)
         self._nms_near = pairs[:, 1].astype(np.int64)
 
+    def _prepare_frame_sampling(self) -> None:
+        """Where in the full frame each gathered working pixel is read: a 2x2 spread of frame
+        pixels inside its area (shrinking the whole frame would cost more than the rest)."""
+        width, height = self.footprints.size
+        frame_w, frame_h = self.camera.image_size
+        sx, sy = self.footprints.scale
+        x, y = self._positions % width, self._positions // width
+        halvings = int(round(np.log2(frame_w / width)))
+        # Exact halvings are OpenCV's fast path: shrink, then gather from the small image.
+        self._shrink_first = (frame_w >> halvings, frame_h >> halvings) == (width, height)
+        if self._shrink_first:
+            self._frame_index = self._positions[:, None]
+            return
+        offsets = (0.25, 0.75)
+        columns = [np.clip(np.floor((x + f) / sx), 0, frame_w - 1) for f in offsets]
+        rows = [np.clip(np.floor((y + f) / sy), 0, frame_h - 1) for f in offsets]
+        self._frame_index = np.stack(
+            [(r * frame_w + c).astype(np.int64) for r in rows for c in columns], axis=1
+        )
+
+    def _sample(self, frame: np.ndarray) -> np.ndarray:
+        """``(n, 3)`` float32 colours of the gathered working pixels of a full frame."""
+        if self._shrink_first:
+            frame = shrink(frame, self.footprints.size)
+        flat = frame.reshape(-1, 3)
+        total = flat[self._frame_index[:, 0]].astype(np.uint16)
+        for k in range(1, self._frame_index.shape[1]):
+            total += flat[self._frame_index[:, k]]
+        return total.astype(np.float32) * np.float32(1.0 / self._frame_index.shape[1])
+
     def _check_reference(self, image: np.ndarray) -> np.ndarray:
         """The reference may be stored smaller than the frames, never with another shape."""
         if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
@@ -202,8 +234,7 @@ class Observer:
         """
         frame = self._check_frame(frame_bgr)
         fp = self.footprints
-        small = shrink(frame, fp.size)
-        px = small.reshape(-1, 3)[self._positions].astype(np.float32)
+        px = self._sample(frame)
         grey = px[self._grid_local].mean(axis=1)
         if float(grey.std()) < 2.0:  # blank, covered lens, or a failed decode
             self._motion.reset()
@@ -211,7 +242,8 @@ class Observer:
         moving = self._motion.update(grey) if compare_previous else False
         feats, change = self._change(px)
         foreground = change > FOREGROUND_DISTANCE
-        score, accepted, visible_core = self._read_tokens(foreground)
+        evidence = np.clip((change - FAINT_DISTANCE) / (FOREGROUND_DISTANCE - FAINT_DISTANCE), 0.0, 1.0)
+        score, accepted, visible_core = self._read_tokens(evidence)
         explained = self._paint(self._silhouette, accepted)
         unexplained = foreground & ~explained
         hand_blob = self._hand(unexplained)
@@ -342,28 +374,33 @@ class Observer:
         has its ring filled too, which is what tells the two apart)."""
         return core_fg / np.maximum(core_n, 1) - RING_WEIGHT * ring_fg / np.maximum(ring_n, 1)
 
-    def _read_tokens(self, foreground: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Which points hold a token: fit score, accepted mask and visible core pixel counts."""
-        fg = foreground.astype(np.int64)
-        core = self._core.tally(fg, 2)
-        ring = self._ring.tally(fg, 2)
-        first = self._fit(core[:, 1], self._core.count, ring[:, 1], self._ring.count)
+    def _read_tokens(self, evidence: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Which points hold a token: fit score, accepted mask and visible core pixel counts.
+
+        ``evidence`` (0..1 per gathered pixel) is how surely each pixel changed; soft
+        evidence lets a faint token (grey on a pale table) add up over its whole footprint.
+        """
+        core_pt, ring_pt = self._core.point, self._ring.point
+        core_ev, ring_ev = evidence[self._core.index], evidence[self._ring.index]
+        first = self._fit(
+            np.bincount(core_pt, weights=core_ev, minlength=N_POINTS),
+            self._core.count,
+            np.bincount(ring_pt, weights=ring_ev, minlength=N_POINTS),
+            self._ring.count,
+        )
         ghost = self._suppressed(first, first >= TOKEN_SCORE)
         candidate = (first >= TOKEN_SCORE) & ~ghost
         # Second pass: remove what nearer accepted tokens explain, read each tier again.
         tier = self.footprints.tier
         explained_all = self._paint(self._silhouette, candidate)
         above = [self._paint(self._silhouette, candidate & (tier > z)) for z in range(4)]
-        hidden_by_nearer = np.stack(above)[tier[self._core.point], self._core.index]
-        core_keys = self._core.point * 4 + fg[self._core.index] * 2 + hidden_by_nearer
-        core_counts = np.bincount(core_keys, minlength=N_POINTS * 4).reshape(N_POINTS, 4)
-        visible_core = core_counts[:, 0] + core_counts[:, 2]
+        open_core = ~np.stack(above)[tier[core_pt], self._core.index]
+        visible_core = np.bincount(core_pt, weights=open_core, minlength=N_POINTS)
+        core_fg = np.bincount(core_pt, weights=core_ev * open_core, minlength=N_POINTS)
         ring_open = ~explained_all[self._ring.index]
-        ring_n = np.bincount(self._ring.point, weights=ring_open, minlength=N_POINTS)
-        ring_fg = np.bincount(
-            self._ring.point, weights=ring_open & foreground[self._ring.index], minlength=N_POINTS
-        )
-        score = self._fit(core_counts[:, 2], visible_core, ring_fg, ring_n)
+        ring_n = np.bincount(ring_pt, weights=ring_open, minlength=N_POINTS)
+        ring_fg = np.bincount(ring_pt, weights=ring_ev * ring_open, minlength=N_POINTS)
+        score = self._fit(core_fg, visible_core, ring_fg, ring_n)
         enough = visible_core >= np.maximum(3, 0.25 * self._core.count)
         accepted = (score >= TOKEN_SCORE) & enough & ~ghost
         accepted &= ~self._suppressed(score, accepted)
