@@ -553,6 +553,11 @@ class Runtime:
         """The control PIN (``boardcam serve`` prints it)."""
         return self._pin
 
+    @property
+    def event_bus(self) -> EventBus:
+        """The bus the sinks listen on; other services (games played on the phone) fire here too."""
+        return self._bus
+
     def check_pin(self, pin: str | None) -> bool:
         """Constant-time PIN comparison."""
         return isinstance(pin, str) and hmac.compare_digest(pin.encode(), self._pin.encode())

@@ -32,10 +32,14 @@ def alert_message(record: Mapping[str, Any], names: Sequence[str] = ()) -> Alert
     if kind == "win":
         vectors = record.get("vectors") or []
         lines = "; ".join(" ".join(v) for v in vectors)
-        who = colour_name(record.get("color"), names)
-        return AlertMessage(f"{who} wins", f"Vector: {lines}" if lines else f"{who} wins", 5, ("trophy",))
+        # Games played on the phone name their winner ("blue") and say why they ended.
+        who = record.get("winner") if isinstance(record.get("winner"), str) else None
+        who = who or colour_name(record.get("color"), names)
+        text = f"Vector: {lines}" if lines else (record.get("reason") or f"{who} wins")
+        return AlertMessage(f"{who} wins", text, 5, ("trophy",))
     if kind == "draw":
-        return AlertMessage("Draw", "The supplies ran out with no vector.", 4, ("handshake",))
+        text = record.get("reason") or "The supplies ran out with no vector."
+        return AlertMessage("Draw", text, 4, ("handshake",))
     if kind == "illegal":
         reasons = record.get("reasons") or ["the board changed in a way the rules do not allow"]
         return AlertMessage("Illegal move", "; ".join(reasons), 4, ("warning",))

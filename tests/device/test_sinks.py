@@ -78,6 +78,14 @@ def test_alert_messages_are_written_for_people():
     assert alert_message({"type": "restored"}).title == "Restored"
 
 
+def test_alerts_of_games_played_on_the_phone_name_winner_and_reason():
+    win = alert_message({"type": "win", "color": 0, "winner": "blue", "reason": "the Time-Lord was captured"})
+    assert (win.title, win.text) == ("blue wins", "the Time-Lord was captured")
+    draw = alert_message({"type": "draw", "reason": "all Warriors are gone"})
+    assert draw.text == "all Warriors are gone"
+    assert alert_message({"type": "draw"}).text == "The supplies ran out with no vector."
+
+
 def test_ntfy_push_reaches_a_local_server(http_server):
     NtfySink(url(http_server, "/boardcam-topic"), token="secret").deliver(WIN_RECORD)
     path, headers, body = http_server.requests[0]
@@ -184,9 +192,10 @@ def mosquitto() -> str | None:
     return shutil.which("mosquitto") or next((p for p in ["/usr/sbin/mosquitto"] if Path(p).exists()), None)
 
 
-@pytest.mark.skipif(mosquitto() is None, reason="Debian's mosquitto broker is not installed")
 def test_mqtt_sink_publishes_to_a_local_broker(tmp_path):
     import paho.mqtt.client as mqtt
+
+    assert mosquitto(), "this test needs Debian's mosquitto broker: apt-get install mosquitto"
 
     port = free_port()
     conf = tmp_path / "mosquitto.conf"
