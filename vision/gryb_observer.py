@@ -49,6 +49,7 @@ EXPLAINED_MM = 14.0  # grid samples this near an accepted ring are the ring or i
 HAND_AREA_RINGS = 4.0  # an unexplained blob larger than this many rings is a hand
 MOTION_LEVEL = 30
 GRID_SAMPLES = 6000
+DRIFT_WIDTH = 320  # working width of the drift measurement
 
 
 class ReferenceMissingError(ValueError):
@@ -79,6 +80,28 @@ def _circle_offsets(radii: Sequence[float], angles: int) -> np.ndarray:
             a = 2 * np.pi * (k + 0.5 * (r > 8)) / count
             out.append((r * np.cos(a), r * np.sin(a)))
     return np.array(out)
+
+
+class ShiftMeter:
+    """How far a frame has moved against the reference picture: the camera was bumped or
+    the cloth pulled (phase correlation of small grey images; rings and a hand barely move
+    its peak). Reported as the observation's ``drift_px`` in full-frame pixels."""
+
+    def __init__(self, reference_bgr: np.ndarray, width: int = DRIFT_WIDTH) -> None:
+        h, w = reference_bgr.shape[:2]
+        self.scale = w / width
+        self.size = (width, max(8, round(h / self.scale)))
+        self.window = cv2.createHanningWindow(self.size, cv2.CV_32F)
+        self.reference = self._small(reference_bgr)
+
+    def _small(self, image_bgr: np.ndarray) -> np.ndarray:
+        small = cv2.resize(image_bgr, self.size, interpolation=cv2.INTER_AREA)
+        return cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
+
+    def shift_px(self, frame_bgr: np.ndarray) -> float:
+        """Length of the frame's shift against the reference, in full-frame pixels."""
+        (dx, dy), _ = cv2.phaseCorrelate(self.reference, self._small(frame_bgr), self.window)
+        return float(np.hypot(dx, dy) * self.scale)
 
 
 class GrybObserver:
@@ -114,6 +137,7 @@ class GrybObserver:
             reference_balance=grey_world(ref_px[self._grid]),
         )
         self._previous_grey: np.ndarray | None = None
+        self._shift = ShiftMeter(reference)
 
     # ------------------------------------------------------------------ setup
 
@@ -231,7 +255,11 @@ class GrybObserver:
         )
         quality = float(np.clip((0.75 - changed_fraction) / 0.45, 0.0, 1.0))
         return Observation(
-            probs=probs, visibility=visibility, hand_present=bool(hand_present), quality=quality
+            probs=probs,
+            visibility=visibility,
+            hand_present=bool(hand_present),
+            quality=quality,
+            drift_px=self._shift.shift_px(frame),
         )
 
     def _blind(self) -> Observation:

@@ -161,3 +161,14 @@ def test_a_calibration_without_reference_is_refused(scenes: list) -> None:
     bare = dataclasses.replace(scenes[0].calibration, reference_jpeg=None, reference_path=None)
     with pytest.raises(ReferenceMissingError, match="empty bandanna"):
         GrybObserver(bare)
+
+
+def test_drift_measures_how_far_the_picture_moved(scenes: list) -> None:
+    scene = scenes[0]
+    observer = GrybObserver(scene.calibration)
+    picture = scene.render(_rings(3, 30), noise_seed=5).image_bgr
+    assert observer.observe(picture, compare_previous=False).drift_px < 1.0
+    moved = cv2.warpAffine(
+        picture, np.float32([[1, 0, 12], [0, 1, -5]]), (1280, 960), borderMode=cv2.BORDER_REPLICATE
+    )
+    assert observer.observe(moved, compare_previous=False).drift_px == pytest.approx(13.0, abs=1.0)
