@@ -204,9 +204,8 @@ class ColourModel:
         self, centres: list[np.ndarray], free: list[int]
     ) -> list[tuple[np.ndarray, int]]:
         """Best one-to-one matching of new clusters to free palette entries by hue."""
-        if not free or not centres:
+        if not free or not centres or self.palette is None:
             return []
-        assert self.palette is not None
         nominal = features(np.array([[b, g, r] for r, g, b in self.palette], np.float32))
         # Undo the camera's cast on the learned colours before comparing hues.
         observed = [features(feature_to_bgr(c) * self.reference_balance) for c in centres]

@@ -3,21 +3,25 @@
 How a frame is read (all per-frame work is gathers and bincounts over index
 arrays precomputed in :mod:`vision.footprint`):
 
-1. Shrink the frame to the working size and take only the pixels some token
-   footprint or the hand grid needs.
+1. Read only the working-image pixels that some token footprint or the hand
+   grid needs (the working image is the frame at the reference's resolution).
 2. Divide by the per-channel gain against the empty-board reference (light and
-   white balance changes cancel), then mark every pixel *foreground* when its
-   colour differs from the reference at that pixel.
+   white balance changes cancel) and measure how far each pixel's colour moved
+   from the reference there, ignoring what the sensor noise explains. Small
+   moves count as partial evidence, so a faint token adds up over its footprint.
 3. A token at point ``p`` must fill ``p``'s silhouette (top disc and the side
-   wall facing the camera) with foreground and leave the thin ring around it
-   alone: score each point by that overlap (an IoU). Where two points' tokens
-   would cover the same image area (a token on Q and one on P seen through the
-   acrylic), only the better-fitting one survives. Then tiers are re-read from
-   the top down with the pixels already explained by nearer tokens removed.
-4. Foreground the accepted tokens do not explain, in a blob larger than a
-   couple of tokens, or motion since the last frame, is a hand.
-5. Each accepted token's colour is the mean of its visible pixels, matched to
-   the learned colour prototypes (new colours are learned when no hand is in view).
+   wall facing the camera) with change and leave the thin ring around it alone:
+   score each point by that fit. Where two points' tokens would cover the same
+   image area (a token on Q and one on P seen through the acrylic), only the
+   better-fitting one survives. Then tiers are re-read from the top down with
+   the pixels already explained by nearer tokens removed.
+4. Change the accepted tokens do not explain, in a blob larger than a couple of
+   tokens (against the empty board, or weaker change against the last calm
+   frame), or motion since the last frame, is a hand.
+5. After a hand visit, the calm board before it and the one after it are
+   compared: the changed pixels are given to the in-line point they fit best.
+6. Each accepted token's colour is the mean of its changed top-disc pixels,
+   matched to the learned colour prototypes (learned when no hand is in view).
 """
 
 from __future__ import annotations
@@ -108,10 +112,14 @@ class Observer:
     """Reads frames of one calibrated camera; keeps the reference and learned colours.
 
     ``calibration`` needs ``camera`` (:class:`~calibration.camera.CameraModel`),
-    ``spec`` and, for reliable reading, a reference image of the empty board
-    (``reference``); ``palette`` (nominal RGB colours) fixes the colour indices,
-    otherwise the calibration's palette, otherwise colours are numbered as
-    they are first seen. Raises ``ValueError`` if the camera does not see the board.
+    ``spec`` and, for reliable reading, an image of the empty board
+    (``reference_image()`` of a calibration file, or a ``reference`` array), at
+    the frame size or a smaller copy. ``palette`` (nominal RGB colours) fixes
+    the colour indices, otherwise the calibration's ``palette_rgb``, otherwise
+    colours are numbered as they are first seen. Raises ``ValueError`` if the
+    camera does not see the board, :class:`FrameError` for a reference of
+    another shape. Without a reference the board's median colour stands in for
+    it (weak: calibrate with an empty-board picture).
     """
 
     def __init__(self, calibration: Any, *, palette: Sequence[RGB] | None = None) -> None:
@@ -138,8 +146,8 @@ class Observer:
             self._ref_features = None
             self._textured_rows = np.ones(self._grid.shape[0], bool)
             balance = np.ones(3, np.float32)
-        if palette is None:
-            palette = getattr(calibration, "palette", None)
+        if palette is None:  # a calibration file may carry the user's nominal palette
+            palette = getattr(calibration, "palette_rgb", None)
         self.colours = ColourModel(
             palette=[tuple(int(v) for v in c) for c in palette] if palette is not None else None,
             reference_balance=balance,
@@ -290,7 +298,8 @@ class Observer:
         one on P would show in the same place), the point whose footprint fits the
         changed pixels better gets the change.
         """
-        assert self._before is not None
+        if self._before is None:
+            return accepted, score
         before_feats, _, before_accepted = self._before
         changed = (_distance(feats - before_feats) > FOREGROUND_DISTANCE).astype(np.int64)
         core = self._core.tally(changed, 2)
