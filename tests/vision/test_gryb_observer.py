@@ -172,3 +172,28 @@ def test_drift_measures_how_far_the_picture_moved(scenes: list) -> None:
         picture, np.float32([[1, 0, 12], [0, 1, -5]]), (1280, 960), borderMode=cv2.BORDER_REPLICATE
     )
     assert observer.observe(moved, compare_previous=False).drift_px == pytest.approx(13.0, abs=1.0)
+
+
+def test_a_hovering_hand_and_a_capture_through_the_tracker(scenes: list) -> None:
+    """A hand that comes and goes without playing changes nothing; a ring taken off is seen."""
+    scene = scenes[0]
+    observer = GrybObserver(scene.calibration, palette=scene.style.ring_rgb)
+    tracker = Tracker(stable_frames=3)
+    a, b = NODES.index("GYRB"), NODES.index("YY")
+    board = {a: 0, b: 1}
+    hover = HandSpec(target_point=NODES.index("BBGR"))
+    frames = [(board, None)] * 4 + [(board, hover)] * 2 + [(board, None)] * 5
+    frames += [(board, HandSpec(target_point=a)), ({b: 1}, HandSpec(target_point=a))]
+    frames += [({b: 1}, None)] * 5
+    snapshots = []
+    pictures: dict = {}
+    rng = np.random.default_rng(0)
+    for index, (rings, hand) in enumerate(frames):
+        key = (tuple(sorted(rings.items())), hand)
+        if key not in pictures:  # one render per state; fresh camera noise on every frame
+            pictures[key] = scene.render(rings, hand=hand).image_bgr
+        frame = np.clip(pictures[key] + rng.normal(0, 1.5, pictures[key].shape), 0, 255)
+        snapshot = tracker.update(observer.observe(frame.astype(np.uint8)), None, index)
+        if snapshot is not None:
+            snapshots.append(snapshot.tokens)
+    assert snapshots == [{a: 0, b: 1}, {b: 1}]
