@@ -227,7 +227,7 @@ class ColourModel:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "ColourModel":
+    def from_dict(cls, data: dict) -> ColourModel:
         """Inverse of :meth:`to_dict`; raises :class:`PaletteError` or ``ValueError`` on bad data."""
         try:
             palette = parse_palette(data["palette"]) if data.get("palette") is not None else None

@@ -152,13 +152,13 @@ class PixelSets:
     count: np.ndarray
 
     @classmethod
-    def from_lists(cls, per_point: list[np.ndarray]) -> "PixelSets":
+    def from_lists(cls, per_point: list[np.ndarray]) -> PixelSets:
         count = np.array([len(ix) for ix in per_point], dtype=np.int64)
         index = np.concatenate(per_point).astype(np.int64) if count.sum() else np.zeros(0, np.int64)
         point = np.repeat(np.arange(len(per_point)), count)
         return cls(index=index, point=point, count=count)
 
-    def thinned(self, cap: int) -> "PixelSets":
+    def thinned(self, cap: int) -> PixelSets:
         """At most about ``cap`` pixels per point, spread evenly over each point's region
         (the fractions the observer measures need a sample, not every pixel)."""
         keep = np.zeros(len(self.index), bool)
@@ -168,13 +168,13 @@ class PixelSets:
         keep = rank % np.repeat(stride, self.count) == 0
         return self._subset(keep)
 
-    def within(self, universe: np.ndarray) -> "PixelSets":
+    def within(self, universe: np.ndarray) -> PixelSets:
         """Only the pixels that are in the sorted index array ``universe``."""
         pos = np.clip(np.searchsorted(universe, self.index), 0, max(len(universe) - 1, 0))
         keep = universe[pos] == self.index if len(universe) else np.zeros(len(self.index), bool)
         return self._subset(keep)
 
-    def _subset(self, keep: np.ndarray) -> "PixelSets":
+    def _subset(self, keep: np.ndarray) -> PixelSets:
         point = self.point[keep]
         return PixelSets(
             index=self.index[keep], point=point, count=np.bincount(point, minlength=len(self.count))

@@ -33,7 +33,7 @@ class HandGrid:
     step: int
 
     @classmethod
-    def over(cls, zone: np.ndarray, max_samples: int = 6000) -> "HandGrid":
+    def over(cls, zone: np.ndarray, max_samples: int = 6000) -> HandGrid:
         """Grid over the zone's bounding box with at most about ``max_samples`` points."""
         height, width = zone.shape
         ys, xs = np.nonzero(zone)

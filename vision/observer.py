@@ -184,7 +184,7 @@ class Observer:
         frame_w, frame_h = self.camera.image_size
         sx, sy = self.footprints.scale
         x, y = self._positions % width, self._positions // width
-        halvings = int(round(np.log2(frame_w / width)))
+        halvings = round(float(np.log2(frame_w / width)))
         # Exact halvings are OpenCV's fast path: shrink, then gather from the small image.
         self._shrink_first = (frame_w >> halvings, frame_h >> halvings) == (width, height)
         if self._shrink_first:

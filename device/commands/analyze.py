@@ -7,7 +7,10 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:  # numpy is imported lazily: `boardcam --help` stays quick
+    import numpy as np
 
 logger = logging.getLogger(__name__)
 
@@ -142,7 +145,7 @@ def _run_bench(args: argparse.Namespace) -> int:
 BENCH_SIZES = ((1280, 960), (1640, 1232))
 
 
-def _best_mapping(learned: "np.ndarray", truth: "np.ndarray") -> dict[int, int]:
+def _best_mapping(learned: np.ndarray, truth: np.ndarray) -> dict[int, int]:
     """Learned colour index -> true colour index, the permutation that agrees most often.
 
     The bench gives the observer no palette: its colour numbers are its own, so they
@@ -164,21 +167,21 @@ def _best_mapping(learned: "np.ndarray", truth: "np.ndarray") -> dict[int, int]:
     return best[1]
 
 
-def _with_noise(image: "np.ndarray", sigma: float, rng: "np.random.Generator") -> "np.ndarray":
+def _with_noise(image: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndarray:
     """Fresh sensor noise: the renderer's noise repeats for one seed, a camera's never does."""
     import numpy as np
 
     return np.clip(image + rng.normal(0.0, sigma, image.shape), 0, 255).astype(np.uint8)
 
 
-def _calibration(camera: object, spec: object, empty_bgr: "np.ndarray") -> object:
+def _calibration(camera: object, spec: object, empty_bgr: np.ndarray) -> object:
     """A calibration as ``boardcam calibrate`` saves it: exact camera, small JPEG reference."""
     from calibration.calibfile import Calibration
 
     return Calibration(board="timevectors", spec=spec, camera=camera, rms_px=0.0).with_reference(empty_bgr)
 
 
-def _scene_tokens(rng: "np.random.Generator", count: int) -> dict[int, int]:
+def _scene_tokens(rng: np.random.Generator, count: int) -> dict[int, int]:
     points = rng.choice(256, size=count, replace=False)
     return {int(p): int(i % 3) for i, p in enumerate(points)}
 
@@ -186,6 +189,7 @@ def _scene_tokens(rng: "np.random.Generator", count: int) -> dict[int, int]:
 def _bench_stills(scenes: int, seed: int, out: TextIO) -> list:
     """Per-point accuracy over rendered still scenes; returns the frames for timing."""
     import dataclasses
+
     import numpy as np
 
     from calibration.spec import load_spec
@@ -264,15 +268,7 @@ def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> None:
         reference = _with_noise(empty.image_bgr, style.noise_sigma, rng)
         observer = Observer(_calibration(camera, spec, reference))
         tracker = Tracker(stable_frames=3)
-        cache: dict = {}
-
-        def rendered(tokens: dict[int, int], hand: HandSpec | None):
-            key = (tuple(sorted(tokens.items())), hand)
-            if key not in cache:
-                cache[key] = render_timevectors(
-                    camera, spec, tokens, colours, hand=hand, scene=style, seed=game_seed
-                )
-            return cache[key]
+        rendered = _Renderings(camera, style, colours, game_seed)
 
         board: dict[int, int] = {}
         truth_moves: list[tuple[int, int]] = []
@@ -291,7 +287,7 @@ def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> None:
             # The hand lets go and leaves; the camera then sees a calm board for a second.
             script += [(dict(board), hand)] + [(dict(board), None)] * 4
         for tokens, hand in script:
-            image = _with_noise(rendered(tokens, hand).image_bgr, style.noise_sigma, rng)
+            image = _with_noise(rendered.get(tokens, hand).image_bgr, style.noise_sigma, rng)
             snapshot = tracker.update(observer.observe(image), None, index)
             index += 1
             if snapshot is not None:
@@ -318,7 +314,7 @@ def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> None:
         truth_total += len(truth_moves)
         print(f"  game {game_seed}: {len(truth_moves)} moves, {len(found)} found, {right} right, "
               f"{len(snapshots)} snapshots over {index} frames", file=out)
-        final = rendered(board, None).visibility
+        final = rendered.get(board, None).visibility
         missed = sorted(set(truth_moves) - set(found))
         hidden_missed = [(p, c) for p, c in missed if final[p] < 0.5]
         hidden_total += len(hidden_missed)
@@ -332,6 +328,27 @@ def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> None:
           f"({found_right} right of {found_total} found, {truth_total} played, {hidden_total} of "
           f"the missed ones hidden from the camera); snapshots with removals or several new "
           f"tokens: {phantom_snapshots}", file=out)
+
+
+class _Renderings:
+    """Each distinct (tokens, hand) of a game rendered once (the renderer takes seconds)."""
+
+    def __init__(self, camera: object, style: object, colours: list, seed: int) -> None:
+        from calibration.spec import load_spec
+
+        self.camera, self.style, self.colours, self.seed = camera, style, colours, seed
+        self.spec = load_spec()
+        self._cache: dict = {}
+
+    def get(self, tokens: dict[int, int], hand: object | None) -> object:
+        from vision.render import render_timevectors
+
+        key = (tuple(sorted(tokens.items())), hand)
+        if key not in self._cache:
+            self._cache[key] = render_timevectors(
+                self.camera, self.spec, tokens, self.colours, hand=hand, scene=self.style, seed=self.seed
+            )
+        return self._cache[key]
 
 
 def _move_names(moves: list[tuple[int, int]]) -> str:
@@ -348,7 +365,7 @@ def _bench_timing(frames: list, out: TextIO) -> None:
 
     ratios = []
     for observer, image in frames:
-        ok, buffer = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        _, buffer = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
         observer.observe(image)
         decode_times, observe_times = [], []
         # Interleaved and the median of each: other processes on a shared machine hit both alike.

@@ -93,7 +93,7 @@ def test_still_scene_visible_points(scene, crowded):
 
 
 def test_hidden_points_are_reported_hidden(scene, crowded):
-    tokens, rendered, image = crowded
+    _, rendered, image = crowded
     observation = Observer(scene.calibration).observe(image, compare_previous=False)
     clearly_hidden = rendered.visibility < 0.3
     clearly_seen = rendered.visibility > 0.7
