@@ -60,7 +60,7 @@ class ServerConfig:
     host: str = _doc("0.0.0.0", "Address to listen on; 0.0.0.0 lets phones on the LAN connect.")
     port: int = _doc(8080, "TCP port of the dashboard.")
     pin: str = _doc("", "PIN for control actions (4-12 digits); empty: a random one printed at start.")
-    threads: int = _doc(16, "Server threads; each open dashboard holds one for its live stream.")
+    threads: int = _doc(32, "Server threads; each open dashboard holds two for its live streams.")
 
 
 @dataclass

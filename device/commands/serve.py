@@ -27,7 +27,7 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
 
     serve = commands.add_parser("serve", help="watch the board and serve the dashboard (demo without a camera)")
     add_common_arguments(serve, server=True)
-    serve.add_argument("--threads", type=int, help="server threads (default 16; one per live dashboard)")
+    serve.add_argument("--threads", type=int, help="server threads (default 32; each open dashboard holds 2 for its live streams)")
     serve.add_argument("--print-config", action="store_true", help="print a commented config file and exit")
     serve.set_defaults(func=run_serve)
 
@@ -141,6 +141,8 @@ def run_serve(args: argparse.Namespace) -> int:
                          "(another boardcam running? choose --port)")
         server = waitress.server.create_server(
             app, sockets=[listening], threads=config.server.threads, channel_timeout=60, ident="boardcam",
+            # Read ahead on each connection so a stream notices at once that its phone has gone.
+            channel_request_lookahead=1,
         )
         runtime.start()
         print(banner(url, runtime.pin, runtime.source.description, calibration_origin), flush=True)
