@@ -420,6 +420,10 @@ class Pipeline:
         """See :meth:`Referee.undo`; raises :class:`~device.referee.RefereeError`."""
         return self._act(self._referee.undo)
 
+    def choose_colour(self, color: int) -> list[Event]:
+        """See :meth:`Referee.choose_colour`; raises :class:`~device.referee.RefereeError`."""
+        return self._act(lambda: self._referee.choose_colour(color))
+
     def new_game(self, game: Game, game_id: str | None = None) -> list[Event]:
         """Watch a new game from now on (operator's "new game"): its ``game_started``, then what
         the board last seen means for it (tokens still on the board are an illegal change)."""

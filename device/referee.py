@@ -40,6 +40,7 @@ from device.events import Event
 from rules.errors import IllegalMoveError
 from rules.game import Game, Judgement
 from rules.timevectors import Move
+from rules.timevectors.moves import CHOOSE, PLACE
 from rules.timevectors.points import POINT_NAMES, point_name
 from vision.observation import Snapshot
 
@@ -239,7 +240,6 @@ class Referee:
         """
         pending = self._require_pending()
         if pending.judgement.take_back:
-            move = self._game.pop()
             self._pending = None
             out = [
                 self._event(
@@ -249,6 +249,7 @@ class Referee:
                     color=move.color,
                     reason="take-back accepted",
                 )
+                for move in self._pop_last_change()
             ]
             return out + self._rejudge()
         moved = self._moved_tokens(pending)
@@ -266,6 +267,16 @@ class Referee:
             self._overrides[point] = (pending.observed.get(point), self._game.board.get(point))
         self._pending = None
         return [self._event(ev.ACCEPTED, pending.frame, points=_names(pending.points))]
+
+    def _pop_last_change(self) -> list[Any]:
+        """Take back the last move that changed the board, and the colour choices made since
+        (a 3MEQ choice stands on the three tokens it was made for); returns them, last first."""
+        popped = []
+        while self._game.move_stack:
+            popped.append(self._game.pop())
+            if getattr(popped[-1], "kind", PLACE) != CHOOSE:
+                break
+        return popped
 
     def _moved_tokens(self, pending: Pending) -> dict[int, int]:
         """Source -> target of every moved token when the change is only moved tokens."""
@@ -356,6 +367,24 @@ class Referee:
             )
         self._pending = None
         out = self._play([Move(point, pending.color)], pending.frame, hidden=True)
+        return out + self._rejudge()
+
+    def choose_colour(self, color: int) -> list[Event]:
+        """The second player's colour choice of the three-move equalization opening.
+
+        The camera cannot see a choice, so an operator reports it. The board is judged
+        again afterwards: a token the next player already put down is then their move.
+        Raises :class:`RefereeError` when no choice is due or ``color`` is not one of the
+        opening's colours.
+        """
+        if isinstance(color, bool) or not isinstance(color, int):
+            raise RefereeError(f"a colour is an index 0, 1, ..., not {color!r}")
+        move = Move(None, color, CHOOSE)
+        try:
+            self._game.push(move)
+        except IllegalMoveError as exc:
+            raise RefereeError(str(exc)) from exc
+        out = [self._move_event(move, None), *self._outcome_events(None)]
         return out + self._rejudge()
 
     def undo(self) -> list[Event]:
@@ -544,20 +573,26 @@ class Referee:
             except IllegalMoveError as exc:  # the judge and push disagree: report, never crash
                 logger.error("judge proposed %r but the game refused it: %s", move, exc)
                 break
-            extra: dict[str, Any] = {}
-            kind = getattr(move, "kind", "place")
-            if kind != "place":
-                extra["kind"] = kind
-            if hidden:
-                extra["hidden"] = True
-            out.append(
-                self._event(ev.MOVE, frame, point=point_name(move.point), color=move.color, **extra)
-            )
+            out.append(self._move_event(move, frame, hidden=hidden))
             outcome = self._outcome_events(frame)
             if outcome:
                 out += outcome
                 break
         return out
+
+    def _move_event(self, move: Any, frame: int | None, *, hidden: bool = False) -> Event:
+        """The ``move`` record of a played move: ``kind`` for an opening move (a colour
+        choice has no point), ``hidden`` for a confirmed move to a hidden point."""
+        data: dict[str, Any] = {}
+        if getattr(move, "point", None) is not None:
+            data["point"] = point_name(move.point)
+        data["color"] = move.color
+        kind = getattr(move, "kind", PLACE)
+        if kind != PLACE:
+            data["kind"] = kind
+        if hidden:
+            data["hidden"] = True
+        return self._event(ev.MOVE, frame, **data)
 
     def _outcome_events(self, frame: int | None) -> list[Event]:
         """``win`` or ``draw`` when the game is over, else nothing."""

@@ -534,3 +534,103 @@ class TestAdopt:
         t.play(("A1P", 0))
         with pytest.raises(RefereeError, match="already has moves"):
             t.referee.adopt(Snapshot(frame=1, tokens={P("A1P"): 0, P("B1P"): 1}))
+
+
+class TestOpenings:
+    """The swap and three-move equalization openings as the camera and the operator see them."""
+
+    MEQ = GameConfig(opening="3meq")
+
+    def meq_table(self) -> tuple[Table, dict[str, int]]:
+        """A 3MEQ game after the first player's three tokens (two of colour 0, one of 1)."""
+        t = Table(self.MEQ)
+        board = t.play(("A1P", 0), ("C3R", 1), ("B1P", 0))
+        assert t.game.phase == "choosing" and t.game.turn_color() is None
+        return t, board
+
+    def test_swap_declined_the_second_player_places_a_token_instead(self) -> None:
+        t = Table(GameConfig(opening="swap"))
+        board = t.play(("A3Q", 0))
+        assert t.game.swap_point() == P("A3Q")
+        assert t.see({**board, "B3Q": 1}) == [
+            {"type": "move", "frame": 2, "point": "B3Q", "color": 1}
+        ]
+        assert t.game.swap_point() is None and t.game.turn_color() == 0
+
+    def test_a_recoloured_token_is_illegal_without_the_swap_opening(self) -> None:
+        t = Table()
+        t.play(("A3Q", 0))
+        recs = t.see({"A3Q": 1})
+        assert kinds(recs) == ["illegal"]
+        assert recs[0]["reasons"] == ["token on A3Q changed from colour 0 to colour 1"]
+
+    def test_swap_is_only_the_second_players_first_move(self) -> None:
+        t = Table(GameConfig(opening="swap"))
+        board = t.play(("A3Q", 0), ("B3Q", 1))
+        recs = t.see({**board, "A3Q": 1})
+        assert kinds(recs) == ["illegal"] and t.game.board == {P("A3Q"): 0, P("B3Q"): 1}
+
+    def test_three_opening_tokens_in_any_order_then_the_choice(self) -> None:
+        t, board = self.meq_table()
+        assert t.game.legal_colors() == frozenset()
+        assert kinds(records(t.referee.choose_colour(1))) == ["move"] and t.game.phase == "play"
+        assert records(t.referee.undo()) == [
+            {"type": "undo", "frame": None, "point": None, "color": 1}
+        ]
+        assert t.game.phase == "choosing"  # the operator took the choice back: it is due again
+        recs = records(t.referee.choose_colour(0))
+        assert recs == [{"type": "move", "frame": None, "color": 0, "kind": "choose"}]
+        # Choosing the pair (colour 0) leaves the single colour 1 with the first player, who moves.
+        assert t.game.player_colors == (1, 0) and t.game.turn_player() == 0
+        assert t.game.turn_color() == 1
+        assert kinds(t.see({**board, "D4S": 1})) == ["move"]
+
+    def test_a_token_put_down_before_the_choice_is_played_once_the_choice_is_made(self) -> None:
+        t, board = self.meq_table()
+        early = t.see({**board, "H8S": 1})
+        assert kinds(early) == ["illegal"]
+        assert "must choose a colour" in early[0]["reasons"][0]
+        recs = records(t.referee.choose_colour(1))
+        assert recs == [
+            {"type": "move", "frame": None, "color": 1, "kind": "choose"},
+            {"type": "restored", "frame": 4, "points": ["H8S"]},
+            {"type": "move", "frame": 4, "point": "H8S", "color": 1},
+        ]
+        assert t.game.player_colors == (0, 1) and t.game.turn_color() == 0
+        assert t.referee.pending is None
+
+    def test_three_tokens_of_one_colour_are_illegal(self) -> None:
+        t = Table(self.MEQ)
+        board = t.play(("A1P", 0), ("B1P", 0))
+        recs = t.see({**board, "C1P": 0})
+        assert kinds(recs) == ["illegal"]
+        assert "two tokens of one colour and one of the other" in recs[0]["reasons"][0]
+
+    @pytest.mark.parametrize(
+        ("colour", "message"), [(2, "not one of the opening's colours"), (True, "not True")]
+    )
+    def test_a_bad_colour_is_refused_and_nothing_changes(self, colour, message) -> None:
+        t, _ = self.meq_table()
+        with pytest.raises(RefereeError, match=message):
+            t.referee.choose_colour(colour)
+        assert t.game.phase == "choosing" and len(t.game.move_stack) == 3
+
+    @pytest.mark.parametrize("opening", ["none", "swap", "3meq"])
+    def test_a_choice_when_none_is_due_is_refused(self, opening) -> None:
+        t = Table(GameConfig(opening=opening))
+        t.play(("A1P", 0))
+        with pytest.raises(RefereeError, match="no colour choice is due"):
+            t.referee.choose_colour(0)
+        assert len(t.game.move_stack) == 1
+
+    def test_taking_back_the_third_token_after_the_choice_takes_the_choice_back_too(self) -> None:
+        t, board = self.meq_table()
+        t.referee.choose_colour(1)
+        del board["B1P"]
+        recs = t.see(board)
+        assert kinds(recs) == ["illegal"] and recs[0]["take_back"] is True
+        assert records(t.referee.accept()) == [
+            {"type": "undo", "frame": 4, "point": None, "color": 1, "reason": "take-back accepted"},
+            {"type": "undo", "frame": 4, "point": "B1P", "color": 0, "reason": "take-back accepted"},
+        ]
+        assert t.game.phase == "opening" and t.game.board == {P("A1P"): 0, P("C3R"): 1}
