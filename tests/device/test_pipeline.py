@@ -416,3 +416,31 @@ def test_blank_frames_are_not_used_to_check_the_camera() -> None:
     assert h.drift_calls == 0
     h.show({}, frames=1)
     assert h.drift_calls == 1
+
+
+def test_swap_opening_through_frames() -> None:
+    h = Harness(TimeVectorsGame(GameConfig(opening="swap")))
+    h.show({})
+    h.place({}, "A3Q", 0)
+    records = h.show({"A3Q": 1}, frames=2, hand=True) + h.show({"A3Q": 1})
+    assert [(r["type"], r.get("kind"), r["point"], r["color"]) for r in records] == [
+        ("move", "swap", "A3Q", 1)
+    ]
+    assert h.pipeline.game.turn_color() == 0
+
+
+def test_three_move_equalization_through_frames_and_the_operators_choice() -> None:
+    h = Harness(TimeVectorsGame(GameConfig(opening="3meq")))
+    h.show({})
+    board: dict[str, int] = {}
+    for name, colour in (("A1P", 1), ("B1P", 0), ("C1P", 0)):
+        assert types(h.place(board, name, colour)) == ["move"]
+    assert h.pipeline.game.phase == "choosing"
+    with pytest.raises(RefereeError, match="not one of the opening's colours"):
+        h.pipeline.choose_colour(2)
+    records = [e.to_record() for e in h.pipeline.choose_colour(0)]
+    assert [(r["type"], r["kind"], r["color"], r["game_id"]) for r in records] == [
+        ("move", "choose", 0, "g1")
+    ]
+    assert h.pipeline.game.turn_color() == 1  # the pair was chosen: the first player moves
+    assert types(h.place(board, "D4S", 1)) == ["move"]
