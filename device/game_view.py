@@ -7,13 +7,21 @@ runtime state, the history pages and the exports all agree.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from rules.timevectors import GameConfig, TimeVectorsGame, threats
+from rules.timevectors.config import CHOOSING, OPENING
 from rules.timevectors.points import point_name
 
 BOARD = "timevectors"
+
+# Values of the state's ``phase``: what the players have to do next.
+PHASE_3MEQ_PLACING = "3meq-placing"  # the first player puts down the three opening tokens
+PHASE_3MEQ_CHOICE = "3meq-choice"  # the second player must choose a colour (operator action)
+PHASE_SWAP_AVAILABLE = "swap-available"  # the second player may swap the first token
+PHASE_PLAY = "play"
+PHASE_OVER = "over"
 
 
 def names(points: Iterable[Any]) -> list[str]:
@@ -82,6 +90,41 @@ def last_move_of(game: Any) -> dict[str, Any] | None:
     }
 
 
+def phase_of(game: Any) -> str:
+    """What the players have to do next (one of the ``PHASE_*`` values)."""
+    if game.outcome() is not None:
+        return PHASE_OVER
+    phase = getattr(game, "phase", None)
+    if phase == OPENING:
+        return PHASE_3MEQ_PLACING
+    if phase == CHOOSING:
+        return PHASE_3MEQ_CHOICE
+    swap_point = getattr(game, "swap_point", None)
+    if callable(swap_point) and swap_point() is not None:
+        return PHASE_SWAP_AVAILABLE
+    return PHASE_PLAY
+
+
+def player_to_act(game: Any, player_names: Sequence[str] = ()) -> dict[str, Any] | None:
+    """Who acts next: ``{"player", "name", "team", "colour"}`` (``None`` once the game is over).
+
+    ``player`` is the seat (0-based, in turn order), ``name`` its name when the players were
+    named, ``team`` 0 or 1 in a team game, ``colour`` the seat's colour once the opening has
+    settled it (``None`` while 3MEQ tokens are placed or the colour choice is due).
+    """
+    if game.outcome() is not None:
+        return None
+    player = game.turn_player()
+    config = getattr(game, "config", None)
+    teams = bool(getattr(config, "teams", False))
+    return {
+        "player": player,
+        "name": player_names[player] if player < len(player_names) else None,
+        "team": player % 2 if teams else None,
+        "colour": game.turn_color(),
+    }
+
+
 def describe(game: Any) -> dict[str, Any]:
     """The game part of the dashboard state."""
     return {
@@ -93,4 +136,6 @@ def describe(game: Any) -> dict[str, Any]:
         "last_move": last_move_of(game),
         "threats": threats_of(game),
         "moves": [move_notation(m) for m in game.move_stack],
+        "phase": phase_of(game),
+        "legal_colors": sorted(game.legal_colors()),
     }

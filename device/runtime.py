@@ -9,7 +9,7 @@ to the dashboard's live clients and to the event bus that feeds the push
 sinks. A source that fails is reconnected with exponential backoff and the
 camera status says so. Every buffer is bounded, so memory stays flat for hours.
 
-Control (new game, accept, correct, confirm, undo, calibration) comes from the
+Control (new game, accept, correct, confirm, 3MEQ colour choice, undo, calibration) comes from the
 web request threads and runs under the same lock as the pipeline.
 """
 
@@ -33,6 +33,9 @@ from device.overlay import Overlay, camera_of, encode_jpeg
 from device.sinks import Sink, SinkDispatcher
 from device.sources.base import Frame, FrameSource, SourceError
 from device.store import Store, StoredMove, UnknownGameError, iso_time
+from rules.errors import IllegalMoveError
+from rules.timevectors import Move
+from rules.timevectors.moves import CHOOSE
 from rules.timevectors.points import parse_point
 
 logger = logging.getLogger(__name__)
@@ -506,6 +509,7 @@ class Runtime:
                 pending=seen.get("pending"),
                 players=self._players,
                 names=list(self._names),
+                to_act=game_view.player_to_act(self._game, self._names),
                 opening=self._opening,
                 calibration=calibration_summary(self._calibration),
             )
@@ -585,6 +589,24 @@ class Runtime:
     def confirm_hidden(self, point: str | int) -> list[dict[str, Any]]:
         """Confirm a move to a point the camera cannot see. Raises :class:`ControlError`."""
         return self._operate("confirm_hidden", _parse_point(point))
+
+    def choose_colour(self, colour: int) -> list[dict[str, Any]]:
+        """The second player's colour choice of the 3MEQ opening (a ``move`` of kind ``choose``).
+
+        Stored like every move. Works without a calibration too (no board reading is needed).
+        Raises :class:`ControlError` when no choice is due or ``colour`` is not 0 or 1.
+        """
+        if not isinstance(colour, int) or isinstance(colour, bool) or colour not in (0, 1):
+            raise ControlError(f"the colour chosen must be 0 or 1, not {colour!r}")
+        with self._lock:
+            if self._pipeline is not None:
+                return self._operate("choose_colour", colour)
+            try:
+                self._game.push(Move(None, colour, CHOOSE))
+            except IllegalMoveError as exc:
+                raise ControlError(str(exc)) from exc
+            event = Event(MOVE, {"color": colour, "kind": CHOOSE}, game_id=self._game_id)
+            return self._handle([event], snapshot=None)
 
     def undo(self) -> list[dict[str, Any]]:
         """Take back the last move. Raises :class:`ControlError` when there is none."""

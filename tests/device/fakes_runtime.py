@@ -93,7 +93,7 @@ class NameReadingPipeline:
         if ":" not in frame.name:
             return []
         move = Move.parse(frame.name)
-        if move.point in self.game.board:
+        if move.point in self.game.board and move.kind == "place":
             return []
         self.game.push(move)
         events = [Event(MOVE, {"point": point_name(move.point), "color": move.color}, frame=frame.seq,
@@ -114,6 +114,11 @@ class NameReadingPipeline:
 
     def accept(self) -> list[Event]:
         raise ValueError("nothing to accept")
+
+    def choose_colour(self, color: int) -> list[Event]:
+        """The 3MEQ colour choice, as the real pipeline reports it (refusals raise ValueError)."""
+        self.game.push(Move(None, color, "choose"))
+        return [Event(MOVE, {"color": color, "kind": "choose"}, game_id=self.game_id)]
 
 
 #: A quick win for colour 0 along the first column of quadrant SW on tier P (A1P..A4P).

@@ -27,11 +27,13 @@ from device.runtime import (
 )
 from device.sinks import Sink
 from device.store import Store
+from rules.timevectors import Move
 from tests.device.fakes_runtime import WINNING_NAMES, NameReadingPipeline, ScriptedSource
 
 STATE_KEYS = {
     "board", "game_id", "tokens", "turn", "winner", "result", "alerts", "camera", "last_move", "threats",
     "mismatch", "hidden", "hand", "seen", "pending", "players", "names", "opening", "moves", "calibration",
+    "phase", "legal_colors", "to_act",
 }
 
 
@@ -281,6 +283,72 @@ def test_restart_after_a_win_keeps_the_finished_game_on_show(tmp_path):
     third = make_runtime(store, ScriptedSource([]))
     assert third.game_id == again.game_id
     store.close()
+
+
+@pytest.mark.parametrize("calibrated", [True, False], ids=["through-the-pipeline", "without-calibration"])
+def test_the_3meq_choice_is_announced_stored_and_survives_a_restart(tmp_path, calibrated):
+    store = Store(tmp_path)
+    kwargs = {} if calibrated else {"calibration": None}
+    runtime = make_runtime(store, ScriptedSource([]), **kwargs)
+    runtime.new_game(2, "3meq", ["Ann", "Bob"])
+    state = runtime.state()
+    assert (state["phase"], state["legal_colors"], state["turn"]) == ("3meq-placing", [0, 1], None)
+    assert state["to_act"] == {"player": 0, "name": "Ann", "team": None, "colour": None}
+    game_id = runtime.game_id
+    if calibrated:
+        for name in ("A1P:0", "C3R:1", "B1P:0"):
+            runtime.process_frame(_frame(name))
+    else:  # nothing can be read without a calibration: the opening tokens are in the stored game
+        for notation in ("A1P:0", "C3R:1", "B1P:0"):
+            runtime.game_object.push(Move.parse(notation))
+    with pytest.raises(ControlError, match="0 or 1"):
+        runtime.choose_colour(2)
+    state = runtime.state()
+    assert (state["phase"], state["legal_colors"]) == ("3meq-choice", [])
+    assert state["to_act"] == {"player": 1, "name": "Bob", "team": None, "colour": None}
+    client, _ = runtime.subscribe()
+    client.get_nowait()
+    records = runtime.choose_colour(1)
+    assert [(r["type"], r["kind"], r["color"], r["game_id"]) for r in records] == [(MOVE, "choose", 1, game_id)]
+    assert client.get_nowait()["type"] == MOVE
+    assert client.get_nowait()["state"]["phase"] == "play"
+    with pytest.raises(ControlError, match="no colour choice is due"):
+        runtime.choose_colour(0)
+    assert [m.notation for m in store.moves(game_id)][-1] == "choose 1"
+    store.close()
+
+    again = Store(tmp_path)
+    resumed = make_runtime(again, ScriptedSource([]), **kwargs)
+    state = resumed.state()
+    assert resumed.game_id == game_id
+    assert state["moves"] == ["A1P:0", "C3R:1", "B1P:0", "choose 1"]
+    # Bob took the single colour 1 (Ann has the pair, colour 0), so Bob moves to even it up.
+    assert (state["phase"], state["turn"], state["legal_colors"]) == ("play", 1, [1])
+    assert state["to_act"] == {"player": 1, "name": "Bob", "team": None, "colour": 1}
+    again.close()
+
+
+def test_team_game_names_the_seat_and_team_to_act(store):
+    runtime = make_runtime(store, ScriptedSource([]))
+    runtime.new_game(4, "none", ["Ann", "Bob", "Cy", "Di"])
+    for name in ("A1P:0", "H8S:1", "A2P:0"):
+        runtime.process_frame(_frame(name))
+    state = runtime.state()
+    assert state["to_act"] == {"player": 3, "name": "Di", "team": 1, "colour": 1}
+    assert (state["phase"], state["turn"]) == ("play", 1)
+
+
+def test_swap_available_is_the_phase_after_the_first_token_of_a_swap_game(store):
+    runtime = make_runtime(store, ScriptedSource([]))
+    runtime.new_game(2, "swap")
+    runtime.process_frame(_frame("A1P:0"))
+    state = runtime.state()
+    assert state["phase"] == "swap-available" and state["to_act"]["player"] == 1
+    runtime.process_frame(_frame("swap A1P:1"))
+    state = runtime.state()
+    assert state["moves"] == ["A1P:0", "swap A1P:1"] and state["phase"] == "play"
+    assert state["tokens"] == {"A1P": 1} and state["to_act"]["player"] == 0
+    assert [m.notation for m in store.moves(runtime.game_id)] == ["A1P:0", "swap A1P:1"]
 
 
 def _frame(name: str):
