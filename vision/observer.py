@@ -138,7 +138,9 @@ class Observer:
             ref_px = shrink(reference, size).reshape(-1, 3)[self._positions].astype(np.float32)
             self._ref_px = ref_px
             self._ref_features = features(ref_px)
-            self._noise_per_grey = noise_scale(ref_px)
+            noise = noise_scale(ref_px)  # feature units per grey level of noise, per pixel
+            self._inv_chroma_noise2 = (1.0 / noise[:, 0] ** 2).astype(np.float32)
+            self._inv_light_noise2 = (1.0 / noise[:, 1] ** 2).astype(np.float32)
             self._textured_rows = ref_px[self._grid_local].mean(axis=1).reshape(self._grid.shape).std(axis=1) >= 1.0
             balance = grey_world(ref_px[self._grid_local])
         else:
@@ -353,14 +355,16 @@ class Observer:
         balanced = px / gain
         feats = features(balanced)
         delta = feats - self._ref_features
-        distance = _distance(delta, shadow_weight=SHADOW_WEIGHT)
+        chroma2 = delta[:, 0] ** 2 + delta[:, 1] ** 2
+        light = delta[:, 2]
+        shaded = np.where(light < 0, light * np.float32(SHADOW_WEIGHT), light)
+        distance = np.sqrt(chroma2 + shaded * shaded)
         # Noise of a pixel difference (robust: most of the board did not change).
         sigma = float(np.clip(1.4826 * np.median(np.abs(balanced[grid] - self._ref_px[grid])), 1.0, MAX_NOISE))
-        noise = sigma * self._noise_per_grey  # (n, 2): chroma and brightness noise, feature units
-        normalised = np.sqrt(
-            (delta[:, 0] ** 2 + delta[:, 1] ** 2) / noise[:, 0] ** 2 + (delta[:, 2] / noise[:, 1]) ** 2
-        )
-        return feats, np.where(normalised > NOISE_SIGMAS, distance, 0.0)
+        # Squared change in units of this pixel's own noise (chroma and brightness apart).
+        noise_units = chroma2 * self._inv_chroma_noise2 + light * light * self._inv_light_noise2
+        significant = noise_units > np.float32((NOISE_SIGMAS * sigma) ** 2)
+        return feats, np.where(significant, distance, np.float32(0.0))
 
     def _estimated_background(self, feats: np.ndarray) -> np.ndarray:
         """Without a reference image: the median colour of the board area stands in for it.
