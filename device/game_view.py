@@ -137,5 +137,6 @@ def describe(game: Any) -> dict[str, Any]:
         "threats": threats_of(game),
         "moves": [move_notation(m) for m in game.move_stack],
         "phase": phase_of(game),
+        "player_colors": list(getattr(game, "player_colors", ())),
         "legal_colors": sorted(game.legal_colors()),
     }

@@ -148,6 +148,18 @@ def confirm() -> Response:
     return _ok(run_control(lambda: runtime().confirm_hidden(point)))
 
 
+@bp.post("/control/choose")
+@control_required
+def choose() -> Response:
+    """The second player's colour choice of the 3MEQ opening: ``{"color": 0|1}``.
+
+    A 400 with the runtime's reason when no choice is due (nothing changes).
+    """
+    body = json_object()
+    colour = int_field(body, "color", low=0, high=1)
+    return _ok(run_control(lambda: runtime().choose_colour(colour)))
+
+
 @bp.post("/control/undo")
 @control_required
 def undo() -> Response:

@@ -33,7 +33,7 @@ from tests.device.fakes_runtime import WINNING_NAMES, NameReadingPipeline, Scrip
 STATE_KEYS = {
     "board", "game_id", "tokens", "turn", "winner", "result", "alerts", "camera", "last_move", "threats",
     "mismatch", "hidden", "hand", "seen", "pending", "players", "names", "opening", "moves", "calibration",
-    "phase", "legal_colors", "to_act",
+    "phase", "legal_colors", "to_act", "player_colors",
 }
 
 
@@ -325,6 +325,7 @@ def test_the_3meq_choice_is_announced_stored_and_survives_a_restart(tmp_path, ca
     # Bob took the single colour 1 (Ann has the pair, colour 0), so Bob moves to even it up.
     assert (state["phase"], state["turn"], state["legal_colors"]) == ("play", 1, [1])
     assert state["to_act"] == {"player": 1, "name": "Bob", "team": None, "colour": 1}
+    assert state["player_colors"] == [0, 1]
     again.close()
 
 

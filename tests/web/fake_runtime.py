@@ -90,6 +90,7 @@ class FakeRuntime:
         self.players = players
         self.names = names
         self.opening = opening
+        self.choice: int | None = None  # the 3MEQ colour choice, once made
         self.winner: dict[str, Any] | None = None
         self.alerts: list[dict[str, Any]] = []
         self.mismatch: list[str] = []
@@ -136,6 +137,39 @@ class FakeRuntime:
                         "candidates": candidates, "points": [], "occluded": candidates}
         self.publish(dict(self.pending))
 
+    def _phase(self) -> str:
+        """The runtime's ``phase`` for this game (the real rules decide it in the runtime)."""
+        if self.winner:
+            return "over"
+        if self.opening == "3meq" and self.choice is None:
+            return "3meq-placing" if len(self.moves) < 3 else "3meq-choice"
+        if self.opening == "swap" and len(self.moves) == 1:
+            return "swap-available"
+        return "play"
+
+    def _turn(self) -> int | None:
+        """Colours alternate; after a 3MEQ choice the colour with fewer tokens moves first."""
+        if self.winner or self._phase().startswith("3meq"):
+            return None
+        if self.choice is None:
+            return len(self.moves) % self.players
+        colours = [m["color"] for m in self.moves[:3]]
+        first = self.choice if colours.count(self.choice) == 1 else 1 - self.choice
+        return (first + len(self.moves) - 3) % 2
+
+    def _notations(self) -> list[str]:
+        """The move list; a 3MEQ choice comes after the three opening tokens."""
+        notations = [m["point"] for m in self.moves]
+        if self.choice is not None:
+            notations.insert(3, f"choose {self.choice}")
+        return notations
+
+    def _player_colors(self) -> list[int]:
+        """Seat -> colour; the 3MEQ choice gives the second seat the colour chosen."""
+        if self.choice is not None:
+            return [1 - self.choice, self.choice]
+        return [seat % (2 if self.players in (4, 6) else self.players) for seat in range(self.players)]
+
     @property
     def subscriber_count(self) -> int:
         with self._lock:
@@ -143,7 +177,13 @@ class FakeRuntime:
 
     # -- the Runtime API ---------------------------------------------------
     def state(self) -> dict[str, Any]:
-        turn = None if self.winner else len(self.moves) % self.players
+        turn, phase, colours = self._turn(), self._phase(), self._player_colors()
+        if phase == "over":
+            to_act = None
+        else:
+            seat = 1 if phase == "3meq-choice" else colours.index(turn) if turn is not None else 0
+            named = self.names[seat] if self.names else None
+            to_act = {"player": seat, "name": named, "team": None, "colour": turn}
         return {
             "board": "timevectors",
             "game_id": self.game_id,
@@ -161,7 +201,11 @@ class FakeRuntime:
             "players": self.players,
             "names": list(self.names or []),
             "opening": self.opening,
-            "moves": [m["point"] for m in self.moves],
+            "moves": self._notations(),
+            "phase": phase,
+            "legal_colors": [0, 1] if phase == "3meq-placing" else [] if turn is None else [turn],
+            "player_colors": colours,
+            "to_act": to_act,
             "calibration": {"loaded": self.calibration is not None},
         }
 
@@ -218,6 +262,13 @@ class FakeRuntime:
         self.pending = None
         self.play(point_name(point), len(self.moves) % self.players)
         return []
+
+    def choose_colour(self, colour: int) -> list[dict[str, Any]]:
+        self.calls.append(("choose_colour", (colour,)))
+        if self._phase() != "3meq-choice":
+            raise FakeControlError("no colour choice is due")
+        self.choice = colour
+        return self.publish({"type": "move", "frame": None, "color": colour, "kind": "choose"})
 
     def undo(self) -> list[dict[str, Any]]:
         self.calls.append(("undo", ()))

@@ -91,6 +91,7 @@ CONTROL_ROUTES = (
     ("/api/control/correct", {"point": "A1P", "color": 0}),
     ("/api/control/confirm", {"point": "A1P"}),
     ("/api/control/undo", {}),
+    ("/api/control/choose", {"color": 0}),
     ("/api/calibration", {}),
 )
 
@@ -254,3 +255,62 @@ class TestBadInput:
     def test_oversized_login_is_413(self, client):
         response = client.post("/api/login", data=b"x" * 70_000, content_type="application/json")
         assert response.status_code == 413
+
+
+class TestColourChoice:
+    """``POST /api/control/choose``: the 3MEQ colour choice."""
+
+    @staticmethod
+    def opening_played(runtime: FakeRuntime) -> None:
+        runtime.new_game(2, "3meq", ["Ann", "Bob"])
+        for point, colour in (("A1P", 0), ("C3R", 1), ("B1P", 0)):
+            runtime.play(point, colour)
+        runtime.calls.clear()
+
+    def test_state_says_the_choice_is_due_and_whose_it_is(self, client, runtime: FakeRuntime):
+        self.opening_played(runtime)
+        state = client.get("/api/state").json
+        assert (state["phase"], state["turn"], state["legal_colors"]) == ("3meq-choice", None, [])
+        assert state["to_act"]["name"] == "Bob"
+
+    def test_choose_updates_the_turn(self, client, runtime: FakeRuntime):
+        self.opening_played(runtime)
+        response = client.post("/api/control/choose", json={"color": 1}, headers=PIN)
+        assert response.status_code == 200
+        assert runtime.calls == [("choose_colour", (1,))]
+        assert response.json["events"] == [{**response.json["events"][0], "type": "move", "kind": "choose", "color": 1}]
+        state = response.json["state"]
+        assert (state["phase"], state["turn"]) == ("play", 1)
+        assert state["moves"][-1] == "choose 1"
+
+    def test_without_pin_refused_and_nothing_changes(self, client, runtime: FakeRuntime):
+        self.opening_played(runtime)
+        before = client.get("/api/state").json
+        response = client.post("/api/control/choose", json={"color": 0})
+        assert response.status_code == 401 and "PIN" in response.json["error"]
+        assert runtime.calls == [] and client.get("/api/state").json == before
+
+    @pytest.mark.parametrize(
+        ("body", "message"),
+        [
+            (b"{}", "'color' is required"),
+            (b'{"color": 2}', "between 0 and 1"),
+            (b'{"color": "red"}', "must be an integer"),
+            (b'{"color": true}', "must be an integer"),
+            (b"[0]", "must be a JSON object"),
+        ],
+    )
+    def test_malformed_is_400_and_nothing_changes(self, client, runtime: FakeRuntime, body, message):
+        self.opening_played(runtime)
+        before = client.get("/api/state").json
+        response = client.post("/api/control/choose", data=body, content_type="application/json", headers=PIN)
+        assert response.status_code == 400 and message in response.json["error"]
+        assert runtime.calls == [] and client.get("/api/state").json == before
+
+    def test_no_choice_due_is_a_clear_error_and_nothing_changes(self, client, runtime: FakeRuntime):
+        runtime.play("A1P", 0)
+        before = client.get("/api/state").json
+        response = client.post("/api/control/choose", json={"color": 0}, headers=PIN)
+        assert response.status_code == 400
+        assert response.json["error"] == "no colour choice is due"
+        assert client.get("/api/state").json == before

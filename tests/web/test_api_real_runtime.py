@@ -80,3 +80,14 @@ def test_bundle(real):
     response = client.get("/api/bundle")
     assert response.status_code == 200
     assert zipfile.ZipFile(io.BytesIO(response.data)).namelist()
+
+
+def test_colour_choice_refused_until_due(real):
+    client, runtime = real
+    response = client.post("/api/game/new", json={"players": 2, "opening": "3meq"}, headers=PIN)
+    assert response.json["state"]["phase"] == "3meq-placing"
+    before = client.get("/api/state").json["moves"]
+    response = client.post("/api/control/choose", json={"color": 0}, headers=PIN)
+    assert response.status_code == 400
+    assert response.json["error"] == "no colour choice is due"
+    assert client.get("/api/state").json["moves"] == before
