@@ -83,7 +83,7 @@ def test_bundle(real):
 
 
 def test_colour_choice_refused_until_due(real):
-    client, runtime = real
+    client, _ = real
     response = client.post("/api/game/new", json={"players": 2, "opening": "3meq"}, headers=PIN)
     assert response.json["state"]["phase"] == "3meq-placing"
     before = client.get("/api/state").json["moves"]
