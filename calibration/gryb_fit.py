@@ -17,8 +17,10 @@ their own calibration targets:
 3. *Smooth field*: the offsets of the located spots from the homography are
    interpolated by locally weighted affine fits (a local homography per node
    in effect). A located spot that disagrees with the field of its neighbours
-   (leave-one-out) by more than a tolerance is dropped as a wrong match; every
-   node not located keeps the field's prediction.
+   (leave-one-out) by more than a tolerance is dropped as a wrong match. Nodes
+   still missing get further searches around the field of everything located
+   (a subtree on a fold is missed at its own level, found once its neighbours
+   are); every node not located keeps the field's prediction.
 
 Everything is vectorised over nodes and blobs (a few hundred of each).
 """
@@ -46,6 +48,7 @@ GrybClicks = dict[str, tuple[float, float]]
 SEARCH_RADIUS_MM = 9.5  # below half the closest node spacing (21.2 mm)
 OUTLIER_MM = 4.0  # a spot this far from its neighbours' field is a wrong match
 FIELD_SIGMA_MM = 40.0  # reach of the displacement field's local fits
+RETRY_PASSES = 3  # searches for nodes still missing once every level has had its turn
 MIN_SPOT_CHROMA = 14.0  # Lab chroma distance from the cloth below which nothing is printed
 # Hue (degrees, Lab a*/b* relative to the cloth) of green, red, yellow and blue print.
 _NOMINAL_HUE_DEG = {"G": 140.0, "R": 40.0, "Y": 95.0, "B": 280.0}
@@ -346,12 +349,20 @@ def refine_nodes(
             FIELD_SIGMA_MM, 1.2 * spec.level_offsets[min(level, len(spec.level_offsets) - 1)]
         )
         predicted = base + field_offsets(mm[located], offsets, mm, sigma)
-    # Last chance for nodes whose match was dropped: a tight search around the final field.
-    missing = np.flatnonzero(found < 0)
-    if len(missing):
-        match = _match(predicted, candidates, spots, claimed, missing, OUTLIER_MM * scale)
+    # Second chances, top level first: a node missed because its own level was predicted
+    # badly (a whole subtree on a fold) is now surrounded by located neighbours of every
+    # level, so the field puts it near its spot; matches are checked against it as before.
+    for _ in range(RETRY_PASSES):
+        missing = np.flatnonzero(found < 0)
+        if len(missing) == 0:
+            break
+        located = found >= 0
+        offsets = spots.centroids[found[located]] - base[located]
+        predicted = base + field_offsets(mm[located], offsets, mm, FIELD_SIGMA_MM)
+        match = _match(predicted, candidates, spots, claimed, missing, radius)
         found[missing] = match
         claimed[match[match >= 0]] = True
+        found = _drop_outliers(found, spots, mm, base, scale, claimed)
     located = found >= 0
     offsets = spots.centroids[found[located]] - base[located]
     field = base + field_offsets(mm[located], offsets, mm, FIELD_SIGMA_MM)
