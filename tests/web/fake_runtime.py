@@ -117,6 +117,12 @@ class FakeRuntime:
         self.moves.append({"point": point, "color": color, "time": time.time()})
         self.publish({"type": "move", "frame": len(self.moves), "point": point, "color": color})
 
+    def swap(self, point: str, color: int) -> None:
+        """The second player of a swap game takes over the first token."""
+        self.tokens[point] = color
+        self.moves.append({"point": point, "color": color, "time": time.time(), "notation": f"swap {point}:{color}"})
+        self.publish({"type": "move", "frame": len(self.moves), "point": point, "color": color, "kind": "swap"})
+
     def win(self, color: int, vectors: list[list[str]]) -> None:
         self.winner = {"color": color, "vectors": vectors}
         self.publish({"type": "win", "frame": len(self.moves), "color": color, "vectors": vectors})
@@ -143,7 +149,7 @@ class FakeRuntime:
             return "over"
         if self.opening == "3meq" and self.choice is None:
             return "3meq-placing" if len(self.moves) < 3 else "3meq-choice"
-        if self.opening == "swap" and len(self.moves) == 1:
+        if self.opening == "swap" and len(self.moves) == 1 and "notation" not in self.moves[0]:
             return "swap-available"
         return "play"
 
@@ -159,7 +165,7 @@ class FakeRuntime:
 
     def _notations(self) -> list[str]:
         """The move list; a 3MEQ choice comes after the three opening tokens."""
-        notations = [m["point"] for m in self.moves]
+        notations = [m.get("notation", m["point"]) for m in self.moves]
         if self.choice is not None:
             notations.insert(3, f"choose {self.choice}")
         return notations

@@ -311,3 +311,63 @@ def test_board_puts_tiers_side_by_side_on_a_wide_screen(desktop_page, live_serve
     assert corner["S"][0] < corner["R"][0] and abs(corner["S"][1] - corner["R"][1]) < 1
     assert corner["Q"][0] < corner["P"][0] and abs(corner["Q"][1] - corner["P"][1]) < 1
     assert corner["S"][1] < corner["Q"][1]
+
+
+def test_3meq_choice_panel_asks_the_second_player_and_the_choice_updates_the_turn(phone_page, live_server):
+    page, runtime = phone_page, live_server.runtime
+    runtime.new_game(2, "3meq", ["Ann", "Bob"])
+    open_dashboard(page, live_server)
+    assert page.locator("#turn-text").inner_text() == "3MEQ: three opening tokens"
+    assert page.locator("#turn-who").inner_text() == "Ann"
+    assert page.locator("#choose-card").is_hidden()
+    for ply, (point, colour) in enumerate([("A1P", 0), ("C3R", 1), ("B1P", 0)], 1):
+        runtime.play(point, colour)
+        page.wait_for_selector(f"body[data-moves='{ply}']")
+    card = page.locator("#choose-card")
+    card.wait_for(state="visible")
+    assert page.locator("#turn-text").inner_text() == "3MEQ: choose a colour"
+    assert page.locator("#choose-text").inner_text().startswith("Bob:")
+    buttons = page.locator("#choose-buttons button")
+    assert buttons.all_inner_texts() == ["Colour 1 (pair)", "Colour 2 (single)"]
+    shot(page, "phone-3meq-choice")
+    runtime.calls.clear()
+
+    page.locator("#choose-buttons button[data-colour='1']").click()
+    page.locator("#pin-input").fill("2468")
+    page.locator("#pin-submit").click()
+    card.wait_for(state="hidden")
+    assert runtime.calls == [("choose_colour", (1,))]
+    # Bob took the single token's colour: his turn, and colour 2 is now his name.
+    assert page.locator("#turn-text").inner_text() == "Bob"
+    assert page.locator("#move-list li").all_inner_texts()[-1] == "Bob takes colour 2"
+
+
+def test_new_game_form_names_every_seat_and_swap_is_shown(desktop_page, live_server):
+    page, runtime = desktop_page, live_server.runtime
+    open_dashboard(page, live_server)
+    page.locator("#players-select").select_option("4")
+    seats = page.locator("#names-fields input")
+    assert seats.count() == 4 and page.locator("#opening-select").is_disabled()
+    assert seats.nth(1).get_attribute("placeholder") == "Team 2, player A"
+    for seat, name in enumerate(["Ann", "Bob", "Cy", "Di"]):
+        seats.nth(seat).fill(name)
+    page.locator("#new-game-button").click()
+    page.locator("#pin-input").fill("2468")
+    page.locator("#pin-submit").click()
+    page.wait_for_function("() => document.getElementById('turn-text').textContent === 'Ann & Cy'")
+    assert runtime.calls == [("new_game", (4, "none", ["Ann", "Bob", "Cy", "Di"]))]
+
+    page.locator("#players-select").select_option("2")
+    assert seats.count() == 2 and page.locator("#opening-select").is_enabled()
+    page.locator("#opening-select").select_option("swap")
+    page.locator("#new-game-button").click()
+    page.wait_for_function("() => document.getElementById('turn-text').textContent === 'Ann'")
+    assert runtime.calls[-1] == ("new_game", (2, "swap", ["Ann", "Bob"]))
+    runtime.play("D4S", 0)
+    page.locator("#swap-card").wait_for(state="visible")
+    assert "Bob may swap: replace the token on D4S" in page.locator("#swap-text").inner_text()
+    assert page.locator("#turn-text").inner_text() == "Bob (swap available)"
+    runtime.swap("D4S", 1)
+    page.locator("#swap-card").wait_for(state="hidden")
+    assert page.locator("#move-list li").all_inner_texts() == ["D4S", "swap D4S"]
+    assert page.locator("circle[data-token='D4S']").count() == 1

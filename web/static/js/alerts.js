@@ -74,7 +74,10 @@ export function describe(record, state) {
   const who = (colour) => colourName(state, colour);
   const points = (list) => (list || []).join(", ");
   switch (record.type) {
-    case "move": return { title: `${who(record.color)} played ${record.point}`, detail: "" };
+    case "move":
+      if (record.kind === "choose") return { title: `Colour chosen: ${who(record.color)} plays colour ${record.color + 1}`, detail: "three-move equalization" };
+      if (record.kind === "swap") return { title: `${who(record.color)} swapped ${record.point}`, detail: "first-move swap" };
+      return { title: `${who(record.color)} played ${record.point}`, detail: "" };
     case "win": return { title: `${who(record.color)} wins!`, detail: `${plural((record.vectors || []).length, "vector")}: ${(record.vectors || []).map(points).join(" · ")}` };
     case "draw": return { title: "Draw", detail: "no tokens left and no vector" };
     case "illegal": return { title: "Illegal change", detail: [(record.reasons || []).join("; "), points(record.points)].filter(Boolean).join(" — ") };

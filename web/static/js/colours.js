@@ -19,10 +19,18 @@ export function colourCount(state) {
   return players === 3 ? 3 : 2;
 }
 
-// "Ann" when each colour has a player name, else "Colour 1".
+// "Ann" (or "Ann & Cy" for a team) when the players are named, else "Colour 1". Seats play the
+// colours of state.player_colors (a 3MEQ choice can exchange them); without it seat i plays i.
 export function colourName(state, colour) {
   if (colour === null || colour === undefined) return "–";
   const names = state && Array.isArray(state.names) ? state.names : [];
-  if (names.length === colourCount(state) && names[colour]) return names[colour];
+  const seats = state && Array.isArray(state.player_colors) && state.player_colors.length === names.length
+    ? state.player_colors : null;
+  if (seats) {
+    const named = names.filter((name, seat) => seats[seat] === colour && name);
+    if (named.length) return named.join(" & ");
+  } else if (names.length === colourCount(state) && names[colour]) {
+    return names[colour];
+  }
   return `Colour ${colour + 1}`;
 }

@@ -35,13 +35,32 @@ function ensureBoard(kind) {
   boardKey = `${kind}/${layout}`;
 }
 
+// The seat that acts next as players call it: its name, else "Player 2" / "Team 1, player B".
+function seatName(s, act) {
+  if (!act) return "";
+  if (act.name) return act.name;
+  if (act.team !== null && act.team !== undefined) {
+    return `Team ${act.team + 1}, player ${"ABC"[Math.floor(act.player / 2)] || act.player + 1}`;
+  }
+  return `Player ${act.player + 1}`;
+}
+
+// What the players must do now, from the runtime's phase (older states have none: the turn).
+function turnText(s) {
+  const over = Boolean(s.winner) || s.result === "draw" || s.phase === "over";
+  if (over) return "Game over";
+  if (s.phase === "3meq-placing") return "3MEQ: three opening tokens";
+  if (s.phase === "3meq-choice") return "3MEQ: choose a colour";
+  if (s.turn === null || s.turn === undefined) return "–";
+  return s.phase === "swap-available" ? `${colourName(s, s.turn)} (swap available)` : colourName(s, s.turn);
+}
+
 function renderStatus(s) {
   const palette = paletteOf(s);
   const over = Boolean(s.winner) || s.result === "draw";
-  const choosing = !over && (s.turn === null || s.turn === undefined) && s.opening === "3meq";
-  $("turn-text").textContent = over ? "Game over"
-    : choosing ? "3MEQ: colour choice"
-      : s.turn === null || s.turn === undefined ? "–" : colourName(s, s.turn);
+  $("turn-text").textContent = turnText(s);
+  const act = over ? null : s.to_act;
+  $("turn-who").textContent = act && (act.name || s.phase !== "play" || s.players > 2) ? seatName(s, act) : "";
   $("turn-swatch").style.background = !over && s.turn !== null && s.turn !== undefined ? palette[s.turn] : "";
   $("last-move").textContent = lastMoveName(s) || "–";
   $("move-count").textContent = String((s.moves || []).length);
@@ -174,6 +193,72 @@ function renderCorrection(s) {
   }));
 }
 
+// The 3MEQ colour choice (buttons in the token colours, PIN-protected) and the swap hint.
+function renderOpening(s) {
+  const choosing = s.phase === "3meq-choice";
+  $("choose-card").hidden = !choosing;
+  if (choosing) {
+    const palette = paletteOf(s);
+    const counts = [0, 1].map((c) => Object.values(s.tokens || {}).filter((v) => v === c).length);
+    $("choose-text").textContent = `${seatName(s, s.to_act) || "Second player"}: play the pair (two tokens, `
+      + "the other player moves next) or the single token (you move next)?";
+    $("choose-buttons").replaceChildren(...[0, 1].map((colour) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.dataset.colour = String(colour);
+      const swatch = document.createElement("span");
+      swatch.className = "swatch";
+      swatch.style.background = palette[colour];
+      const kind = counts[colour] === 2 ? "pair" : counts[colour] === 1 ? "single" : `${counts[colour]} tokens`;
+      button.append(swatch, `Colour ${colour + 1} (${kind})`);
+      button.addEventListener("click", () => act("/api/control/choose", { color: colour }, `Colour ${colour + 1} chosen`));
+      return button;
+    }));
+  }
+  const swapping = s.phase === "swap-available";
+  $("swap-card").hidden = !swapping;
+  if (swapping) {
+    const first = Object.keys(s.tokens || {})[0] || "the first token";
+    const who = seatName(s, s.to_act) || "The second player";
+    $("swap-text").textContent = `${who} may swap: replace the token on ${first} with a ${colourName(s, s.turn)} `
+      + "token (the first player then moves), or place a token as usual.";
+  }
+}
+
+// One move of the list in words: "A3Q", "swap A3Q", "colour 2 chosen".
+function moveItem(s, notation, palette) {
+  const li = document.createElement("li");
+  const choose = /^choose (\d+)$/i.exec(notation);
+  const place = /^(swap )?(\w+):(\d+)$/i.exec(notation);
+  const colour = choose ? Number(choose[1]) : place ? Number(place[3]) : null;
+  if (colour !== null) {
+    const swatch = document.createElement("span");
+    swatch.className = "swatch";
+    swatch.style.background = palette[colour] || "";
+    li.append(swatch);
+  }
+  li.dataset.notation = notation;
+  li.append(choose ? `${colourName(s, colour)} takes colour ${colour + 1}`
+    : place ? `${place[1] ? "swap " : ""}${place[2]}` : notation);
+  li.className = choose || (place && place[1]) ? "mono opening-move" : "mono";
+  return li;
+}
+
+function renderMoves(s) {
+  const list = $("move-list");
+  const moves = s.moves || [];
+  if (!moves.length) {
+    const li = document.createElement("li");
+    li.className = "muted";
+    li.textContent = "No moves yet.";
+    list.replaceChildren(li);
+    return;
+  }
+  const palette = paletteOf(s);
+  list.replaceChildren(...moves.map((notation) => moveItem(s, notation, palette)));
+  list.scrollTop = list.scrollHeight;
+}
+
 function renderLegend(s) {
   const palette = paletteOf(s);
   const colours = colourCount(s);
@@ -198,6 +283,8 @@ function render() {
   renderAlertList(state);
   renderMismatch(state);
   renderCorrection(state);
+  renderOpening(state);
+  renderMoves(state);
   renderLegend(state);
   board.render({
     tokens: state.tokens,
@@ -281,7 +368,32 @@ function pointClicked(name) {
   toast(colour === undefined ? `${name}: empty` : `${name}: ${colourName(state, colour)}`, { ms: 1500 });
 }
 
+// One name field per seat, in turn order (teams alternate: team 1 A, team 2 A, team 1 B, ...);
+// the openings are for two players only.
+function renderSeatFields() {
+  const players = Number($("players-select").value);
+  const teams = players === 4 || players === 6;
+  const holder = $("names-fields");
+  const typed = [...holder.querySelectorAll("input")].map((input) => input.value);
+  const fields = [...Array(players).keys()].map((seat) => {
+    const input = document.createElement("input");
+    input.name = "player-name";
+    input.maxLength = 40;
+    input.value = typed[seat] || "";
+    input.placeholder = teams ? `Team ${(seat % 2) + 1}, player ${"ABC"[Math.floor(seat / 2)]}`
+      : `Player ${seat + 1} (colour ${seat + 1})`;
+    input.setAttribute("aria-label", input.placeholder);
+    return input;
+  });
+  holder.replaceChildren(holder.querySelector("legend"), ...fields);
+  const opening = $("opening-select");
+  opening.disabled = players !== 2;
+  if (players !== 2) opening.value = "none";
+}
+
 function wireControls() {
+  renderSeatFields();
+  $("players-select").addEventListener("change", renderSeatFields);
   $("threats-toggle").checked = showThreats;
   $("threats-toggle").addEventListener("change", (event) => {
     showThreats = event.target.checked;
@@ -299,9 +411,13 @@ function wireControls() {
   });
   $("new-game-form").addEventListener("submit", async (event) => {
     event.preventDefault();
-    const names = $("names-input").value.split(",").map((n) => n.trim()).filter(Boolean);
-    const body = { players: Number($("players-select").value), opening: $("opening-select").value };
-    if (names.length) body.names = names;
+    const names = [...document.querySelectorAll("#names-fields input")].map((input) => input.value.trim());
+    const players = Number($("players-select").value);
+    const body = { players, opening: players === 2 ? $("opening-select").value : "none" };
+    if (names.some(Boolean)) {
+      if (!names.every(Boolean)) { toast("Name every player, or none", { bad: true }); return; }
+      body.names = names;
+    }
     if (await act("/api/game/new", body, "New game started")) { liveAlert = null; liveAlerts = []; render(); }
   });
   const sound = $("sound-toggle");
