@@ -10,8 +10,10 @@ seconds, ``game_id`` only when known. The fields of each type (points in ``A3Q``
 notation, colours as indices, lists of points in name order):
 
 =================  ==========================================================
-``move``           ``point``, ``color``; ``kind`` ("swap") for an opening
-                   move, ``hidden: true`` for a confirmed move to a hidden point
+``move``           ``point``, ``color``; ``kind`` for an opening move: "swap"
+                   (the first token recoloured) or "choose" (the 3MEQ colour
+                   choice: ``color`` is the colour chosen, no ``point``);
+                   ``hidden: true`` for a confirmed move to a hidden point
 ``win``            ``color``, ``vectors`` (each a list of 4 points in line order)
 ``draw``           ``reason``
 ``illegal``        ``reasons`` (sentences), ``points`` (differing from the last

@@ -59,5 +59,10 @@ def alert_message(record: Mapping[str, Any], names: Sequence[str] = ()) -> Alert
                             ("camera",))
     if kind == "move":
         who = colour_name(record.get("color"), names)
-        return AlertMessage("Move", f"{who} played {record.get('point', '?')}", 2, ("game_die",))
+        if record.get("kind") == "choose":
+            # Names follow the seats' first colours, which the choice may exchange: say the colour.
+            chosen = colour_name(record.get("color"))
+            return AlertMessage("Colour chosen", f"the second player chose {chosen}", 2, ("game_die",))
+        verb = "swapped" if record.get("kind") == "swap" else "played"
+        return AlertMessage("Move", f"{who} {verb} {record.get('point', '?')}", 2, ("game_die",))
     return AlertMessage(str(kind).replace("_", " ").capitalize(), str(kind), 3, ())

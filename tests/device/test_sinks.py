@@ -75,6 +75,9 @@ def test_alert_messages_are_written_for_people():
     assert alert_message({"type": "camera_status", "status": "reconnecting", "message": "gone"}).text == "gone"
     assert alert_message({"type": "confirm_hidden", "points": ["A1Q", "B1Q"]}).text.endswith("A1Q, B1Q")
     assert alert_message({"type": "move", "color": 1, "point": "A1P"}).text == "colour 1 played A1P"
+    assert alert_message({"type": "move", "color": 1, "point": "A1P", "kind": "swap"}).text == "colour 1 swapped A1P"
+    chosen = alert_message({"type": "move", "color": 0, "kind": "choose"}, ["Ann", "Bob"])
+    assert (chosen.title, chosen.text) == ("Colour chosen", "the second player chose colour 0")
     assert alert_message({"type": "restored"}).title == "Restored"
 
 
