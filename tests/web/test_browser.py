@@ -317,15 +317,16 @@ def test_3meq_choice_panel_asks_the_second_player_and_the_choice_updates_the_tur
     page, runtime = phone_page, live_server.runtime
     runtime.new_game(2, "3meq", ["Ann", "Bob"])
     open_dashboard(page, live_server)
-    assert page.locator("#turn-text").inner_text() == "3MEQ: three opening tokens"
-    assert page.locator("#turn-who").inner_text() == "Ann"
+    assert page.locator("#turn-text").inner_text() == "3MEQ opening"
+    assert page.locator("#turn-who").inner_text().startswith("Ann: two tokens of one colour")
     assert page.locator("#choose-card").is_hidden()
     for ply, (point, colour) in enumerate([("A1P", 0), ("C3R", 1), ("B1P", 0)], 1):
         runtime.play(point, colour)
         page.wait_for_selector(f"body[data-moves='{ply}']")
     card = page.locator("#choose-card")
     card.wait_for(state="visible")
-    assert page.locator("#turn-text").inner_text() == "3MEQ: choose a colour"
+    assert page.locator("#turn-text").inner_text() == "Colour choice"
+    assert page.locator("#turn-who").inner_text() == "Bob chooses a colour"
     assert page.locator("#choose-text").inner_text().startswith("Bob:")
     buttons = page.locator("#choose-buttons button")
     assert buttons.all_inner_texts() == ["Colour 1 (pair)", "Colour 2 (single)"]
@@ -355,6 +356,7 @@ def test_new_game_form_names_every_seat_and_swap_is_shown(desktop_page, live_ser
     page.locator("#pin-input").fill("2468")
     page.locator("#pin-submit").click()
     page.wait_for_function("() => document.getElementById('turn-text').textContent === 'Ann & Cy'")
+    assert page.locator("#turn-who").inner_text() == "Ann"
     assert runtime.calls == [("new_game", (4, "none", ["Ann", "Bob", "Cy", "Di"]))]
 
     page.locator("#players-select").select_option("2")
@@ -366,7 +368,9 @@ def test_new_game_form_names_every_seat_and_swap_is_shown(desktop_page, live_ser
     runtime.play("D4S", 0)
     page.locator("#swap-card").wait_for(state="visible")
     assert "Bob may swap: replace the token on D4S" in page.locator("#swap-text").inner_text()
-    assert page.locator("#turn-text").inner_text() == "Bob (swap available)"
+    assert page.locator("#turn-text").inner_text() == "Bob"
+    assert page.locator("#turn-who").inner_text() == "Bob may swap"
+    shot(page, "desktop-swap-available")
     runtime.swap("D4S", 1)
     page.locator("#swap-card").wait_for(state="hidden")
     assert page.locator("#move-list li").all_inner_texts() == ["D4S", "swap D4S"]

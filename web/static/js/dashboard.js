@@ -45,22 +45,26 @@ function seatName(s, act) {
   return `Player ${act.player + 1}`;
 }
 
-// What the players must do now, from the runtime's phase (older states have none: the turn).
+// What the players must do now, from the runtime's phase (older states have none: the turn),
+// as a short headline and a line saying who acts.
 function turnText(s) {
   const over = Boolean(s.winner) || s.result === "draw" || s.phase === "over";
-  if (over) return "Game over";
-  if (s.phase === "3meq-placing") return "3MEQ: three opening tokens";
-  if (s.phase === "3meq-choice") return "3MEQ: choose a colour";
-  if (s.turn === null || s.turn === undefined) return "–";
-  return s.phase === "swap-available" ? `${colourName(s, s.turn)} (swap available)` : colourName(s, s.turn);
+  if (over) return ["Game over", ""];
+  const who = seatName(s, s.to_act);
+  if (s.phase === "3meq-placing") return ["3MEQ opening", `${who || "First player"}: two tokens of one colour, one of the other`];
+  if (s.phase === "3meq-choice") return ["Colour choice", `${who || "Second player"} chooses a colour`];
+  if (s.turn === null || s.turn === undefined) return ["–", ""];
+  const colour = colourName(s, s.turn);
+  if (s.phase === "swap-available") return [colour, `${who || "Second player"} may swap`];
+  return [colour, who && who !== colour ? who : ""];
 }
 
 function renderStatus(s) {
   const palette = paletteOf(s);
   const over = Boolean(s.winner) || s.result === "draw";
-  $("turn-text").textContent = turnText(s);
-  const act = over ? null : s.to_act;
-  $("turn-who").textContent = act && (act.name || s.phase !== "play" || s.players > 2) ? seatName(s, act) : "";
+  const [headline, who] = turnText(s);
+  $("turn-text").textContent = headline;
+  $("turn-who").textContent = who;
   $("turn-swatch").style.background = !over && s.turn !== null && s.turn !== undefined ? palette[s.turn] : "";
   $("last-move").textContent = lastMoveName(s) || "–";
   $("move-count").textContent = String((s.moves || []).length);
@@ -220,8 +224,8 @@ function renderOpening(s) {
   if (swapping) {
     const first = Object.keys(s.tokens || {})[0] || "the first token";
     const who = seatName(s, s.to_act) || "The second player";
-    $("swap-text").textContent = `${who} may swap: replace the token on ${first} with a ${colourName(s, s.turn)} `
-      + "token (the first player then moves), or place a token as usual.";
+    $("swap-text").textContent = `${who} may swap: replace the token on ${first} with a colour ${s.turn + 1} `
+      + "token (the first player then moves again), or place a token as usual.";
   }
 }
 
