@@ -202,7 +202,7 @@ class Observer:
     def _sample(self, frame: np.ndarray) -> np.ndarray:
         """``(n, 3)`` float32 colours of the gathered working pixels of a full frame."""
         if self._shrink_first:
-            frame = shrink(frame, self.footprints.size)
+            return shrink(frame, self.footprints.size).reshape(-1, 3)[self._positions].astype(np.float32)
         flat = frame.reshape(-1, 3)
         total = flat[self._frame_index[:, 0]].astype(np.uint16)
         for k in range(1, self._frame_index.shape[1]):
