@@ -49,6 +49,7 @@ SEARCH_RADIUS_MM = 9.5  # below half the closest node spacing (21.2 mm)
 OUTLIER_MM = 4.0  # a spot this far from its neighbours' field is a wrong match
 FIELD_SIGMA_MM = 40.0  # reach of the displacement field's local fits
 RETRY_PASSES = 3  # searches for nodes still missing once every level has had its turn
+SEARCH_MARGIN_MM = 30.0  # beyond the outer node centres, inside the hem
 MIN_SPOT_CHROMA = 14.0  # Lab chroma distance from the cloth below which nothing is printed
 # Hue (degrees, Lab a*/b* relative to the cloth) of green, red, yellow and blue print.
 _NOMINAL_HUE_DEG = {"G": 140.0, "R": 40.0, "Y": 95.0, "B": 280.0}
@@ -212,9 +213,13 @@ def find_spots(image_bgr: np.ndarray, homography: np.ndarray, spec: GrybSpec) ->
     Raises :class:`SpotsError` when fewer than half the nodes' worth of spots are found.
     """
     h, w = image_bgr.shape[:2]
-    corners = apply_homography(homography, np.array(list(spec.landmarks().values())))
-    centre = corners.mean(axis=0)
-    outline = centre + (corners - centre) * 1.04  # the corner spots themselves are inside
+    # Search well past the outer spots: a wrinkled cloth bulges beyond the straight edges
+    # between the clicked corners, and a spot cut by the search area has a biased centre.
+    # The table (which may be colourful) stays outside: the cloth's hem is farther out.
+    reach = sum(spec.level_offsets) + SEARCH_MARGIN_MM
+    outline = apply_homography(
+        homography, np.array([[-reach, reach], [reach, reach], [reach, -reach], [-reach, -reach]])
+    )
     inside = np.zeros((h, w), np.uint8)
     cv2.fillConvexPoly(inside, np.round(outline).astype(np.int32), 1)
     lab = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
