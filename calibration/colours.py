@@ -30,6 +30,7 @@ MERGE_DISTANCE = 3.0  # token colours nearer than this (in matching units) are o
 SATURATION_WEIGHT = 0.2
 LIGHT_WEIGHT = 0.6
 DEFAULT_MAX_COLOURS = 3  # the reference board ships three token sets
+STRAY_SHARE = 0.05  # a cluster with a smaller share of the unmatched samples is not a new colour
 FOLLOW_RATE = 0.1  # how fast a known colour follows the tokens matched to it
 _EPS = 12.0  # dark pixels carry little chroma information: damp them
 
@@ -179,10 +180,15 @@ class ColourModel:
             return created
         # Cluster everything seen (the known colours anchor the grouping), keep the new groups.
         limit = len(self.palette) if self.palette is not None else self.max_colours
+        # A new colour needs a share of the unmatched samples: one stray reading among
+        # many tokens (a half-hidden or mis-read one) must not take a colour's place.
+        min_size = max(1, int(np.ceil(STRAY_SHARE * np.sum(~known))))
         clusters = [
             (centre, members)
-            for centre, members in cluster(samples, max_clusters=limit)
-            if not known[members].any() and self.nearest(centre[None, :])[1][0] > MERGE_DISTANCE
+            for centre, members in cluster(samples, max_clusters=limit, min_size=min_size)
+            if not known[members].any()
+            and len(members) >= min_size
+            and self.nearest(centre[None, :])[1][0] > MERGE_DISTANCE
         ]
         if self.palette is None:
             for centre, _ in clusters:
@@ -257,11 +263,16 @@ def match_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def cluster(
-    samples: np.ndarray, radius: float = MERGE_DISTANCE, max_clusters: int | None = None
+    samples: np.ndarray,
+    radius: float = MERGE_DISTANCE,
+    max_clusters: int | None = None,
+    min_size: int = 1,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Group feature rows into colours by average-linkage agglomeration: the two closest
     groups merge until every pair is farther apart than ``radius`` and there are at most
-    ``max_clusters`` groups.
+    ``max_clusters`` groups of at least ``min_size`` members (smaller groups are stray
+    readings: they do not count against the limit, so they cannot force two true
+    colours together).
 
     Returns ``[(median feature, member indices), ...]`` ordered by each group's
     first member (so colours are numbered in order of first appearance).
@@ -277,7 +288,7 @@ def cluster(
     while alive.sum() > 1:
         flat = int(np.argmin(dist))
         i, j = divmod(flat, len(samples))
-        if dist[i, j] > radius and (max_clusters is None or alive.sum() <= max_clusters):
+        if dist[i, j] > radius and (max_clusters is None or np.sum(sizes[alive] >= min_size) <= max_clusters):
             break
         i, j = min(i, j), max(i, j)
         # Average linkage update (Lance-Williams), then retire j.

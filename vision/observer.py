@@ -42,6 +42,7 @@ from calibration.colours import (
     match_distance,
     noise_scale,
 )
+from calibration.plate_colour import corrected, estimate_factor
 from vision.footprint import N_POINTS, Footprints, PixelSets, build_footprints, working_size
 from vision.hands import HandGrid, MotionDetector
 from vision.observation import Observation
@@ -59,6 +60,7 @@ RING_WEIGHT = 0.5
 CHANGE_MARGIN = 0.03  # a point must explain the before/after change this much better to take it
 HAND_AREA_DISCS = 2.0  # an unexplained blob bigger than this many top discs is a hand
 MIN_QUALITY = 0.5
+PLATE_FOLLOW = 0.3  # how fast the learned per-plate colour loss follows new frames
 NOISE_SIGMAS = 5.0  # a change must also stand this far out of the sensor noise
 MAX_NOISE = 6.0  # grey levels; more "noise" than this is a changed scene, not a sensor
 # Pixels read per frame: a sample of each region is enough to measure how filled it is.
@@ -158,6 +160,8 @@ class Observer:
         self._calm_run = 0
         self._before: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._in_visit = False
+        self._plate_factor: float | None = None  # chroma kept per plate, learned from tokens
+        self._plate_tokens = b""  # the points it was last learned from
 
     # ------------------------------------------------------------------ setup
 
@@ -454,6 +458,21 @@ class Observer:
             used[better] = n[better]
         return mean, used
 
+    def _through_plates(self, mean: np.ndarray, readable: np.ndarray, *, learn: bool) -> np.ndarray:
+        """Token colours as on the top tier: undo the chroma the plates above each point took
+        (the per-plate factor is learned from the tokens read, see :mod:`calibration.plate_colour`)."""
+        tier = self.footprints.tier
+        tokens = np.flatnonzero(readable).tobytes()
+        if learn and tokens != self._plate_tokens:  # the same tokens as last time teach nothing new
+            self._plate_tokens = tokens
+            estimate = estimate_factor(mean[readable], tier[readable])
+            if estimate is not None:
+                known = self._plate_factor
+                self._plate_factor = estimate if known is None else known + PLATE_FOLLOW * (estimate - known)
+        if self._plate_factor is None:
+            return mean
+        return corrected(mean, tier, self._plate_factor)
+
     def _probabilities(
         self,
         feats: np.ndarray,
@@ -467,6 +486,7 @@ class Observer:
         """Token probability from the overlap score; colour from the mean of the token's pixels."""
         mean, n = self._token_colours(feats, foreground, accepted)
         readable = accepted & (n > 0)
+        mean = self._through_plates(mean, readable, learn=learn)
         if learn and readable.any():
             self.colours.learn(mean[readable])
         p_token = _sigmoid((score - TOKEN_SCORE) / SCORE_SOFTNESS)

@@ -166,3 +166,19 @@ def test_bad_palettes_are_refused(bad, message):
 
 def test_good_palette_is_parsed():
     assert parse_palette([[1, 2, 3], [4, 5, 6]]) == [(1, 2, 3), (4, 5, 6)]
+
+
+def test_a_stray_reading_does_not_force_two_colours_together():
+    rng = np.random.default_rng(5)
+    navy, blue, stray = (20, 40, 110), (25, 45, 200), (230, 220, 30)
+    rows = np.concatenate(
+        [samples_of(RED, 20, rng), bgr(stray)[None, :], samples_of(navy, 20, rng), samples_of(blue, 20, rng)]
+    )
+    with_stray_counted = cluster(features(rows), max_clusters=3)
+    assert sorted(len(m) for _, m in with_stray_counted) == [1, 20, 40]  # what went wrong before
+    groups = cluster(features(rows), max_clusters=3, min_size=3)
+    assert sorted(len(m) for _, m in groups) == [1, 20, 20, 20]
+    model = ColourModel()
+    assert model.learn(features(rows)) == [0, 1, 2]
+    index, _ = model.nearest(features(np.stack([bgr(RED), bgr(navy), bgr(blue)])))
+    assert index.tolist() == [0, 1, 2]
