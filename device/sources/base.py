@@ -6,6 +6,7 @@ import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from types import TracebackType
+from typing import Self
 
 import numpy as np
 
@@ -23,6 +24,35 @@ class Frame:
     seq: int
     timestamp: float = field(default_factory=time.monotonic)
     name: str = ""  # file name or other label of where the frame came from, if any
+
+
+class Pacer:
+    """Spaces frames ``1/fps`` apart (``fps=0``: no pacing) without drifting or bursting.
+
+    A consumer that fell behind by more than a second is not paid back with a burst
+    of frames: the schedule restarts from now.
+    """
+
+    def __init__(self, fps: float) -> None:
+        self.fps = fps
+        self._next_time = time.monotonic()
+
+    def reset(self) -> None:
+        """Start the schedule now (call when the source starts)."""
+        self._next_time = time.monotonic()
+
+    def wait(self, timeout: float) -> bool:
+        """Sleep until the next frame is due; ``False`` if it is not due within ``timeout``."""
+        if self.fps <= 0:
+            return True
+        wait = self._next_time - time.monotonic()
+        if wait > timeout:
+            time.sleep(timeout)
+            return False
+        if wait > 0:
+            time.sleep(wait)
+        self._next_time = max(self._next_time + 1.0 / self.fps, time.monotonic() - 1.0)
+        return True
 
 
 class FrameSource(ABC):
@@ -54,7 +84,7 @@ class FrameSource(ABC):
         """True when a finite source (file, folder) has delivered its last frame."""
         return False
 
-    def __enter__(self) -> "FrameSource":
+    def __enter__(self) -> Self:
         self.start()
         return self
 

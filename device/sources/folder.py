@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import logging
-import time
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from device.sources.base import Frame, FrameSource, SourceError
+from device.sources.base import Frame, FrameSource, Pacer, SourceError
 
 logger = logging.getLogger(__name__)
 
@@ -53,13 +52,13 @@ class FolderSource(FrameSource):
         self._files: list[Path] = []
         self._index = 0
         self._seq = 0
-        self._next_time = 0.0
+        self._pacer = Pacer(fps)
         self.skipped: list[Path] = []
 
     def start(self) -> None:
         self._files = list_frames(self.directory)
         self._index = 0
-        self._next_time = time.monotonic()
+        self._pacer.reset()
 
     def read(self, timeout: float = 1.0) -> Frame | None:
         if not self._files:
@@ -67,14 +66,8 @@ class FolderSource(FrameSource):
         while not self.is_exhausted:
             if self._index >= len(self._files):
                 self._index = 0  # looping
-            if self.fps > 0:
-                wait = self._next_time - time.monotonic()
-                if wait > timeout:
-                    time.sleep(timeout)
-                    return None
-                if wait > 0:
-                    time.sleep(wait)
-                self._next_time = max(self._next_time + 1.0 / self.fps, time.monotonic() - 1.0)
+            if not self._pacer.wait(timeout):
+                return None
             path = self._files[self._index]
             self._index += 1
             image = decode_image(path)

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 
 import cv2
 
-from device.sources.base import Frame, FrameSource, SourceError
+from device.sources.base import Frame, FrameSource, Pacer, SourceError
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +47,7 @@ class OpenCVSource(FrameSource):
         self._capture: cv2.VideoCapture | None = None
         self._seq = 0
         self._ended = False
-        self._next_time = 0.0
+        self._pacer = Pacer(fps)
         self._lock = threading.Lock()
 
     def start(self) -> None:
@@ -65,7 +64,7 @@ class OpenCVSource(FrameSource):
                 capture.set(cv2.CAP_PROP_BUFFERSIZE, 1)  # keep latency low: the newest frame matters
             self._capture = capture
             self._ended = False
-            self._next_time = time.monotonic()
+            self._pacer.reset()
 
     def read(self, timeout: float = 1.0) -> Frame | None:
         with self._lock:
@@ -74,14 +73,8 @@ class OpenCVSource(FrameSource):
                 raise SourceError(f"{self.description} is not started")
             if self._ended:
                 return None
-            if self.fps > 0:
-                wait = self._next_time - time.monotonic()
-                if wait > timeout:
-                    time.sleep(timeout)
-                    return None
-                if wait > 0:
-                    time.sleep(wait)
-                self._next_time = max(self._next_time + 1.0 / self.fps, time.monotonic() - 1.0)
+            if not self._pacer.wait(timeout):
+                return None
             ok, image = capture.read()
             if not ok or image is None:
                 if self.is_file:

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import importlib
 import logging
-import time
 from typing import Any
 
 import numpy as np
 
-from device.sources.base import Frame, FrameSource, SourceError
+from device.sources.base import Frame, FrameSource, Pacer, SourceError
 
 logger = logging.getLogger(__name__)
 
@@ -43,7 +42,7 @@ class PiCameraSource(FrameSource):
         self.description = f"Raspberry Pi camera {camera_num} ({size[0]}x{size[1]})"
         self._camera: Any = None
         self._seq = 0
-        self._next_time = 0.0
+        self._pacer = Pacer(fps)
 
     def start(self) -> None:
         picamera2 = load_picamera2()
@@ -57,19 +56,13 @@ class PiCameraSource(FrameSource):
         except Exception as exc:  # libcamera reports missing/busy cameras with various errors
             raise SourceError(f"cannot start the Pi camera: {exc}") from exc
         self._camera = camera
-        self._next_time = time.monotonic()
+        self._pacer.reset()
 
     def read(self, timeout: float = 1.0) -> Frame | None:
         if self._camera is None:
             raise SourceError(f"{self.description} is not started")
-        if self.fps > 0:
-            wait = self._next_time - time.monotonic()
-            if wait > timeout:
-                time.sleep(timeout)
-                return None
-            if wait > 0:
-                time.sleep(wait)
-            self._next_time = max(self._next_time + 1.0 / self.fps, time.monotonic() - 1.0)
+        if not self._pacer.wait(timeout):
+            return None
         try:
             image = self._camera.capture_array("main")
         except Exception as exc:
