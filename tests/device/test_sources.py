@@ -139,3 +139,13 @@ def test_folder_source_reads_in_name_order_and_skips_broken_files(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(SourceError, match="no image files"):
         FolderSource(tmp_path / "empty").start()
+
+
+def test_pacer_spaces_frames_and_gives_up_at_the_timeout():
+    from device.sources.base import Pacer
+
+    assert all(Pacer(0).wait(0.0) for _ in range(3))  # fps 0: never waits
+    pacer = Pacer(2.0)
+    assert pacer.wait(1.0)  # the first frame is due at once
+    assert not pacer.wait(0.01)  # the next is due half a second later, not within 10 ms
+    assert pacer.wait(1.0)
