@@ -41,6 +41,7 @@ import numpy as np
 
 from calibration.camera import CameraModel
 from calibration.fit import Clicks, ClicksError, parse_clicks
+from calibration.jsonfile import JsonFileError, read_json_file
 from calibration.spec import SpecError, TimeVectorsSpec, spec_from_values, spec_values
 
 logger = logging.getLogger(__name__)
@@ -336,13 +337,7 @@ def load_calibration(path: str | Path) -> Calibration:
     version, missing or ill-typed fields and impossible values.
     """
     try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise CalibrationError(f"cannot read calibration file {path}: {exc.strerror}") from exc
-    except UnicodeDecodeError as exc:
-        raise CalibrationError(f"calibration file {path} is not text") from exc
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CalibrationError(f"calibration file {path} is not valid JSON ({exc})") from exc
+        document = read_json_file(path, "calibration file")
+    except JsonFileError as exc:
+        raise CalibrationError(str(exc)) from exc
     return calibration_from_dict(document)

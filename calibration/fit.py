@@ -14,7 +14,6 @@ corners, a point off the image) rather than a bad camera.
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import numbers
@@ -26,6 +25,7 @@ import cv2
 import numpy as np
 
 from calibration.camera import CameraModel
+from calibration.jsonfile import JsonFileError, read_json_file
 from calibration.spec import CORNERS, TimeVectorsSpec
 from rules.timevectors.points import TIER_LETTERS
 
@@ -96,13 +96,9 @@ def parse_clicks(data: object) -> Clicks:
 def load_clicks(path: str | Path) -> Clicks:
     """Read and parse a clicks JSON file; raises :class:`ClicksError` with the reason."""
     try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise ClicksError(f"cannot read clicks file {path}: {exc.strerror}") from exc
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ClicksError(f"clicks file {path} is not valid JSON: {exc}") from exc
+        data = read_json_file(path, "clicks file")
+    except JsonFileError as exc:
+        raise ClicksError(str(exc)) from exc
     return parse_clicks(data)
 
 

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from calibration.jsonfile import JsonFileError, read_json_file
 from rules.errors import RulesError
 from rules.gryb.dice import DIE_FACES, Dice
 from rules.gryb.games import GAMES
@@ -98,13 +99,9 @@ def run_moves(args: argparse.Namespace, out: TextIO | None = None, err: TextIO |
 def load_position(path: Path) -> dict[str, int]:
     """Read a GRYB position file; raises ``ValueError`` with a one-line reason."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ValueError(f"cannot read: {getattr(error, 'strerror', None) or error}") from error
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"not JSON: {error.msg} at line {error.lineno} column {error.colno}") from error
+        document = read_json_file(path, "position file")
+    except JsonFileError as error:
+        raise ValueError(error.reason) from error
     try:
         return parse_position(document)
     except RulesError as error:

@@ -121,13 +121,12 @@ def run(args: argparse.Namespace) -> int:
 
 def _load_palette(path: Path) -> list[tuple[int, int, int]]:
     from calibration.colours import PaletteError, parse_palette
+    from calibration.jsonfile import JsonFileError, read_json_file
 
     try:
-        return parse_palette(json.loads(path.read_text()))
-    except OSError as exc:
-        raise ReplayError(f"cannot read palette {path}: {exc.strerror}") from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ReplayError(f"palette {path} is not JSON: {exc}") from exc
+        return parse_palette(read_json_file(path, "palette"))
+    except JsonFileError as exc:
+        raise ReplayError(str(exc)) from exc
     except PaletteError as exc:
         raise ReplayError(f"palette {path}: {exc}") from exc
 

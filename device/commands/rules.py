@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
+from calibration.jsonfile import JsonFileError, read_json_file
 from rules.errors import RulesError
 from rules.timevectors import (
     VECTOR_TYPES,
@@ -115,15 +116,9 @@ def check_position(tokens: Mapping[int, int]) -> dict[str, Any]:
 def load_position(path: Path) -> dict[int, int]:
     """Read a position file; raises ``ValueError`` with a one-line message saying what is wrong."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ValueError(f"cannot read: {getattr(error, 'strerror', None) or error}") from error
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ValueError(
-            f"not JSON: {error.msg} at line {error.lineno} column {error.colno}"
-        ) from error
+        data = read_json_file(path, "position file")
+    except JsonFileError as error:
+        raise ValueError(error.reason) from error
     try:
         return position_from_dict(data)
     except RulesError as error:

@@ -142,7 +142,7 @@ def test_bad_clicks_exit_2_with_the_reason(rendered, tmp_path, capsys) -> None:
 @pytest.mark.parametrize(
     "setup, message",
     [
-        (lambda d: ["--clicks", str(d / "nothing.json")], "cannot read clicks file"),
+        (lambda d: ["--clicks", str(d / "nothing.json")], "cannot read it"),
         (lambda d: ["--clicks", str(_write(d / "x.json", "{broken"))], "not valid JSON"),
         (lambda d: [], "either --clicks"),
         (lambda d: ["--aruco"], "found 0 corner marker"),

@@ -88,7 +88,7 @@ def test_score_readable(capsys, tmp_path):
 @pytest.mark.parametrize(
     ("content", "words"),
     [
-        ("{not json", "not JSON"),
+        ("{not json", "not valid JSON"),
         ({"board": "timevectors", "tokens": {}}, '"board" must be "gryb"'),
         ({"board": "gryb", "tokens": {"GGBYY": 0}}, "at most 4 letters"),
         ({"board": "gryb", "tokens": {"G": 3}}, "must be 0 or 1"),

@@ -85,7 +85,7 @@ def test_check_empty_position(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("content", "problem"),
     [
-        ("{not json", "not JSON"),
+        ("{not json", "not valid JSON"),
         ([], "JSON object"),
         ({"board": "gryb", "tokens": {}}, "board must be 'timevectors'"),
         ({"board": "timevectors"}, "tokens must be an object"),
