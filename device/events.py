@@ -14,6 +14,8 @@ notation, colours as indices, lists of points in name order):
                    (the first token recoloured) or "choose" (the 3MEQ colour
                    choice: ``color`` is the colour chosen, no ``point``);
                    ``hidden: true`` for a confirmed move to a hidden point
+``gryb``           ``color``, ``grybs`` (each as ``GrybGame.status()`` lists them),
+                   ``scores``: a move on the bandanna scored a GRYB
 ``win``            ``color``, ``vectors`` (each a list of 4 points in line order)
 ``draw``           ``reason``
 ``illegal``        ``reasons`` (sentences), ``points`` (differing from the last
@@ -55,6 +57,7 @@ logger = logging.getLogger(__name__)
 GAME_STARTED = "game_started"  # a new game began (operator, or board cleared after a finished game)
 MOVE = "move"  # a legal move was read from the board (or confirmed by an operator)
 WIN = "win"  # a move completed one or more vectors
+GRYB = "gryb"  # a move on the bandanna scored one or more GRYBs
 DRAW = "draw"  # the supplies ran out with no vector
 ILLEGAL = "illegal"  # the board changed in a way the rules do not allow
 RESTORED = "restored"  # the board is legal again (put back, or fixed): the alert is over
@@ -70,6 +73,7 @@ EVENT_TYPES: frozenset[str] = frozenset(
         GAME_STARTED,
         MOVE,
         WIN,
+        GRYB,
         DRAW,
         ILLEGAL,
         RESTORED,

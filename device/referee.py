@@ -36,12 +36,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from device import events as ev
+from device.boards import BoardRules, board_rules
 from device.events import Event
-from rules.errors import IllegalMoveError
+from rules.errors import IllegalMoveError, RulesError
 from rules.game import Game, Judgement
-from rules.timevectors import Move
-from rules.timevectors.moves import CHOOSE, PLACE
-from rules.timevectors.points import POINT_NAMES, point_name
 from vision.observation import Snapshot
 
 logger = logging.getLogger(__name__)
@@ -76,32 +74,21 @@ class Pending:
         return tuple(sorted(self.judgement.changed))
 
 
-def _names(points: Iterable[int]) -> list[str]:
-    """Points in ``A3Q`` notation, in name order (how a player scans a list)."""
-    return sorted(point_name(p) for p in points)
-
-
-def _check_point(point: object) -> None:
-    """Raise :class:`RefereeError` unless ``point`` is a point index 0..255."""
-    if isinstance(point, bool) or not isinstance(point, int) or not 0 <= point < len(POINT_NAMES):
-        raise RefereeError(f"a point is an index 0..{len(POINT_NAMES) - 1}, not {point!r}")
-
-
-def _name_or_none(point: int | None) -> str | None:
-    """A move's point in notation (a 3MEQ colour choice has no point)."""
-    return None if point is None else point_name(point)
-
-
 class Referee:
     """Judges snapshots for one game at a time; every method returns the events it caused.
 
     ``new_game`` makes a fresh game with the same settings: when given, clearing
     the board after a finished game starts a new one (``game_started``).
     Operator actions raise :class:`RefereeError` when they do not apply.
+
+    Locations are the camera's indices (points of the stacked board, nodes of the
+    bandanna); :mod:`device.boards` translates them for the game's rules and names
+    them in events (``A3Q``, ``GGBY``).
     """
 
     def __init__(self, game: Game, *, new_game: Callable[[], Game] | None = None) -> None:
         self._game = game
+        self._rules: BoardRules = board_rules(game)
         self._new_game = new_game
         self._pending: Pending | None = None
         self._overrides: dict[int, tuple[int | None, int | None]] = {}
@@ -111,6 +98,11 @@ class Referee:
     @property
     def game(self) -> Game:
         return self._game
+
+    @property
+    def rules(self) -> BoardRules:
+        """The board-specific translation for the game being watched."""
+        return self._rules
 
     @property
     def pending(self) -> Pending | None:
@@ -145,7 +137,7 @@ class Referee:
         previous = self._last
         if previous is None or previous is snapshot:
             return frozenset()
-        board = self._game.board
+        board = self._rules.position(self._game)
         return frozenset(p for p in snapshot.hidden - previous.hidden if p in board)
 
     def mismatch_points(self) -> list[int]:
@@ -188,7 +180,7 @@ class Referee:
         played = 0
         try:
             while remaining:
-                color = self._game.turn_color()
+                color = self._rules.turn_color(self._game)
                 mine = sorted(p for p, c in remaining.items() if c == color)
                 if color is None or not mine:
                     raise RefereeError(
@@ -196,7 +188,7 @@ class Referee:
                         "in turn order"
                     )
                 point = next((p for p in mine if not self._ends_game(p, color)), mine[0])
-                self._game.push(Move(point, color))
+                self._game.push(self._rules.place(point, color))
                 played += 1
                 del remaining[point]
         except (RefereeError, IllegalMoveError) as exc:
@@ -214,7 +206,7 @@ class Referee:
 
     def _ends_game(self, point: int, color: int) -> bool:
         """Whether placing ``color`` on ``point`` now would end the game."""
-        self._game.push(Move(point, color))
+        self._game.push(self._rules.place(point, color))
         try:
             return self._game.is_over()
         finally:
@@ -222,6 +214,7 @@ class Referee:
 
     def _install(self, game: Game, new_game: Callable[[], Game] | None) -> None:
         self._game = game
+        self._rules = board_rules(game)
         self._new_game = new_game
         self._pending = None
         self._overrides.clear()
@@ -245,8 +238,7 @@ class Referee:
                 self._event(
                     ev.UNDO,
                     pending.frame,
-                    point=_name_or_none(move.point),
-                    color=move.color,
+                    **self._undo_data(move),
                     reason="take-back accepted",
                 )
                 for move in self._pop_last_change()
@@ -256,31 +248,36 @@ class Referee:
         was_over = self._game.is_over()
         if moved and self._rewrite_history(moved):
             self._pending = None
-            pairs = sorted([point_name(a), point_name(b)] for a, b in moved.items())
+            name = self._rules.name
+            pairs = sorted([name(a), name(b)] for a, b in moved.items())
             out = [
-                self._event(ev.ACCEPTED, pending.frame, points=_names(pending.points), moved=pairs)
+                self._event(
+                    ev.ACCEPTED, pending.frame, points=self._names(pending.points), moved=pairs
+                )
             ]
             if not was_over:
                 out += self._outcome_events(pending.frame)
             return out + self._rejudge()
+        board = self._rules.position(self._game)
         for point in pending.points:
-            self._overrides[point] = (pending.observed.get(point), self._game.board.get(point))
+            self._overrides[point] = (pending.observed.get(point), board.get(point))
         self._pending = None
-        return [self._event(ev.ACCEPTED, pending.frame, points=_names(pending.points))]
+        return [self._event(ev.ACCEPTED, pending.frame, points=self._names(pending.points))]
 
     def _pop_last_change(self) -> list[Any]:
-        """Take back the last move that changed the board, and the colour choices made since
-        (a 3MEQ choice stands on the three tokens it was made for); returns them, last first."""
+        """Take back the last move that changed the board, and the moves since that did not
+        (a 3MEQ choice stands on the three tokens it was made for, a GRYB roll on the move
+        before it); returns them, last first."""
         popped = []
         while self._game.move_stack:
             popped.append(self._game.pop())
-            if getattr(popped[-1], "kind", PLACE) != CHOOSE:
+            if self._rules.changes_board(popped[-1]):
                 break
         return popped
 
     def _moved_tokens(self, pending: Pending) -> dict[int, int]:
         """Source -> target of every moved token when the change is only moved tokens."""
-        board, observed = self._game.board, pending.observed
+        board, observed = self._rules.position(self._game), pending.observed
         removed = {p: c for p, c in board.items() if p not in observed}
         added = {p: c for p, c in observed.items() if p not in board}
         if any(observed[p] != c for p, c in board.items() if p in observed) or not removed:
@@ -298,9 +295,9 @@ class Referee:
         """Replay the game with its moves' points mapped by ``moved``; restore it and return
         False if that history is not legal (it would have ended earlier, say)."""
         original = self._game.move_stack
-        if not all(dataclasses.is_dataclass(m) for m in original):
+        rewritten = [self._rules.relocated(m, moved) for m in original]
+        if any(m is None for m in rewritten):
             return False
-        rewritten = [dataclasses.replace(m, point=moved.get(m.point, m.point)) for m in original]
         for _ in original:
             self._game.pop()
         pushed = 0
@@ -323,7 +320,7 @@ class Referee:
         Raises :class:`RefereeError` before any board was read or for a hidden point
         (confirm a hidden move with :meth:`confirm_hidden`).
         """
-        _check_point(point)
+        self._check_location(point)
         if color is not None and (
             isinstance(color, bool) or not isinstance(color, int) or color < 0
         ):
@@ -335,7 +332,7 @@ class Referee:
             raise RefereeError("no board has been read yet")
         if point in last.hidden:
             raise RefereeError(
-                f"{point_name(point)} is hidden from the camera; "
+                f"{self._rules.name(point)} is hidden from the camera; "
                 "confirm a move there with confirm_hidden"
             )
         reading = last.tokens.get(point)
@@ -345,7 +342,11 @@ class Referee:
             self._overrides[point] = (reading, color)
         out = [
             self._event(
-                ev.CORRECTED, last.frame, point=point_name(point), color=color, read=reading
+                ev.CORRECTED,
+                last.frame,
+                point=self._rules.name(point),
+                color=color,
+                read=reading,
             )
         ]
         return out + self._rejudge()
@@ -356,17 +357,19 @@ class Referee:
         Raises :class:`RefereeError` when no hidden move is waiting for confirmation
         or ``point`` is not one of its candidates.
         """
-        _check_point(point)
+        self._check_location(point)
         pending = self._pending
         if pending is None or pending.kind != ev.CONFIRM_HIDDEN:
             raise RefereeError("no move to a hidden point is waiting for confirmation")
         if point not in pending.candidates:
             raise RefereeError(
-                f"{point_name(point)} is not one of the candidate points "
-                f"{', '.join(_names(pending.candidates))}"
+                f"{self._rules.name(point)} is not one of the candidate "
+                f"{self._rules.location_word}s "
+                f"{', '.join(self._names(pending.candidates))}"
             )
         self._pending = None
-        out = self._play([Move(point, pending.color)], pending.frame, hidden=True)
+        assert pending.color is not None  # a hidden-move question always names its colour
+        out = self._play([self._rules.place(point, pending.color)], pending.frame, hidden=True)
         return out + self._rejudge()
 
     def choose_colour(self, color: int) -> list[Event]:
@@ -379,10 +382,27 @@ class Referee:
         """
         if isinstance(color, bool) or not isinstance(color, int):
             raise RefereeError(f"a colour is an index 0, 1, ..., not {color!r}")
-        move = Move(None, color, CHOOSE)
+        move = self._rules.choice(color)
+        if move is None:
+            raise RefereeError(f"there is no colour choice on the {self._rules.board} board")
         try:
             self._game.push(move)
         except IllegalMoveError as exc:
+            raise RefereeError(str(exc)) from exc
+        out = [self._move_event(move, None), *self._outcome_events(None)]
+        return out + self._rejudge()
+
+    def roll(self, face: str | None = None) -> list[Event]:
+        """Roll the game's die: ``face`` as a physical die showed it (``Y``, ``GR``), or the
+        game's seeded virtual die without it. The board is judged again afterwards (a ring
+        already put down is then the move the roll allows). Raises :class:`RefereeError`
+        when the game has no die, no roll is due, or the die has no such face."""
+        die = getattr(self._game, "die", None)
+        if not callable(die) or die() is None:
+            raise RefereeError("no roll is due")
+        try:
+            move = self._game.roll(face)  # type: ignore[attr-defined]
+        except RulesError as exc:
             raise RefereeError(str(exc)) from exc
         out = [self._move_event(move, None), *self._outcome_events(None)]
         return out + self._rejudge()
@@ -395,15 +415,26 @@ class Referee:
             raise RefereeError("no move to undo")
         move = self._game.pop()
         last = self._last
-        if (
-            last is not None
-            and move.point not in last.hidden
-            and last.tokens.get(move.point) is not None
-        ):
-            self._overrides[move.point] = (last.tokens[move.point], None)
+        for point in self._rules.placed(move):
+            if last is not None and point not in last.hidden and last.tokens.get(point) is not None:
+                self._overrides[point] = (last.tokens[point], None)
         self._pending = None
-        out = [self._event(ev.UNDO, None, point=_name_or_none(move.point), color=move.color)]
+        out = [self._event(ev.UNDO, None, **self._undo_data(move))]
         return out + self._rejudge()
+
+    def _undo_data(self, move: Any) -> dict[str, Any]:
+        return self._rules.undo_record(move)
+
+    def _names(self, points: Iterable[int]) -> list[str]:
+        return self._rules.names(points)
+
+    def _check_location(self, point: object) -> None:
+        """Raise :class:`RefereeError` unless ``point`` is a location index of this board."""
+        if not self._rules.is_location(point):
+            raise RefereeError(
+                f"a {self._rules.location_word} is an index 0..{self._rules.size - 1}, "
+                f"not {point!r}"
+            )
 
     # -- internals -------------------------------------------------------------
     def _require_pending(self) -> Pending:
@@ -419,7 +450,7 @@ class Referee:
     def _read(self, snapshot: Snapshot, *, drop_stale: bool) -> dict[int, int]:
         """The board as the referee takes it: camera readings, hidden points as the
         game has them, operator overrides while the camera reads the same."""
-        board = self._game.board
+        board = self._rules.position(self._game)
         observed = {p: c for p, c in snapshot.tokens.items() if p not in snapshot.hidden}
         for point in snapshot.hidden:
             if point in board:
@@ -457,7 +488,7 @@ class Referee:
                 return out
             if self._pending is not None:
                 pending, self._pending = self._pending, None
-                out.insert(0, self._event(ev.RESTORED, frame, points=_names(pending.points)))
+                out.insert(0, self._event(ev.RESTORED, frame, points=self._names(pending.points)))
             elif not out and newly_hidden:
                 out += self._ask_hidden(observed, frame, judgement, newly_hidden)
             return out
@@ -469,13 +500,13 @@ class Referee:
             return out  # the same wrong board again: one alert is enough
         hidden_move = self._hidden_move(observed, frame, judgement)
         if hidden_move is not None:
-            return out + self._raise(hidden_move, points=_names(hidden_move.points))
+            return out + self._raise(hidden_move, points=self._names(hidden_move.points))
         reasons = list(judgement.reasons) or ["the board changed in a way no move explains"]
         illegal = Pending(ev.ILLEGAL, frame, dict(observed), judgement)
         return out + self._raise(
             illegal,
             reasons=reasons,
-            points=_names(judgement.changed),
+            points=self._names(judgement.changed),
             take_back=judgement.take_back,
         )
 
@@ -483,10 +514,10 @@ class Referee:
         """``game.judge``, which must never raise; if it does (a rules bug), the change is
         reported as unexplained instead of stopping the game being watched."""
         try:
-            return self._game.judge(observed)
+            return self._rules.judge(self._game, observed)
         except Exception:
             logger.exception("the rules engine failed to judge %r", observed)
-            board = self._game.board
+            board = self._rules.position(self._game)
             changed = tuple(
                 sorted(p for p in set(board) | set(observed) if board.get(p) != observed.get(p))
             )
@@ -506,7 +537,7 @@ class Referee:
         )
 
     def _only_removals(self, observed: Mapping[int, int], judgement: Judgement) -> bool:
-        board = self._game.board
+        board = self._rules.position(self._game)
         return all(p in board and p not in observed for p in judgement.changed)
 
     def _hidden_candidates(self, observed: Mapping[int, int], color: int) -> tuple[int, ...]:
@@ -527,7 +558,7 @@ class Referee:
         self, observed: dict[int, int], frame: int | None, judgement: Judgement
     ) -> Pending | None:
         """Case 2: the change is legal only if the player to move used a hidden point."""
-        color = self._game.turn_color()
+        color = self._rules.turn_color(self._game)
         if color is None or self._game.is_over() or judgement.take_back:
             return None
         candidates = self._hidden_candidates(observed, color)
@@ -543,7 +574,7 @@ class Referee:
         newly_hidden: frozenset[int],
     ) -> list[Event]:
         """Case 1: a token went out of view with nothing new in view."""
-        color = self._game.turn_color()
+        color = self._rules.turn_color(self._game)
         if color is None or self._game.is_over():
             return []
         candidates = self._hidden_candidates(observed, color)
@@ -552,12 +583,16 @@ class Referee:
         pending = Pending(
             ev.CONFIRM_HIDDEN, frame, dict(observed), judgement, color, candidates, newly_hidden
         )
-        return self._raise(pending, points=[], occluded=_names(newly_hidden))
+        return self._raise(pending, points=[], occluded=self._names(newly_hidden))
 
     def _raise(self, pending: Pending, **data: Any) -> list[Event]:
         """Make ``pending`` the open alert and return its event."""
         if pending.kind == ev.CONFIRM_HIDDEN:
-            data = {"color": pending.color, "candidates": _names(pending.candidates), **data}
+            data = {
+                "color": pending.color,
+                "candidates": self._names(pending.candidates),
+                **data,
+            }
         alert = self._event(pending.kind, pending.frame, **data)
         self._pending = dataclasses.replace(pending, alert=alert)
         return [alert]
@@ -568,12 +603,16 @@ class Referee:
         """Push moves in order and report them; stops at the end of the game."""
         out: list[Event] = []
         for move in moves:
+            mark = self._rules.score_mark(self._game)
             try:
                 self._game.push(move)
             except IllegalMoveError as exc:  # the judge and push disagree: report, never crash
                 logger.error("judge proposed %r but the game refused it: %s", move, exc)
                 break
             out.append(self._move_event(move, frame, hidden=hidden))
+            scored = self._rules.scored(self._game, mark)
+            if scored is not None:
+                out.append(self._event(ev.GRYB, frame, **scored))
             outcome = self._outcome_events(frame)
             if outcome:
                 out += outcome
@@ -583,13 +622,7 @@ class Referee:
     def _move_event(self, move: Any, frame: int | None, *, hidden: bool = False) -> Event:
         """The ``move`` record of a played move: ``kind`` for an opening move (a colour
         choice has no point), ``hidden`` for a confirmed move to a hidden point."""
-        data: dict[str, Any] = {}
-        if getattr(move, "point", None) is not None:
-            data["point"] = point_name(move.point)
-        data["color"] = move.color
-        kind = getattr(move, "kind", PLACE)
-        if kind != PLACE:
-            data["kind"] = kind
+        data = self._rules.move_record(move)
         if hidden:
             data["hidden"] = True
         return self._event(ev.MOVE, frame, **data)
@@ -601,8 +634,7 @@ class Referee:
             return []
         if outcome.winner is None:
             return [self._event(ev.DRAW, frame, reason=outcome.reason)]
-        vectors = [[point_name(p) for p in line] for line in outcome.lines]
-        return [self._event(ev.WIN, frame, color=outcome.winner, vectors=vectors)]
+        return [self._event(ev.WIN, frame, color=outcome.winner, **self._rules.win_record(outcome))]
 
     def _restart(self, new_game: Callable[[], Game], frame: int) -> list[Event]:
         self._install(new_game(), new_game)
