@@ -28,7 +28,9 @@ import numpy as np
 
 from calibration.camera import CameraModel
 from calibration.colours import features
+from calibration.gryb_calibfile import GrybCalibration
 from calibration.gryb_colours import ring_distance
+from calibration.gryb_fit import corner_homography, parse_gryb_clicks
 from calibration.gryb_spec import GrybSpec, load_gryb_spec
 from rules.gryb.nodes import COLOURS, NODES
 from vision.render import SceneStyle, _finish
@@ -618,11 +620,12 @@ def render_bandanna_scene(
 ) -> dict:
     """One random scene as files would hold it (used by ``boardcam render --board gryb``).
 
-    Returns ``{"image", "empty", "truth", "clicks"}``: the picture with ``ring_count``
+    Returns ``{"image", "empty", "truth", "clicks", "calibration"}``: the picture with ``ring_count``
     random rings (and a hand reaching for the first one), the same scene empty,
     the ground truth document (rings, node pixels, visibility and hidden nodes by
     name, camera, wrinkle size) and the true corner clicks (plus Gaussian
-    ``click_noise_px``). Raises ``ValueError`` for a ring count outside 0..341.
+    ``click_noise_px``), plus ``"calibration"``: the exact calibration of the scene
+    (:func:`exact_calibration`). Raises ``ValueError`` for a ring count outside 0..341.
     """
     from calibration.gryb_spec import LANDMARKS
     from rules.gryb.nodes import node_name
@@ -667,4 +670,29 @@ def render_bandanna_scene(
         "camera": camera.to_dict(),
         "wrinkle_max_mm": round(wrinkles.max_shift_mm(), 2),
     }
-    return {"image": rendered.image_bgr, "empty": empty.image_bgr, "truth": truth, "clicks": clicks}
+    return {
+        "image": rendered.image_bgr,
+        "empty": empty.image_bgr,
+        "truth": truth,
+        "clicks": clicks,
+        "calibration": exact_calibration(spec, camera, empty),
+    }
+
+
+def exact_calibration(
+    spec: GrybSpec, camera: CameraModel, empty: RenderedBandanna
+) -> GrybCalibration:
+    """The calibration a perfect fit would give for a rendered scene: the true corner
+    homography and node pixels, with the empty picture as the reference."""
+    homography = corner_homography(parse_gryb_clicks(empty.landmarks_px()), spec)
+    w, h = camera.image_size
+    plain = GrybCalibration(
+        spec=spec,
+        image_size=(w, h),
+        homography=homography,
+        nodes_px=empty.nodes_px,
+        located=np.ones(N_NODES, bool),
+        rms_px=0.0,
+        landmarks=parse_gryb_clicks(empty.landmarks_px()),
+    )
+    return plain.with_reference(empty.image_bgr, max_width=w, quality=92)

@@ -29,6 +29,7 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         description="For each image print the tokens read (point -> colour index), the points "
         "the camera cannot see and whether a hand is in view.",
     )
+    analyze.add_argument("--board", choices=["timevectors", "gryb"], default="timevectors")
     analyze.add_argument("--calibration", required=True, type=Path, metavar="CALIB.json")
     analyze.add_argument(
         "--palette",
@@ -53,6 +54,8 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     bench.add_argument("--moves", type=int, default=12, help="moves per game sequence (default 12)")
     bench.add_argument("--seed", type=int, default=1, help="first random seed (default 1)")
     bench.add_argument("--quick", action="store_true", help="a few scenes and one short game")
+    bench.add_argument("--board", choices=["timevectors", "gryb"], default="timevectors",
+                       help="gryb: wrinkled bandannas, node location error and ring accuracy")
     bench.set_defaults(func=_run_bench)
 
 
@@ -122,10 +125,70 @@ def analyze_files(
 
 def _run_analyze(args: argparse.Namespace) -> int:
     try:
+        if args.board == "gryb":
+            return analyze_bandanna_files(
+                args.calibration, args.palette, args.images, as_json=args.json
+            )
         return analyze_files(args.calibration, args.palette, args.images, as_json=args.json)
     except AnalyzeError as exc:
         print(f"boardcam analyze: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+
+
+def analyze_bandanna_files(
+    calibration_path: Path,
+    palette_path: Path | None,
+    images: list[Path],
+    *,
+    as_json: bool,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """``analyze --board gryb``: the rings on each picture by node name; exit status as
+    :func:`analyze_files` (a bad calibration or palette raises :class:`AnalyzeError`).
+    ``out``/``err`` default to the standard streams at call time."""
+    import cv2
+
+    out = out or sys.stdout
+    err = err or sys.stderr
+
+    from calibration.calibfile import CalibrationError
+    from calibration.colours import PaletteError, parse_palette
+    from calibration.gryb_calibfile import load_gryb_calibration
+    from vision.gryb_observer import GrybObserver, analyze_bandanna
+    from vision.observer import FrameError
+
+    try:
+        calibration = load_gryb_calibration(calibration_path)
+        palette = None
+        if palette_path is not None:
+            palette = parse_palette(json.loads(palette_path.read_text(encoding="utf-8")))
+        observer = GrybObserver(calibration, palette=palette)
+    except OSError as exc:
+        raise AnalyzeError(f"cannot read {exc.filename}: {exc.strerror}") from exc
+    except (CalibrationError, PaletteError, ValueError) as exc:
+        raise AnalyzeError(f"cannot use calibration {calibration_path} or palette: {exc}") from exc
+    status = 0
+    for path in images:
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None:
+            print(f"boardcam analyze: cannot read image {path}", file=err)
+            status = EXIT_BAD_INPUT
+            continue
+        try:
+            result = analyze_bandanna(calibration, image, observer=observer)
+        except FrameError as exc:
+            print(f"boardcam analyze: {path}: {exc}", file=err)
+            status = EXIT_BAD_INPUT
+            continue
+        if as_json:
+            print(json.dumps({"image": str(path), **result}), file=out)
+        else:
+            rings = " ".join(f"{n}={c}" for n, c in result["rings"].items()) or "none"
+            hidden = " ".join(result["hidden"]) or "none"
+            hand = "yes" if result["hand"] else "no"
+            print(f"{path}: rings {rings}; hidden {hidden}; hand {hand}", file=out)
+    return status
 
 
 def _run_bench(args: argparse.Namespace) -> int:
@@ -136,6 +199,13 @@ def _run_bench(args: argparse.Namespace) -> int:
     if min(scenes, games, moves) < 1:
         print("boardcam bench vision: --scenes, --games and --moves must be at least 1", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if args.board == "gryb":
+        from vision.gryb_bench import run_gryb_vision_bench
+
+        run_gryb_vision_bench(
+            scenes=scenes, games=games, moves=moves, seed=args.seed, out=sys.stdout
+        )
+        return 0
     run_vision_bench(scenes=scenes, games=games, moves=moves, seed=args.seed, out=sys.stdout)
     return 0
 

@@ -33,7 +33,7 @@ def register(
         "file) or from ArUco corner stickers (--aruco), print the reprojection error and write a "
         "calibration file with the picture embedded as the empty-board reference.",
     )
-    calibrate.add_argument("--board", choices=["timevectors"], default="timevectors")
+    calibrate.add_argument("--board", choices=["timevectors", "gryb"], default="timevectors")
     calibrate.add_argument(
         "--image",
         required=True,
@@ -83,6 +83,7 @@ def register(
         "A3Q notation, visibility of every point, the camera, the scene) and NAME_clicks.json "
         "(the true landmarks).",
     )
+    render.add_argument("--board", choices=["timevectors", "gryb"], default="timevectors")
     render.add_argument("--out", required=True, type=Path, metavar="DIR")
     render.add_argument("--seed", type=int, default=0, help="first scene seed (default 0)")
     render.add_argument("--count", type=int, default=1, help="number of scenes (default 1)")
@@ -207,6 +208,9 @@ def calibrate_image(
 def _run_calibrate(args: argparse.Namespace) -> int:
     from calibration.calibfile import save_calibration
 
+    if args.board == "gryb":
+        return _run_calibrate_gryb(args)
+
     try:
         calibration, fit, refined = calibrate_image(
             args.image,
@@ -243,6 +247,45 @@ def _run_calibrate(args: argparse.Namespace) -> int:
         f"camera {float(sum(eye**2) ** 0.5):.0f} mm from the board, "
         f"elevation {elevation:.0f} deg"
     )
+    print(f"wrote {args.out}")
+    return 0
+
+
+def _run_calibrate_gryb(args: argparse.Namespace) -> int:
+    """``calibrate --board gryb``: the 4 corner clicks, then every node from its printed spot."""
+    from calibration.calibfile import save_calibration
+    from calibration.gryb_calibfile import GrybCalibration
+    from calibration.gryb_fit import GrybClicksError, SpotsError, fit_bandanna, load_gryb_clicks
+    from calibration.gryb_spec import load_gryb_spec
+    from calibration.spec import SpecError
+
+    if args.aruco or args.clicks is None:
+        return _fail(
+            "the bandanna is calibrated from --clicks CLICKS.json "
+            '({"GGGG": [u, v], "RRRR": ..., "YYYY": ..., "BBBB": ...}); it has no ArUco stickers'
+        )
+    if args.fit_distortion or args.no_refine:
+        return _fail("--fit-distortion and --no-refine are for the stacked board; the bandanna is "
+                     "always refined from its printed spots")
+    try:
+        spec = load_gryb_spec(args.spec or "gryb")
+        clicks = load_gryb_clicks(args.clicks)
+        image = _read_image(args.image)
+        fit = fit_bandanna(image, clicks, spec)
+    except (SpecError, GrybClicksError, SpotsError, CommandInputError) as exc:
+        return _fail(str(exc))
+    if fit.residual_px > args.max_rms:
+        return _fail(f"the printed spots lie {fit.residual_px:.1f} px RMS off a smooth cloth "
+                     f"(limit {args.max_rms:g} px): check the corner clicks")
+    own_spec = args.spec and ("/" in args.spec or args.spec.endswith(".toml"))
+    calibration = GrybCalibration.from_fit(fit, spec, image, clicks,
+                                           spec_name=None if own_spec else "gryb")
+    try:
+        save_calibration(calibration, args.out)
+    except OSError as exc:
+        return _fail(f"cannot write {args.out}: {exc.strerror}")
+    print(f"{fit.located_count} of 341 nodes located on their printed spots "
+          f"({fit.residual_px:.2f} px RMS about the smooth cloth field)")
     print(f"wrote {args.out}")
     return 0
 
@@ -330,6 +373,8 @@ def render_scene(
 
 
 def _run_render(args: argparse.Namespace) -> int:
+    if args.board == "gryb":
+        return _run_render_gryb(args)
     import cv2
 
     from calibration.calibfile import Calibration, save_calibration
@@ -386,6 +431,49 @@ def _run_render(args: argparse.Namespace) -> int:
             f"wrote {image_path} ({args.tokens} tokens, "
             f"{len(scene['truth']['hidden'])} points hidden)"
         )
+    return 0
+
+
+def _run_render_gryb(args: argparse.Namespace) -> int:
+    """``render --board gryb``: wrinkled bandannas with rings; ``--tokens`` counts rings."""
+    import cv2
+
+    from calibration.calibfile import save_calibration
+    from vision.gryb_render import render_bandanna_scene
+
+    try:
+        size = parse_size(args.size)
+        if args.aruco:
+            raise CommandInputError("--aruco: the bandanna has no ArUco stickers")
+        if not 0 <= args.tokens <= 341:
+            raise CommandInputError(
+                f"--tokens must be 0..341 rings on the bandanna, not {args.tokens}"
+            )
+        if args.count < 1:
+            raise CommandInputError(f"--count must be at least 1, not {args.count}")
+        if args.click_noise < 0:
+            raise CommandInputError("--click-noise cannot be negative")
+        args.out.mkdir(parents=True, exist_ok=True)
+    except CommandInputError as exc:
+        return _fail(str(exc))
+    except OSError as exc:
+        return _fail(f"cannot create {args.out}: {exc.strerror}")
+    for seed in range(args.seed, args.seed + args.count):
+        scene = render_bandanna_scene(seed, size, args.tokens, hand=args.hand,
+                                      click_noise_px=args.click_noise)
+        name = f"frame_{seed:05d}"
+        image_path = args.out / f"{name}.{args.format}"
+        scene["truth"]["image"] = image_path.name
+        if not cv2.imwrite(str(image_path), scene["image"]):
+            return _fail(f"cannot write {image_path}")
+        (args.out / f"{name}.json").write_text(json.dumps(scene["truth"], indent=1) + "\n")
+        (args.out / f"{name}_clicks.json").write_text(json.dumps(scene["clicks"], indent=1) + "\n")
+        if args.empty or args.calibration:
+            cv2.imwrite(str(args.out / f"{name}_empty.{args.format}"), scene["empty"])
+        if args.calibration:
+            save_calibration(scene["calibration"], args.out / f"{name}_calibration.json")
+        hidden = len(scene["truth"]["hidden"])
+        print(f"wrote {image_path} ({args.tokens} rings, {hidden} nodes hidden)")
     return 0
 
 

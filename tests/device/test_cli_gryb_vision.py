@@ -1,0 +1,263 @@
+"""``--board gryb`` of ``render``, ``calibrate``, ``analyze`` and ``bench vision``, in-process."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from calibration.gryb_calibfile import load_gryb_calibration
+from device.cli import main
+from rules.gryb.nodes import NODES, node_name
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory) -> Path:
+    """One rendered scene with its empty picture, truth and clicks, written by the CLI."""
+    out = tmp_path_factory.mktemp("gryb")
+    assert (
+        main(
+            [
+                "render",
+                "--board",
+                "gryb",
+                "--out",
+                str(out),
+                "--seed",
+                "3",
+                "--tokens",
+                "25",
+                "--empty",
+            ]
+        )
+        == 0
+    )
+    return out
+
+
+@pytest.fixture(scope="module")
+def calibrated(rendered: Path) -> Path:
+    path = rendered / "calibration.json"
+    assert (
+        main(
+            [
+                "calibrate",
+                "--board",
+                "gryb",
+                "--image",
+                str(rendered / "frame_00003_empty.png"),
+                "--clicks",
+                str(rendered / "frame_00003_clicks.json"),
+                "--out",
+                str(path),
+            ]
+        )
+        == 0
+    )
+    return path
+
+
+def _truth(rendered: Path) -> dict:
+    return json.loads((rendered / "frame_00003.json").read_text())
+
+
+def test_render_writes_picture_truth_clicks_and_empty(rendered: Path, capsys) -> None:
+    names = sorted(p.name for p in rendered.iterdir())
+    assert {
+        "frame_00003.png",
+        "frame_00003.json",
+        "frame_00003_clicks.json",
+        "frame_00003_empty.png",
+    } <= set(names)
+    truth = _truth(rendered)
+    assert truth["board"] == "gryb" and len(truth["rings"]) == 25 and len(truth["nodes_px"]) == 341
+    assert set(json.loads((rendered / "frame_00003_clicks.json").read_text())) == {
+        "GGGG",
+        "RRRR",
+        "YYYY",
+        "BBBB",
+    }
+
+
+def test_calibrate_locates_every_node(rendered: Path, calibrated: Path) -> None:
+    calibration = load_gryb_calibration(calibrated)
+    truth = _truth(rendered)["nodes_px"]
+    expected = np.array([truth[node_name(n)] for n in NODES])
+    assert np.linalg.norm(calibration.nodes_px - expected, axis=1).max() < 3.0
+    assert calibration.reference_image().shape[:2] == (960, 1280)
+
+
+def test_calibrate_reports_what_it_found(rendered: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "c.json"
+    assert (
+        main(
+            [
+                "calibrate",
+                "--board",
+                "gryb",
+                "--image",
+                str(rendered / "frame_00003_empty.png"),
+                "--clicks",
+                str(rendered / "frame_00003_clicks.json"),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    text = capsys.readouterr().out
+    assert "of 341 nodes located on their printed spots" in text and f"wrote {out}" in text
+
+
+def test_analyze_reads_the_rings_by_node_name(
+    rendered: Path, calibrated: Path, tmp_path: Path, capsys
+) -> None:
+    truth = _truth(rendered)
+    palette = tmp_path / "rings.json"
+    palette.write_text(json.dumps(truth["ring_colours_rgb"]))
+    assert (
+        main(
+            [
+                "analyze",
+                "--board",
+                "gryb",
+                "--calibration",
+                str(calibrated),
+                "--palette",
+                str(palette),
+                "--json",
+                str(rendered / "frame_00003.png"),
+            ]
+        )
+        == 0
+    )
+    record = json.loads(capsys.readouterr().out)
+    assert record["rings"] == truth["rings"] and record["hand"] is False and record["hidden"] == []
+
+
+def test_analyze_text_output(rendered: Path, calibrated: Path, capsys) -> None:
+    assert (
+        main(
+            [
+                "analyze",
+                "--board",
+                "gryb",
+                "--calibration",
+                str(calibrated),
+                str(rendered / "frame_00003_empty.png"),
+            ]
+        )
+        == 0
+    )
+    assert capsys.readouterr().out.strip().endswith("rings none; hidden none; hand no")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            [
+                "calibrate",
+                "--board",
+                "gryb",
+                "--image",
+                "{dir}/frame_00003_empty.png",
+                "--aruco",
+                "--out",
+                "{dir}/x.json",
+            ],
+            "--clicks",
+        ),
+        (
+            [
+                "calibrate",
+                "--board",
+                "gryb",
+                "--image",
+                "{dir}/missing.png",
+                "--clicks",
+                "{dir}/frame_00003_clicks.json",
+                "--out",
+                "{dir}/x.json",
+            ],
+            "cannot read image",
+        ),
+        (
+            [
+                "calibrate",
+                "--board",
+                "gryb",
+                "--image",
+                "{dir}/frame_00003_empty.png",
+                "--clicks",
+                "{dir}/bad_clicks.json",
+                "--out",
+                "{dir}/x.json",
+            ],
+            "BBBB is missing",
+        ),
+        (
+            [
+                "analyze",
+                "--board",
+                "gryb",
+                "--calibration",
+                "{dir}/frame_00003.json",
+                "{dir}/frame_00003.png",
+            ],
+            "calibration",
+        ),
+        (["render", "--board", "gryb", "--out", "{dir}/r", "--tokens", "342"], "--tokens"),
+    ],
+)
+def test_bad_input_exits_2_with_a_message(
+    rendered: Path, argv: list[str], message: str, capsys
+) -> None:
+    (rendered / "bad_clicks.json").write_text(
+        json.dumps({"GGGG": [1, 1], "RRRR": [5, 1], "YYYY": [5, 5]})
+    )
+    assert main([a.replace("{dir}", str(rendered)) for a in argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_bench_vision_gryb(capsys) -> None:
+    assert (
+        main(
+            ["bench", "vision", "--board", "gryb", "--scenes", "1", "--games", "1", "--moves", "1"]
+        )
+        == 0
+    )
+    text = capsys.readouterr().out
+    assert "node location error after refinement" in text and "ring reading:" in text
+    assert "move detection: precision 100.0%, recall 100.0%" in text
+
+
+def test_render_can_write_the_exact_calibration(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "exact"
+    assert (
+        main(
+            [
+                "render",
+                "--board",
+                "gryb",
+                "--out",
+                str(out),
+                "--seed",
+                "4",
+                "--tokens",
+                "6",
+                "--size",
+                "960x720",
+                "--calibration",
+            ]
+        )
+        == 0
+    )
+    calibration = load_gryb_calibration(out / "frame_00004_calibration.json")
+    truth = json.loads((out / "frame_00004.json").read_text())
+    expected = np.array([truth["nodes_px"][node_name(n)] for n in NODES])
+    assert calibration.nodes_px == pytest.approx(expected, abs=0.01)
+    assert (out / "frame_00004_empty.png").exists()
+    assert "6 rings" in capsys.readouterr().out
