@@ -36,13 +36,21 @@ from device.events import Event
 from device.referee import Referee, RefereeError
 from device.sources.base import Frame
 from rules.game import Game
-from rules.timevectors.points import point_name
+from rules.gryb.games.base import GrybGame
 from vision.observation import Observation, Snapshot
 
 logger = logging.getLogger(__name__)
 
 RGB = tuple[int, int, int]
 MIN_QUALITY = 0.5  # observations of worse frames (blank, glitched) are not used for drift checks
+# The bandanna has no rigid model to re-fit: a shift of the picture this large (full-frame
+# pixels, about a third of the smallest node spacing at 1280 px) asks for a new calibration.
+BANDANNA_MOVED_PX = 6.0
+
+
+def is_bandanna(calibration: Any) -> bool:
+    """Whether ``calibration`` is of the GRYB bandanna (its files say ``board: "gryb"``)."""
+    return getattr(calibration, "board", None) == "gryb"
 
 
 class ObserverLike(Protocol):
@@ -103,6 +111,11 @@ class ObserverCalibration:
 
 
 def make_observer(calibration: Any, *, palette: Sequence[RGB] | None = None) -> ObserverLike:
+    """The observer of the calibration's board (rings on nodes, or tokens on points)."""
+    if is_bandanna(calibration):
+        from vision.gryb_observer import GrybObserver
+
+        return GrybObserver(calibration, palette=palette)
     from vision.observer import Observer
 
     return Observer(ObserverCalibration.of(calibration), palette=palette)
@@ -115,13 +128,45 @@ def make_tracker(stable_frames: int) -> TrackerLike:
 
 
 def make_drift_detector(calibration: Any) -> DriftCheckerLike | None:
-    from calibration.drift import DriftDetector
-
     reference = reference_image(calibration)
     if reference is None:
         logger.info("the calibration has no empty-board reference: camera drift is not checked")
         return None
+    if is_bandanna(calibration):
+        return BandannaDrift(reference)
+    from calibration.drift import DriftDetector
+
     return DriftDetector(calibration.camera, calibration.spec, reference)
+
+
+@dataclasses.dataclass(frozen=True)
+class BandannaShift:
+    """A drift check of the bandanna: how far the picture moved; never re-fitted."""
+
+    shift_px: float
+    ok: bool
+    refit: None = None
+
+
+class BandannaDrift:
+    """Drift check of the bandanna against its empty reference picture (phase correlation).
+
+    Cloth has no camera model to re-fit from a shift, so a move beyond
+    :data:`BANDANNA_MOVED_PX` asks for recalibration.
+    """
+
+    def __init__(self, reference_bgr: np.ndarray, limit_px: float = BANDANNA_MOVED_PX) -> None:
+        from vision.gryb_observer import ShiftMeter
+
+        self._meter = ShiftMeter(reference_bgr)
+        self._limit = limit_px
+
+    def check(self, frame_bgr: np.ndarray) -> BandannaShift:
+        return self.judge(self._meter.shift_px(frame_bgr))
+
+    def judge(self, shift_px: float) -> BandannaShift:
+        """The check's result for a shift already measured (the observer's ``drift_px``)."""
+        return BandannaShift(float(shift_px), float(shift_px) <= self._limit)
 
 
 def warp_reference(reference: np.ndarray, old: Any, new: Any, spec: Any) -> np.ndarray:
@@ -208,6 +253,7 @@ class Pipeline:
         self._drift_interval = drift_interval
         self._stuck_hand_after = stuck_hand_after
         self._hand_since: float | None = None
+        self._shifted_frames = 0
         self.game_id = game_id
         self._calibration = calibration
         self._observer = observer_factory(calibration, palette=self._palette)
@@ -284,6 +330,8 @@ class Pipeline:
         elif self._hand_since is None:
             self._hand_since = frame.timestamp
         drift = self._drift
+        if isinstance(drift, BandannaDrift):
+            return self._watch_bandanna(drift, observation, frame)
         if drift is None or observation.quality < MIN_QUALITY:
             return []  # a blank or glitched frame says nothing about where the camera is
         if not observation.hand_present and self._drift_due(frame.timestamp):
@@ -292,6 +340,19 @@ class Pipeline:
             # A "hand" that never moves away may be the whole board seen off its calibration.
             return self._check_drift(drift, frame, refit_only=True)
         return []
+
+    def _watch_bandanna(
+        self, drift: BandannaDrift, observation: Observation, frame: Frame
+    ) -> list[Event]:
+        """The bandanna's observer measures its shift on every frame (``drift_px``); a shift
+        that holds for ``stable_frames`` frames is acted on like a drift check's."""
+        result = drift.judge(observation.drift_px)
+        self._shifted_frames = 0 if result.ok else self._shifted_frames + 1
+        if not result.ok and self._shifted_frames < self._stable_frames:
+            return []
+        self._last_drift_frame = frame.seq
+        self._last_drift_check = frame.timestamp
+        return self._on_drift(result, frame)
 
     def _new_trackers(self) -> None:
         self._quick = self._tracker_factory(self._quick_frames)
@@ -335,6 +396,10 @@ class Pipeline:
             return []
         if refit_only and result.refit is None:
             return []
+        return self._on_drift(result, frame)
+
+    def _on_drift(self, result: DriftLike, frame: Frame) -> list[Event]:
+        """Re-fit, pause for recalibration, or resume, as the drift check's ``result`` says."""
         self._last_shift_px = float(result.shift_px)
         if result.refit is not None:
             logger.info("camera moved %.1f px; re-fitted the calibration", result.shift_px)
@@ -374,20 +439,21 @@ class Pipeline:
 
     # -- state ----------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
-        """What the camera sees now, for the dashboard: tokens read in the last frame (names
-        -> colour), hidden points, whether a hand is in view, the points that differ from the
-        last legal state, the pending alert, and the camera's calibration status."""
+        """What the camera sees now, for the dashboard: the board, tokens read in the last
+        frame (names -> colour), hidden points (nodes on the bandanna), whether a hand is in
+        view, the points that differ from the last legal state, the pending alert, and the
+        camera's calibration status."""
         with self._lock:
             obs = self._last_observation
             pending = self._referee.pending_record()
+            name = self._referee.rules.name
             return {
+                "board": self._referee.rules.board,
                 "game_id": self.game_id,
-                "tokens": {point_name(p): c for p, c in sorted(obs.tokens().items())}
-                if obs
-                else {},
-                "hidden": [point_name(p) for p in obs.hidden()] if obs else [],
+                "tokens": {name(p): c for p, c in sorted(obs.tokens().items())} if obs else {},
+                "hidden": [name(p) for p in obs.hidden()] if obs else [],
                 "hand": bool(obs.hand_present) if obs else False,
-                "mismatch": [point_name(p) for p in self._referee.mismatch_points()],
+                "mismatch": [name(p) for p in self._referee.mismatch_points()],
                 "pending": pending,
                 "observation": None
                 if obs is None
@@ -424,6 +490,10 @@ class Pipeline:
         """See :meth:`Referee.choose_colour`; raises :class:`~device.referee.RefereeError`."""
         return self._act(lambda: self._referee.choose_colour(color))
 
+    def roll(self, face: str | None = None) -> list[Event]:
+        """See :meth:`Referee.roll`; raises :class:`~device.referee.RefereeError`."""
+        return self._act(lambda: self._referee.roll(face))
+
     def new_game(self, game: Game, game_id: str | None = None) -> list[Event]:
         """Watch a new game from now on (operator's "new game"): its ``game_started``, then what
         the board last seen means for it (tokens still on the board are an illegal change)."""
@@ -451,7 +521,11 @@ class Pipeline:
 
     @staticmethod
     def _fresh_game_factory(game: Game) -> Callable[[], Game] | None:
-        """A maker of new games with ``game``'s settings, when the game has a ``config``."""
+        """A maker of new games with ``game``'s settings (a GRYB game's name and options with
+        a new seed; a stacked-board game's ``config``), else ``None``."""
+        if isinstance(game, GrybGame):
+            gryb_kind, options = type(game), game.options
+            return lambda: gryb_kind(options)
         config = getattr(game, "config", None)
         if config is None:
             return None
