@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -36,6 +35,7 @@ import numpy as np
 from calibration.calibfile import CALIBRATION_VERSION, Calibration, CalibrationError, upgrade
 from calibration.gryb_fit import GrybClicks, GrybClicksError, GrybFit, parse_gryb_clicks
 from calibration.gryb_spec import GrybSpec, spec_from_values, spec_values
+from calibration.jsonfile import JsonFileError, read_json_file
 from calibration.spec import SpecError
 from rules.gryb.nodes import NODES
 
@@ -263,13 +263,7 @@ def load_gryb_calibration(path: str | Path) -> GrybCalibration:
     JSON, a wrong version or board, missing or ill-typed fields and impossible values.
     """
     try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise CalibrationError(f"cannot read calibration file {path}: {exc.strerror}") from exc
-    except UnicodeDecodeError as exc:
-        raise CalibrationError(f"calibration file {path} is not text") from exc
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CalibrationError(f"calibration file {path} is not valid JSON ({exc})") from exc
+        document = read_json_file(path, "calibration file")
+    except JsonFileError as exc:
+        raise CalibrationError(str(exc)) from exc
     return gryb_calibration_from_dict(document)

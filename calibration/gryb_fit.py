@@ -27,7 +27,6 @@ Everything is vectorised over nodes and blobs (a few hundred of each).
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import numbers
@@ -39,6 +38,7 @@ import cv2
 import numpy as np
 
 from calibration.gryb_spec import LANDMARKS, GrybSpec
+from calibration.jsonfile import JsonFileError, read_json_file
 from rules.gryb.nodes import COLOURS, NODES
 
 logger = logging.getLogger(__name__)
@@ -132,13 +132,9 @@ def parse_gryb_clicks(data: object) -> GrybClicks:
 def load_gryb_clicks(path: str | Path) -> GrybClicks:
     """Read and parse a clicks JSON file; raises :class:`GrybClicksError` with the reason."""
     try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise GrybClicksError(f"cannot read clicks file {path}: {exc.strerror}") from exc
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise GrybClicksError(f"clicks file {path} is not valid JSON: {exc}") from exc
+        data = read_json_file(path, "clicks file")
+    except JsonFileError as exc:
+        raise GrybClicksError(str(exc)) from exc
     return parse_gryb_clicks(data)
 
 

@@ -155,6 +155,7 @@ def analyze_bandanna_files(
     from calibration.calibfile import CalibrationError
     from calibration.colours import PaletteError, parse_palette
     from calibration.gryb_calibfile import load_gryb_calibration
+    from calibration.jsonfile import JsonFileError, read_json_file
     from vision.gryb_observer import GrybObserver, analyze_bandanna
     from vision.observer import FrameError
 
@@ -162,11 +163,9 @@ def analyze_bandanna_files(
         calibration = load_gryb_calibration(calibration_path)
         palette = None
         if palette_path is not None:
-            palette = parse_palette(json.loads(palette_path.read_text(encoding="utf-8")))
+            palette = parse_palette(read_json_file(palette_path, "palette"))
         observer = GrybObserver(calibration, palette=palette)
-    except OSError as exc:
-        raise AnalyzeError(f"cannot read {exc.filename}: {exc.strerror}") from exc
-    except (CalibrationError, PaletteError, ValueError) as exc:
+    except (CalibrationError, JsonFileError, PaletteError, ValueError) as exc:
         raise AnalyzeError(f"cannot use calibration {calibration_path} or palette: {exc}") from exc
     status = 0
     for path in images:
