@@ -179,6 +179,12 @@ class Observer:
         self._ring = _local(ring, positions)
         self._top = _local(top, positions)
         self._silhouette = _local(fp.silhouette.within(positions), positions)
+        order = np.argsort(fp.tier[self._silhouette.point], kind="stable")
+        self._silhouette_by_tier = (
+            self._silhouette.index[order],
+            self._silhouette.point[order],
+            fp.tier[self._silhouette.point[order]].astype(np.int8),
+        )
         pairs = fp.overlap[fp.overlap[:, 2] >= 0.5]
         self._nms_far = pairs[:, 0].astype(np.int64)
         self._nms_near = pairs[:, 1].astype(np.int64)
@@ -409,9 +415,9 @@ class Observer:
         candidate = (first >= TOKEN_SCORE) & ~ghost
         # Second pass: remove what nearer accepted tokens explain, read each tier again.
         tier = self.footprints.tier
-        explained_all = self._paint(self._silhouette, candidate)
-        above = [self._paint(self._silhouette, candidate & (tier > z)) for z in range(4)]
-        open_core = ~np.stack(above)[tier[core_pt], self._core.index]
+        nearest = self._nearest_tier(candidate)
+        explained_all = nearest >= 0
+        open_core = nearest[self._core.index] <= tier[core_pt]
         visible_core = np.bincount(core_pt, weights=open_core, minlength=N_POINTS)
         core_fg = np.bincount(core_pt, weights=core_ev * open_core, minlength=N_POINTS)
         ring_open = ~explained_all[self._ring.index]
@@ -434,6 +440,15 @@ class Observer:
         out[near[both & far_wins]] = True
         return out
 
+    def _nearest_tier(self, points: np.ndarray) -> np.ndarray:
+        """Per gathered pixel, the highest tier of the given points' silhouettes there (-1: none).
+        Silhouette pixels are stored ordered by tier, so the last write is the nearest token."""
+        index, point, tier = self._silhouette_by_tier
+        out = np.full(len(self._positions), -1, np.int8)
+        chosen = points[point]
+        out[index[chosen]] = tier[chosen]
+        return out
+
     def _hand(self, unexplained: np.ndarray) -> bool:
         """Is there an unexplained blob bigger than a couple of tokens on the board?"""
         return self._grid.has_blob(unexplained[self._grid_local], HAND_AREA_DISCS * self.footprints.disc_area)
@@ -442,12 +457,16 @@ class Observer:
         self, feats: np.ndarray, foreground: np.ndarray, accepted: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """Mean colour feature of each accepted token's changed top-disc pixels (the top is
-        lit most evenly), falling back to the whole core; and how many pixels were used."""
+        lit most evenly), falling back to the whole core; and how many pixels were used.
+        Pixels that an accepted token on a higher tier covers are left out: they show that
+        nearer token, not this one."""
         mean = np.zeros((N_POINTS, 3))
         used = np.zeros(N_POINTS, np.int64)
+        tier = self.footprints.tier
+        nearest = self._nearest_tier(accepted)
         for pixel_sets in (self._core, self._top):  # the top overrides where it has pixels
             idx, pts = pixel_sets.index, pixel_sets.point
-            use = foreground[idx] & accepted[pts]
+            use = foreground[idx] & accepted[pts] & (nearest[idx] <= tier[pts])
             n = np.bincount(pts[use], minlength=N_POINTS)
             sums = np.stack(
                 [np.bincount(pts[use], weights=feats[idx[use], k], minlength=N_POINTS) for k in range(3)],

@@ -200,3 +200,25 @@ def test_analyze_image_names_points(scene):
     assert len(set(result["tokens"].values())) == 2
     assert all(len(name) == 3 for name in result["hidden"])
     assert result["hand"] is False
+
+
+def test_half_covered_tokens_read_their_own_colour(scene):
+    """A token partly behind a nearer one of another colour: only its own pixels count."""
+    fp = Observer(scene.calibration).footprints
+    pairs = [
+        (int(far), int(near))
+        for far, near, fraction in fp.overlap.tolist()
+        if 0.2 <= fraction <= 0.5 and fp.tier[int(near)] > fp.tier[int(far)]
+    ]
+    tokens: dict[int, int] = {}
+    for far, near in pairs:  # pairs sharing no point, each far token under another colour
+        if far not in tokens and near not in tokens and len(tokens) < 24:
+            colour = len(tokens) // 2 % 3
+            tokens[far], tokens[near] = colour, (colour + 1) % 3
+    rendered, image = scene.render(tokens)
+    observation = Observer(scene.calibration).observe(image, compare_previous=False)
+    truth = truth_states(tokens)
+    read = learned_to_truth(observation.states(), truth)
+    covered = [p for p in tokens if 0.5 <= rendered.visibility[p] < 0.9 and read[p] >= 0]
+    assert len(covered) >= 4  # (whether each is found at all is the other tests' business)
+    assert [int(read[p]) for p in covered] == [int(truth[p]) for p in covered]
