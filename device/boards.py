@@ -17,10 +17,10 @@ from typing import Any
 from rules.game import Game, Judgement, Outcome
 from rules.gryb.games.base import GrybGame
 from rules.gryb.games.moves import GrybMove
-from rules.gryb.nodes import NODES, node_index, node_name
+from rules.gryb.nodes import NODES, node_index, node_name, parse_node
 from rules.timevectors import Move
 from rules.timevectors.moves import CHOOSE, PLACE
-from rules.timevectors.points import POINT_NAMES, point_name
+from rules.timevectors.points import POINT_NAMES, parse_point, point_name
 
 
 class BoardRules(ABC):
@@ -44,6 +44,20 @@ class BoardRules(ABC):
     @abstractmethod
     def name(self, location: int) -> str:
         """The location in the board's notation (``A3Q``, ``GGBY``)."""
+
+    def parse_location(self, text: object) -> int:
+        """A location index from its name or index; raises ``ValueError`` saying what is wrong."""
+        if self.is_location(text):
+            return text  # type: ignore[return-value]
+        if isinstance(text, str):
+            return self._parse(text)
+        raise ValueError(
+            f"a {self.location_word} is written like {self.name(self.size - 1)}, not {text!r}"
+        )
+
+    @abstractmethod
+    def _parse(self, text: str) -> int:
+        """The index of a location name (raises a ``ValueError`` subclass)."""
 
     def names(self, locations: Iterable[int]) -> list[str]:
         """Locations in notation, in name order (how a player scans a list)."""
@@ -117,6 +131,9 @@ class TimeVectorsRules(BoardRules):
     def name(self, location: int) -> str:
         return point_name(location)
 
+    def _parse(self, text: str) -> int:
+        return parse_point(text)
+
     def position(self, game: Game) -> dict[int, int]:
         return dict(game.board)  # type: ignore[attr-defined]
 
@@ -174,6 +191,9 @@ class GrybRules(BoardRules):
 
     def name(self, location: int) -> str:
         return node_name(NODES[location])
+
+    def _parse(self, text: str) -> int:
+        return node_index(parse_node(text))
 
     def position(self, game: Game) -> dict[int, int]:
         return {node_index(n): c for n, c in game.position().items()}  # type: ignore[attr-defined]

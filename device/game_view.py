@@ -1,8 +1,9 @@
-"""The Time Vectors game as the dashboard, the exports and the store see it.
+"""The game as the dashboard, the exports and the store see it.
 
 One place turns a rules engine object into JSON-ready facts (tokens by point
 name, whose turn, the winner and its vectors, threats, the move list), so the
-runtime state, the history pages and the exports all agree.
+runtime state, the history pages and the exports all agree. A GRYB game on the
+bandanna is described by :mod:`device.gryb_view` with the same keys.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from device import gryb_view
 from rules.timevectors import GameConfig, TimeVectorsGame, threats
 from rules.timevectors.config import CHOOSING, OPENING
 from rules.timevectors.points import point_name
@@ -34,8 +36,16 @@ def new_game(players: int = 2, opening: str = "none") -> Any:
     return TimeVectorsGame(GameConfig(players=players, teams=players in (4, 6), opening=opening))
 
 
+def board_of(game: Any) -> str:
+    """The board ``game`` is played on (the store's ``board`` column)."""
+    return gryb_view.BOARD if gryb_view.is_gryb(game) else BOARD
+
+
 def load_game(state: Mapping[str, Any]) -> Any:
-    """Rebuild a game from its ``to_dict()`` form; raises ``ValueError``/``KeyError`` on bad data."""
+    """Rebuild a game (of either board) from its ``to_dict()`` form; raises
+    ``ValueError``/``KeyError`` on bad data."""
+    if gryb_view.is_gryb_record(state):
+        return gryb_view.load_game(state)
     return TimeVectorsGame.from_dict(dict(state))
 
 
@@ -112,6 +122,8 @@ def player_to_act(game: Any, player_names: Sequence[str] = ()) -> dict[str, Any]
     named, ``team`` 0 or 1 in a team game, ``colour`` the seat's colour once the opening has
     settled it (``None`` while 3MEQ tokens are placed or the colour choice is due).
     """
+    if gryb_view.is_gryb(game):
+        return gryb_view.player_to_act(game, player_names)
     if game.outcome() is not None:
         return None
     player = game.turn_player()
@@ -127,6 +139,8 @@ def player_to_act(game: Any, player_names: Sequence[str] = ()) -> dict[str, Any]
 
 def describe(game: Any) -> dict[str, Any]:
     """The game part of the dashboard state."""
+    if gryb_view.is_gryb(game):
+        return gryb_view.describe(game)
     return {
         "board": BOARD,
         "tokens": tokens_by_name(game.board),

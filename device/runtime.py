@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from device import game_view
+from device.boards import board_rules
 from device.config import OPENINGS, PLAYER_COUNTS, Config
 from device.events import CAMERA_STATUS, GAME_STARTED, MOVE, UNDO, Event, EventBus
 from device.overlay import Overlay, camera_of, encode_jpeg
@@ -215,7 +216,8 @@ class Runtime:
             except ValueError as exc:
                 raise ControlError(str(exc)) from exc
             game_id = self.store.create_game(
-                game.to_dict(), board=game_view.BOARD, players=players, opening=opening, names=names
+                game.to_dict(), board=game_view.board_of(game), players=players, opening=opening,
+                names=names,
             )
             self._install_game(game, game_id, players, opening, names)
             event = Event(GAME_STARTED, {"players": players, "opening": opening, "names": names}, game_id=game_id)
@@ -402,7 +404,7 @@ class Runtime:
             return
         self._game = game
         self._game_id = self.store.create_game(
-            game.to_dict(), board=game_view.BOARD, players=self._players, opening=self._opening,
+            game.to_dict(), board=game_view.board_of(game), players=self._players, opening=self._opening,
             names=self._names, game_id=started[-1].game_id,
         )
         self._alerts.clear()
@@ -534,7 +536,7 @@ class Runtime:
             if self._annotated is not None and self._annotated[0] == key:
                 return self._annotated[1]
             overlay = self._overlay
-            if overlay is None:
+            if overlay is None or overlay.centres is None:  # nothing to draw (the bandanna)
                 return self._latest_jpeg_raw
             seen = self._pipeline.state() if self._pipeline is not None else {}
             outcome = self._game.outcome()
@@ -584,11 +586,39 @@ class Runtime:
         """Fix the reading of one point (``None``: empty). Raises :class:`ControlError`."""
         if colour is not None and (not isinstance(colour, int) or isinstance(colour, bool) or not 0 <= colour < 3):
             raise ControlError(f"colour must be 0, 1, 2 or null, not {colour!r}")
-        return self._operate("correct", _parse_point(point), colour)
+        return self._operate("correct", self._location(point), colour)
 
     def confirm_hidden(self, point: str | int) -> list[dict[str, Any]]:
         """Confirm a move to a point the camera cannot see. Raises :class:`ControlError`."""
-        return self._operate("confirm_hidden", _parse_point(point))
+        return self._operate("confirm_hidden", self._location(point))
+
+    def _location(self, point: str | int) -> int:
+        """A point (``A3Q``) or bandanna node (``GGBY``), by name or index, as the camera's
+        index for the game being played; raises :class:`ControlError`."""
+        try:
+            return board_rules(self._game).parse_location(point)
+        except ValueError as exc:
+            raise ControlError(str(exc)) from exc
+
+    def roll(self, face: str | None = None) -> list[dict[str, Any]]:
+        """Roll the GRYB game's die: ``face`` as a physical die showed it, else the game's
+        seeded virtual die. A ``move`` of kind ``roll``, stored like every move; works
+        without a calibration too. Raises :class:`ControlError` when no roll is due, the
+        die has no such face, or the game has no die."""
+        if face is not None and not isinstance(face, str):
+            raise ControlError(f"a die face is written like G or GRYB, not {face!r}")
+        with self._lock:
+            if self._pipeline is not None:
+                return self._operate("roll", face)
+            die = getattr(self._game, "die", None)
+            if not callable(die) or die() is None:
+                raise ControlError("no roll is due")
+            try:
+                move = self._game.roll(face)
+            except ValueError as exc:
+                raise ControlError(str(exc)) from exc
+            data = board_rules(self._game).move_record(move)
+            return self._handle([Event(MOVE, data, game_id=self._game_id)], snapshot=None)
 
     def choose_colour(self, colour: int) -> list[dict[str, Any]]:
         """The second player's colour choice of the 3MEQ opening (a ``move`` of kind ``choose``).
@@ -710,17 +740,6 @@ class Runtime:
     def game_object(self) -> Any:
         """The rules engine of the running game (read it under no expectation of stability)."""
         return self._game
-
-
-def _parse_point(point: str | int) -> int:
-    if isinstance(point, int) and not isinstance(point, bool) and 0 <= point < 256:
-        return point
-    if isinstance(point, str):
-        try:
-            return parse_point(point)
-        except ValueError as exc:
-            raise ControlError(str(exc)) from exc
-    raise ControlError(f"a point is written like A3Q, not {point!r}")
 
 
 def _points(points: Iterable[Any]) -> list[int]:
