@@ -1,0 +1,141 @@
+"""The runtime watching the bandanna: GRYB state for the dashboard, rolls, alerts, the store
+and resuming after a restart (real pipeline and referee, scripted ring readings)."""
+
+from __future__ import annotations
+
+import pytest
+
+from device import game_view, gryb_view
+from device.runtime import ControlError, Runtime
+from device.store import Store
+from tests.device.fakes_runtime import ScriptedSource
+from tests.device.gryb_fakes import ScriptedBandanna, bandanna_calibration
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path / "data")
+    yield s
+    s.close()
+
+
+def bandanna_runtime(store: Store, script: ScriptedBandanna, *, calibrated: bool = True) -> Runtime:
+    return Runtime(
+        ScriptedSource(["empty"]),
+        store=store,
+        pin="1234",
+        calibration=bandanna_calibration() if calibrated else None,
+        pipeline_factory=script.pipeline_factory,
+        game_factory=gryb_view.game_factory("ez-gryb"),
+    )
+
+
+def show(runtime: Runtime, script: ScriptedBandanna, rings: dict[str, int]) -> list[dict]:
+    out = []
+    for _ in range(2):
+        out += runtime.process_frame(script.frame(rings))
+    return out
+
+
+def kinds(records: list[dict]) -> list[str]:
+    return [r["type"] for r in records]
+
+
+def test_state_of_a_new_bandanna_game(store: Store) -> None:
+    runtime = bandanna_runtime(store, ScriptedBandanna())
+    state = runtime.state()
+    assert state["board"] == "gryb" and state["tokens"] == {}
+    assert state["phase"] == "roll" and state["turn"] == 0
+    assert state["gryb"]["game"] == "ez-gryb" and state["gryb"]["die"] == "colour"
+    assert state["gryb"]["scores"] == [0, 0]
+    assert state["to_act"] == {"player": 0, "name": None, "team": None, "colour": 0}
+    assert store.latest_game().board == "gryb"
+
+
+def test_roll_move_illegal_and_restored(store: Store) -> None:
+    script = ScriptedBandanna()
+    runtime = bandanna_runtime(store, script)
+    show(runtime, script, {})
+    rolled = runtime.roll("B")
+    assert [(r["type"], r["kind"], r["roll"]) for r in rolled] == [("move", "roll", "B")]
+    assert runtime.state()["gryb"]["roll"] == "B" and runtime.state()["phase"] == "play"
+    placed = show(runtime, script, {"B": 0})
+    assert [(r["type"], r["point"]) for r in placed] == [("move", "B")]
+    state = runtime.state()
+    assert state["tokens"] == {"B": 0} and state["last_move"]["notation"] == "+B"
+    wrong = show(runtime, script, {"B": 0, "RR": 1})
+    assert kinds(wrong) == ["illegal"]
+    state = runtime.state()
+    assert state["mismatch"] == ["RR"] and state["seen"] == {"B": 0, "RR": 1}
+    assert [a["type"] for a in state["alerts"]] == ["illegal"]
+    assert kinds(show(runtime, script, {"B": 0})) == ["restored"]
+    assert [m["notation"] for m in runtime.game(runtime.game_id)["moves"]] == ["roll B", "+B"]
+
+
+def test_a_gryb_is_announced_and_scored(store: Store) -> None:
+    script = ScriptedBandanna()
+    runtime = bandanna_runtime(store, script)
+    show(runtime, script, {})
+    rings: dict[str, int] = {}
+    for colour in "BYR":
+        runtime.roll(colour)
+        rings[colour] = 0
+        show(runtime, script, rings)
+        runtime.roll(colour)  # player 2 cannot use it: the turn passes
+    runtime.roll("G")
+    out = show(runtime, script, {**rings, "G": 0})
+    assert kinds(out) == ["move", "gryb", "win"]
+    state = runtime.state()
+    assert state["gryb"]["scores"] == [1, 0] and state["result"] == "win"
+    assert state["winner"]["grybs"] == [["G", "R", "Y", "B"]]
+    assert [a["type"] for a in state["alerts"]] == ["gryb", "win"]
+    assert runtime.games()[0]["winner"] == 0
+
+
+def test_the_game_resumes_after_a_restart(store: Store) -> None:
+    script = ScriptedBandanna()
+    runtime = bandanna_runtime(store, script)
+    show(runtime, script, {})
+    runtime.roll("Y")
+    show(runtime, script, {"Y": 0})
+    game_id = runtime.game_id
+    again = bandanna_runtime(store, ScriptedBandanna())
+    assert again.game_id == game_id
+    assert again.state()["tokens"] == {"Y": 0} and again.state()["gryb"]["to_move"] == 1
+    assert again.game_object.seed == runtime.game_object.seed
+
+
+def test_operator_actions_name_nodes(store: Store) -> None:
+    script = ScriptedBandanna()
+    runtime = bandanna_runtime(store, script)
+    show(runtime, script, {"GG": 1})
+    fixed = runtime.correct("gg", None)
+    assert fixed[0]["type"] == "corrected" and fixed[0]["point"] == "GG"
+    with pytest.raises(ControlError, match="not a node"):
+        runtime.correct("A3Q", None)
+    with pytest.raises(ControlError, match="no colour choice"):
+        runtime.choose_colour(0)
+
+
+def test_rolls_without_a_calibration(store: Store) -> None:
+    runtime = bandanna_runtime(store, ScriptedBandanna(), calibrated=False)
+    first = runtime.roll()
+    assert first[0]["type"] == "move" and first[0]["kind"] == "roll"
+    with pytest.raises(ControlError, match="no roll is due"):
+        runtime.roll("G")
+    with pytest.raises(ControlError, match="die face"):
+        runtime.roll(3)  # type: ignore[arg-type]
+
+
+def test_gryb_games_are_set_up_for_two_players_only() -> None:
+    with pytest.raises(gryb_view.GrybSetupError, match="not a GRYB game"):
+        gryb_view.game_factory("chess")
+    with pytest.raises(gryb_view.GrybSetupError, match="no option"):
+        gryb_view.game_factory("ez-gryb", {"colour": 3})
+    make = gryb_view.game_factory("squirrel-race")
+    with pytest.raises(gryb_view.GrybSetupError, match="two players"):
+        make(3, "none")
+    with pytest.raises(gryb_view.GrybSetupError, match="no opening"):
+        make(2, "swap")
+    assert game_view.board_of(make(2, "none")) == "gryb"
+    assert game_view.load_game(make(2, "none").to_dict()).name == "squirrel-race"
