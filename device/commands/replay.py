@@ -83,6 +83,16 @@ def register(
         help="the frames start during a game (a support bundle): take the first still board "
         "as the game so far",
     )
+    parser.add_argument("--board", choices=["timevectors", "gryb"], default="timevectors")
+    parser.add_argument(
+        "--game", metavar="NAME", help="gryb: the game played (ez-gryb, drangles, ...)"
+    )
+    parser.add_argument(
+        "--rolls",
+        metavar="FILE|SEED",
+        help="gryb: the dice rolls, a JSON list of faces ([\"Y\", \"GR\", ...]) or a seed of the "
+        "virtual die; without it the rolls are read off the moves",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON record per event")
     parser.add_argument("dir", type=Path, metavar="DIR", help="folder of frames (PNG, JPEG, ...)")
     parser.set_defaults(func=run)
@@ -113,6 +123,9 @@ def run(args: argparse.Namespace) -> int:
             as_json=args.json,
             out=sys.stdout,
             mid_game=args.mid_game,
+            board=args.board,
+            game_name=args.game,
+            rolls=args.rolls,
         )
     except ReplayError as exc:
         print(f"boardcam replay: error: {exc}", file=sys.stderr)
@@ -143,6 +156,32 @@ def _new_game(players: int, opening: str) -> Any:
         raise ReplayError(str(exc)) from exc
 
 
+def _new_gryb_game(name: str | None, rolls: str | None) -> tuple[Any, list[str] | None]:
+    """The GRYB game and the rolls file's faces (``None``: a seed, or rolls read off moves)."""
+    from calibration.jsonfile import JsonFileError, read_json_file
+    from rules.errors import RulesError
+    from rules.gryb.games import GAMES, new_game
+
+    if name is None:
+        raise ReplayError(f"--board gryb needs --game NAME ({', '.join(GAMES)})")
+    faces = None
+    seed: int | None = None
+    if rolls is not None:
+        if rolls.lstrip("-").isdigit():
+            seed = int(rolls)
+        else:
+            try:
+                faces = read_json_file(rolls, "rolls file")
+            except JsonFileError as exc:
+                raise ReplayError(str(exc)) from exc
+            if not isinstance(faces, list) or not all(isinstance(f, str) for f in faces):
+                raise ReplayError(f"rolls file {rolls}: a list of die faces like [\"Y\", \"GR\"]")
+    try:
+        return new_game(name, seed=seed), faces
+    except RulesError as exc:
+        raise ReplayError(str(exc)) from exc
+
+
 def replay(
     calibration_path: Path,
     directory: Path,
@@ -154,6 +193,9 @@ def replay(
     as_json: bool = False,
     out: TextIO = sys.stdout,
     mid_game: bool = False,
+    board: str = "timevectors",
+    game_name: str | None = None,
+    rolls: str | None = None,
 ) -> int:
     """Run the pipeline over ``directory`` and write its events to ``out``; returns 0.
 
@@ -169,7 +211,13 @@ def replay(
 
     if fps <= 0:
         raise ReplayError(f"--fps must be positive, not {fps:g}")
-    game = _new_game(players, opening)
+    faces: list[str] | None = None
+    if board == "gryb":
+        from calibration.gryb_calibfile import load_gryb_calibration as load_calibration
+
+        game, faces = _new_gryb_game(game_name, rolls)
+    else:
+        game = _new_game(players, opening)
     try:
         calibration = load_calibration(calibration_path)
     except CalibrationError as exc:
@@ -192,6 +240,11 @@ def replay(
             skipped += 1
             continue
         frame = Frame(image=image, seq=index, timestamp=index / fps, name=path.name)
+        # A roll that is due (from the file, or the game's seeded die) comes before the move.
+        roll_due = board == "gryb" and rolls is not None and pipeline.game.die() is not None
+        if roll_due and (faces is None or faces):
+            for event in pipeline.roll(faces.pop(0) if faces else None):
+                print(json.dumps(event.to_record()) if as_json else describe(event), file=out)
         try:
             events = pipeline.process(frame, now=index / fps)
         except FrameError as exc:
@@ -215,10 +268,14 @@ def describe(event: Event) -> str:
     """One readable log line for an event."""
     d = event.data
     at = f"frame {event.frame:>5}: " if event.frame is not None else "operator:    "
+    if event.type == ev.MOVE and "text" in d:  # the bandanna: a GRYB move says what it is
+        return f"{at}{_colour(d['color'])}: {d['text']}"
     if event.type == ev.MOVE:
         hidden = " (on a hidden point, confirmed)" if d.get("hidden") else ""
         kind = f" ({d['kind']})" if d.get("kind") else ""
         return f"{at}{_colour(d['color'])} plays {d['point']}{kind}{hidden}"
+    if event.type == ev.WIN and "vectors" not in d:  # the bandanna
+        return f"{at}{_colour(d['color'])} WINS: {d.get('reason', '')}"
     if event.type == ev.WIN:
         vectors = "; ".join(" ".join(v) for v in d["vectors"])
         return f"{at}{_colour(d['color'])} WINS with {vectors}"
@@ -244,8 +301,6 @@ def describe(event: Event) -> str:
 
 def summary(game: Any, frames: int, skipped: int) -> str:
     """The closing lines of a readable replay: counts, the result and the final board."""
-    from rules.timevectors import render_ascii
-
     outcome = game.outcome()
     if outcome is None:
         result = "game not finished"
@@ -254,7 +309,18 @@ def summary(game: Any, frames: int, skipped: int) -> str:
     else:
         result = f"{_colour(outcome.winner)} won"
     read = f"{frames - skipped} frames read" + (f", {skipped} skipped" if skipped else "")
-    return f"\n{read}; {len(game.move_stack)} moves; {result}\n\n{render_ascii(game.board)}"
+    from rules.gryb.games.base import GrybGame
+
+    if isinstance(game, GrybGame):  # the bandanna: rings by node
+        from rules.gryb.nodes import node_name
+
+        rings = " ".join(f"{node_name(n)}={c}" for n, c in sorted(game.position().items()))
+        board = f"rings: {rings or 'none'}"
+    else:
+        from rules.timevectors import render_ascii
+
+        board = render_ascii(game.board)
+    return f"\n{read}; {len(game.move_stack)} moves; {result}\n\n{board}"
 
 
 class _Timed:

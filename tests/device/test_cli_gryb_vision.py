@@ -261,3 +261,96 @@ def test_render_can_write_the_exact_calibration(tmp_path: Path, capsys) -> None:
     assert calibration.nodes_px == pytest.approx(expected, abs=0.01)
     assert (out / "frame_00004_empty.png").exists()
     assert "6 rings" in capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def ez_gryb_frames(tmp_path_factory) -> Path:
+    """Frames of an EZ GRYB opening: rolls G, R, B (seed 0), a hand places each ring."""
+    import cv2
+
+    from calibration.calibfile import save_calibration
+    from vision.gryb_bench import calibrated_scene
+    from vision.render_hand import HandSpec
+
+    out = tmp_path_factory.mktemp("ez")
+    scene = calibrated_scene(31, (1280, 960))
+    save_calibration(scene.calibration, out / "calibration.json")
+    (out / "rings.json").write_text(json.dumps([list(c) for c in scene.style.ring_rgb]))
+    frames = out / "frames"
+    frames.mkdir()
+    script: list = [({}, None)] * 4
+    board: dict[int, int] = {}
+    for player, node in enumerate(("G", "R", "B")):
+        hand = HandSpec(target_point=NODES.index(node))
+        script.append((dict(board), hand))
+        board[NODES.index(node)] = player % 2
+        script += [(dict(board), hand)] + [(dict(board), None)] * 5
+    pictures: dict = {}
+    for index, (rings, hand) in enumerate(script):
+        key = (tuple(sorted(rings.items())), hand)
+        if key not in pictures:
+            pictures[key] = scene.render(rings, hand=hand).image_bgr
+        cv2.imwrite(str(frames / f"frame_{index:03d}.png"), pictures[key])
+    return out
+
+
+@pytest.mark.parametrize("rolls", ["0", "file"])
+def test_replay_an_ez_gryb_opening(ez_gryb_frames: Path, rolls: str, capsys) -> None:
+    if rolls == "file":
+        rolls = str(ez_gryb_frames / "rolls.json")
+        Path(rolls).write_text(json.dumps(["G", "R", "B"]))
+    argv = [
+        "replay",
+        "--board",
+        "gryb",
+        "--game",
+        "ez-gryb",
+        "--rolls",
+        rolls,
+        "--json",
+        "--calibration",
+        str(ez_gryb_frames / "calibration.json"),
+        "--palette",
+        str(ez_gryb_frames / "rings.json"),
+        str(ez_gryb_frames / "frames"),
+    ]
+    assert main(argv) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    moves = [
+        (r["kind"], r.get("point") or r.get("roll"), r["color"])
+        for r in records
+        if r["type"] == "move"
+    ]
+    assert moves[:6] == [
+        ("roll", "G", 0),
+        ("place", "G", 0),
+        ("roll", "R", 1),
+        ("place", "R", 1),
+        ("roll", "B", 0),
+        ("place", "B", 0),
+    ]
+    assert not [r for r in records if r["type"] == "illegal"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ([], "needs --game"),
+        (["--game", "chess"], "not a GRYB game"),
+        (["--game", "ez-gryb", "--rolls", "{dir}/missing.json"], "rolls file"),
+    ],
+)
+def test_replay_gryb_bad_input(
+    ez_gryb_frames: Path, extra: list[str], message: str, capsys
+) -> None:
+    argv = [
+        "replay",
+        "--board",
+        "gryb",
+        *[a.replace("{dir}", str(ez_gryb_frames)) for a in extra],
+        "--calibration",
+        str(ez_gryb_frames / "calibration.json"),
+        str(ez_gryb_frames / "frames"),
+    ]
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
