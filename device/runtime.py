@@ -117,6 +117,7 @@ class Runtime:
         game_factory: Callable[[int, str], Any] = game_view.new_game,
         game_loader: Callable[[dict[str, Any]], Any] = game_view.load_game,
         backoff: tuple[float, float] = (0.5, 30.0),
+        board: str = game_view.BOARD,
     ) -> None:
         if not pin:
             raise ControlError("a runtime needs a PIN for control actions")
@@ -128,6 +129,7 @@ class Runtime:
         self._pipeline_factory = pipeline_factory
         self._game_factory = game_factory
         self._game_loader = game_loader
+        self.board = board  # games of another board in the store are not resumed
         self._backoff_min, self._backoff_max = backoff
 
         self._lock = threading.RLock()  # game, pipeline, calibration, alerts
@@ -171,7 +173,7 @@ class Runtime:
         """Resume the latest game unless it was abandoned. A finished one is resumed too: its
         tokens are still on the table, and clearing them starts the next game as usual."""
         stored = self.store.latest_game()
-        if stored is not None and stored.status != "abandoned":
+        if stored is not None and stored.status != "abandoned" and stored.board == self.board:
             try:
                 game = self._game_loader(stored.state)
             except (ValueError, KeyError, TypeError) as exc:

@@ -25,6 +25,7 @@ logger = logging.getLogger(__name__)
 
 APP_NAME = "boardcam"
 CALIBRATION_FILE = "calibration.json"
+BOARDS = ("timevectors", "gryb")
 
 
 class SetupError(ValueError):
@@ -48,6 +49,14 @@ def add_common_arguments(parser: argparse.ArgumentParser, *, server: bool = Fals
         parser.add_argument("--ntfy", action="append", metavar="URL", help="ntfy topic URL to push alerts to")
         parser.add_argument("--webhook", action="append", metavar="URL", help="URL that gets alerts as JSON")
         parser.add_argument("--mqtt", metavar="HOST[:PORT]", help="MQTT broker for alerts and state")
+        parser.add_argument(
+            "--board", choices=BOARDS, default="timevectors",
+            help="the board watched: the stacked Time Vectors board or the GRYB bandanna",
+        )
+        parser.add_argument(
+            "--game", metavar="NAME",
+            help="GRYB game played on the bandanna (default ez-gryb; see `boardcam gryb games`)",
+        )
 
 
 def resolve_config(args: argparse.Namespace) -> Config:
@@ -94,17 +103,34 @@ def is_demo(source: FrameSource) -> bool:
     return type(source).__name__ == "DemoSource"
 
 
-def load_calibration_file(path: str | Path) -> Any:
-    """Load a calibration file; raises :class:`SetupError` naming the file and the problem."""
+def load_calibration_file(path: str | Path, board: str = "timevectors") -> Any:
+    """Load a calibration file of ``board``; raises :class:`SetupError` naming the file and
+    the problem (a file of the other board included)."""
     from calibration.calibfile import load_calibration
+    from calibration.gryb_calibfile import load_gryb_calibration
 
     try:
+        if _file_board(Path(path)) != board:
+            raise SetupError(f"cannot use calibration {path}: it is not of the {board} board")
+        if board == "gryb":
+            return load_gryb_calibration(Path(path))
         return load_calibration(Path(path))
+    except SetupError:
+        raise
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise SetupError(f"cannot use calibration {path}: {exc}") from exc
 
 
-def resolve_calibration(config: Config, source: FrameSource, directory: Path) -> tuple[Any, str]:
+def _file_board(path: Path) -> str:
+    """The ``board`` a calibration file names (older stacked-board files name none)."""
+    document = json.loads(path.read_text(encoding="utf-8"))
+    board = document.get("board", "timevectors") if isinstance(document, dict) else None
+    return board if isinstance(board, str) else "timevectors"
+
+
+def resolve_calibration(
+    config: Config, source: FrameSource, directory: Path, board: str = "timevectors"
+) -> tuple[Any, str]:
     """The calibration to start with and where it came from.
 
     The configured file wins; the demo brings its own; otherwise the one the
@@ -112,12 +138,17 @@ def resolve_calibration(config: Config, source: FrameSource, directory: Path) ->
     a calibration). Raises :class:`SetupError` for a configured file that fails.
     """
     if config.camera.calibration:
-        return load_calibration_file(config.camera.calibration), config.camera.calibration
+        return load_calibration_file(config.camera.calibration, board), config.camera.calibration
     if is_demo(source):
         return source.calibration(), "the demo camera"  # type: ignore[attr-defined]
     saved = directory / CALIBRATION_FILE
     if saved.is_file():
-        return load_calibration_file(saved), str(saved)
+        try:
+            return load_calibration_file(saved, board), str(saved)
+        except SetupError as exc:
+            if board == "timevectors":
+                raise
+            logger.warning("%s; the bandanna needs its own calibration (--calibration)", exc)
     return None, ""
 
 
@@ -144,9 +175,12 @@ def resolve_palette(config: Config, source: FrameSource, calibration: Any) -> li
     return None
 
 
-def build_runtime(config: Config, **runtime_options: Any) -> tuple[Any, str]:
+def build_runtime(
+    config: Config, *, board: str = "timevectors", game: str | None = None, **runtime_options: Any
+) -> tuple[Any, str]:
     """Store, source, calibration, palette, sinks and PIN assembled into a (not started) runtime;
-    returns it and where its calibration came from.
+    returns it and where its calibration came from. ``board`` "gryb" watches the bandanna
+    and plays the GRYB game ``game`` (default EZ GRYB) on it.
 
     Raises :class:`ConfigError`, :class:`SetupError`, ``StoreError`` or
     ``SourceSpecError`` (all ``ValueError``) with a message for the user.
@@ -156,10 +190,23 @@ def build_runtime(config: Config, **runtime_options: Any) -> tuple[Any, str]:
     from device.sources.factory import open_source
     from device.store import Store
 
+    if board not in BOARDS:
+        raise SetupError(f"the board is one of {', '.join(BOARDS)}, not {board!r}")
+    if game is not None and board != "gryb":
+        raise SetupError("--game names a GRYB game: use it with --board gryb")
+    if board == "gryb":
+        from device.gryb_view import DEFAULT_GAME, game_factory
+
+        runtime_options.setdefault("game_factory", game_factory(game or DEFAULT_GAME))
     directory = data_dir(config)
     source = open_source(config.camera.source, fps=config.camera.fps,
                          size=(config.camera.width, config.camera.height))
-    calibration, origin = resolve_calibration(config, source, directory)
+    if board == "gryb" and is_demo(source):
+        source.stop()
+        raise SetupError(
+            "there is no bandanna demo yet: give --source and --calibration for the bandanna"
+        )
+    calibration, origin = resolve_calibration(config, source, directory, board)
     palette = resolve_palette(config, source, calibration)
     runtime_options.setdefault(
         "pipeline_factory", functools.partial(default_pipeline_factory, stable_frames=config.camera.stable_frames)
@@ -174,6 +221,7 @@ def build_runtime(config: Config, **runtime_options: Any) -> tuple[Any, str]:
             pin=make_pin(config),
             config=config,
             palette=palette,
+            board=board,
             **runtime_options,
         )
     except BaseException:

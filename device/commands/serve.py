@@ -121,7 +121,9 @@ def run_serve(args: argparse.Namespace) -> int:
 
     try:
         config = _config(args)
-        runtime, calibration_origin = build_runtime(config)
+        runtime, calibration_origin = build_runtime(
+            config, board=args.board, game=args.game
+        )
     except ValueError as exc:
         return _fail(str(exc))
     try:

@@ -27,6 +27,7 @@ def bandanna_runtime(store: Store, script: ScriptedBandanna, *, calibrated: bool
         calibration=bandanna_calibration() if calibrated else None,
         pipeline_factory=script.pipeline_factory,
         game_factory=gryb_view.game_factory("ez-gryb"),
+        board="gryb",
     )
 
 
@@ -103,6 +104,14 @@ def test_the_game_resumes_after_a_restart(store: Store) -> None:
     assert again.game_id == game_id
     assert again.state()["tokens"] == {"Y": 0} and again.state()["gryb"]["to_move"] == 1
     assert again.game_object.seed == runtime.game_object.seed
+
+
+def test_a_stacked_board_runtime_does_not_resume_a_bandanna_game(store: Store) -> None:
+    runtime = bandanna_runtime(store, ScriptedBandanna(), calibrated=False)
+    runtime.roll()
+    stacked = Runtime(ScriptedSource(["empty"]), store=store, pin="1234")
+    assert stacked.game_id != runtime.game_id and stacked.state()["board"] == "timevectors"
+    assert store.latest_game().board == "timevectors"
 
 
 def test_operator_actions_name_nodes(store: Store) -> None:
