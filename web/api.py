@@ -62,6 +62,17 @@ def _ok(result: Any = None) -> Response:
     return jsonify({"ok": True, "events": events, "state": present_state(rt.state(), palette_of(rt))})
 
 
+def _location(body: dict[str, Any]) -> int | str:
+    """The ``point`` of a correction or confirmation: a point index of the stacked board
+    (``A3Q``), or a bandanna node's name (``GGBY``), which the runtime reads for its board."""
+    if getattr(runtime(), "board", "timevectors") != "gryb":
+        return point_field(body)
+    value = body.get("point")
+    if not isinstance(value, str) or not value.strip():
+        raise ApiError(400, "'point' is required (a node like GGBY, or 0 for the head)")
+    return value
+
+
 def _game_or_404(game_id: str) -> dict[str, Any]:
     try:
         return runtime().game(game_id)
@@ -132,9 +143,10 @@ def accept() -> Response:
 @bp.post("/control/correct")
 @control_required
 def correct() -> Response:
-    """Fix a misread point: ``{"point": "A3Q", "color": 0}`` (``null`` = empty)."""
+    """Fix a misread point: ``{"point": "A3Q", "color": 0}`` (``null`` = empty; a node like
+    ``GGBY`` on the bandanna)."""
     body = json_object()
-    point = point_field(body)
+    point = _location(body)
     colour = optional_colour_field(body)
     return _ok(run_control(lambda: runtime().correct(point, colour)))
 
@@ -142,9 +154,10 @@ def correct() -> Response:
 @bp.post("/control/confirm")
 @control_required
 def confirm() -> Response:
-    """Confirm that the last move went to a point the camera cannot see: ``{"point": "A3Q"}``."""
+    """Confirm that the last move went to a point the camera cannot see: ``{"point": "A3Q"}``
+    (a node on the bandanna)."""
     body = json_object()
-    point = point_field(body)
+    point = _location(body)
     return _ok(run_control(lambda: runtime().confirm_hidden(point)))
 
 
@@ -158,6 +171,18 @@ def choose() -> Response:
     body = json_object()
     colour = int_field(body, "color", low=0, high=1)
     return _ok(run_control(lambda: runtime().choose_colour(colour)))
+
+
+@bp.post("/control/roll")
+@control_required
+def roll() -> Response:
+    """Roll the GRYB game's die: ``{}`` rolls the game's seeded virtual die, ``{"face": "Y"}``
+    records what a physical die showed. A 400 with the reason when no roll is due."""
+    body = json_object()
+    face = body.get("face")
+    if face is not None and not isinstance(face, str):
+        raise ApiError(400, "'face' is a die face like G or GRYB, or absent for the virtual die")
+    return _ok(run_control(lambda: runtime().roll(face)))
 
 
 @bp.post("/control/undo")
