@@ -60,6 +60,8 @@ RING_WEIGHT = 0.5
 CHANGE_MARGIN = 0.03  # a point must explain the before/after change this much better to take it
 HAND_AREA_DISCS = 2.0  # an unexplained blob bigger than this many top discs is a hand
 MIN_QUALITY = 0.5
+TEXTURE_STD = 0.5  # brightness spread (feature units) over a top disc that counts as printed texture
+TEXTURE_KEPT = 0.5  # frame/reference brightness correlation above which the texture is still there
 PLATE_FOLLOW = 0.3  # how fast the learned per-plate colour loss follows new frames
 NOISE_SIGMAS = 5.0  # a change must also stand this far out of the sensor noise
 MAX_NOISE = 6.0  # grey levels; more "noise" than this is a changed scene, not a sensor
@@ -104,6 +106,11 @@ def _distance(delta: np.ndarray, shadow_weight: float = 1.0) -> np.ndarray:
     """Length of feature differences, darkening weighted by ``shadow_weight``."""
     light = np.where(delta[:, 2] < 0, delta[:, 2] * shadow_weight, delta[:, 2])
     return np.sqrt(delta[:, 0] ** 2 + delta[:, 1] ** 2 + light**2)
+
+
+def _evidence(change: np.ndarray) -> np.ndarray:
+    """0..1 per pixel: how surely a change of this size (feature units) is a real one."""
+    return np.clip((change - FAINT_DISTANCE) / (FOREGROUND_DISTANCE - FAINT_DISTANCE), 0.0, 1.0)
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -260,10 +267,18 @@ class Observer:
             self._motion.reset()
             return self._blind()
         moving = self._motion.update(grey) if compare_previous else False
-        feats, change = self._change(px)
+        feats, change, unshaded = self._change(px)
         foreground = change > FOREGROUND_DISTANCE
-        evidence = np.clip((change - FAINT_DISTANCE) / (FOREGROUND_DISTANCE - FAINT_DISTANCE), 0.0, 1.0)
-        score, accepted, visible_core = self._read_tokens(evidence)
+        evidence = _evidence(change)
+        # Where a point's printed texture is gone (not merely darker), darkening is a token.
+        replaced = self._texture_replaced(feats)
+        if replaced.any():
+            mine = replaced[self._core.point]
+            core_evidence = evidence[self._core.index]
+            core_evidence[mine] = _evidence(unshaded[self._core.index[mine]])
+        else:
+            core_evidence = evidence[self._core.index]
+        score, accepted, visible_core = self._read_tokens(evidence, core_evidence)
         explained = self._paint(self._silhouette, accepted)
         unexplained = foreground & ~explained
         hand_blob = self._hand(unexplained)
@@ -353,13 +368,15 @@ class Observer:
         probs[:, 0] = 1.0
         return Observation(probs=probs, visibility=np.zeros(N_POINTS), hand_present=False, quality=0.0)
 
-    def _change(self, px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _change(self, px: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Gain-normalised features of the gathered pixels and how far each is from the
         empty board, in feature units, set to 0 where the difference is within the
-        sensor noise (dark pixels have noisy colour: judged against their own noise)."""
+        sensor noise (dark pixels have noisy colour: judged against their own noise);
+        with darkening counted at ``SHADOW_WEIGHT`` and, last, at full weight."""
         if self._ref_px is None:
             feats = features(px)
-            return feats, _distance(feats - self._estimated_background(feats), shadow_weight=SHADOW_WEIGHT)
+            delta = feats - self._estimated_background(feats)
+            return feats, _distance(delta, shadow_weight=SHADOW_WEIGHT), _distance(delta)
         grid = self._grid_local[::3]
         gain = channel_gain(px[grid], self._ref_px[grid])
         balanced = px / gain
@@ -374,7 +391,9 @@ class Observer:
         # Squared change in units of this pixel's own noise (chroma and brightness apart).
         noise_units = chroma2 * self._inv_chroma_noise2 + light * light * self._inv_light_noise2
         significant = noise_units > np.float32((NOISE_SIGMAS * sigma) ** 2)
-        return feats, np.where(significant, distance, np.float32(0.0))
+        unshaded = np.sqrt(chroma2 + light * light)
+        zero = np.float32(0.0)
+        return feats, np.where(significant, distance, zero), np.where(significant, unshaded, zero)
 
     def _estimated_background(self, feats: np.ndarray) -> np.ndarray:
         """Without a reference image: the median colour of the board area stands in for it.
@@ -397,14 +416,39 @@ class Observer:
         has its ring filled too, which is what tells the two apart)."""
         return core_fg / np.maximum(core_n, 1) - RING_WEIGHT * ring_fg / np.maximum(ring_n, 1)
 
-    def _read_tokens(self, evidence: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _texture_replaced(self, feats: np.ndarray) -> np.ndarray:
+        """Points whose top disc had printed texture (grid lines) in the reference that the
+        frame no longer follows: a shadow darkens texture and keeps it, a token hides it.
+        Measured as the correlation of frame and reference brightness over the top disc."""
+        if self._ref_features is None:
+            return np.zeros(N_POINTS, bool)
+        pts, idx = self._top.point, self._top.index
+        n = np.maximum(self._top.count, 1)
+        f, r = feats[idx, 2].astype(np.float64), self._ref_features[idx, 2].astype(np.float64)
+
+        def mean(values: np.ndarray) -> np.ndarray:
+            return np.bincount(pts, weights=values, minlength=N_POINTS) / n
+
+        mf, mr = mean(f), mean(r)
+        var_r = np.maximum(mean(r * r) - mr * mr, 0.0)
+        var_f = np.maximum(mean(f * f) - mf * mf, 0.0)
+        cov = mean(f * r) - mf * mr
+        textured = var_r >= TEXTURE_STD**2
+        follows = cov >= TEXTURE_KEPT * np.sqrt(var_r * var_f) + 1e-12
+        return textured & ~follows & (self._top.count >= 8)
+
+    def _read_tokens(
+        self, evidence: np.ndarray, core_evidence: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Which points hold a token: fit score, accepted mask and visible core pixel counts.
 
         ``evidence`` (0..1 per gathered pixel) is how surely each pixel changed; soft
         evidence lets a faint token (grey on a pale table) add up over its whole footprint.
+        ``core_evidence`` is the same over each point's core pixels (``self._core`` order),
+        where a point with its texture replaced counts darkening in full.
         """
         core_pt, ring_pt = self._core.point, self._ring.point
-        core_ev, ring_ev = evidence[self._core.index], evidence[self._ring.index]
+        core_ev, ring_ev = core_evidence, evidence[self._ring.index]
         first = self._fit(
             np.bincount(core_pt, weights=core_ev, minlength=N_POINTS),
             self._core.count,

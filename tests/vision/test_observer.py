@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import cv2
 import numpy as np
 import pytest
 
@@ -222,3 +223,21 @@ def test_half_covered_tokens_read_their_own_colour(scene):
     covered = [p for p in tokens if 0.5 <= rendered.visibility[p] < 0.9 and read[p] >= 0]
     assert len(covered) >= 4  # (whether each is found at all is the other tests' business)
     assert [int(read[p]) for p in covered] == [int(truth[p]) for p in covered]
+
+
+def test_texture_hidden_is_told_from_texture_darkened(scene):
+    """A shadow keeps the printed lines under it (darker); a flat token top hides them."""
+    observer = Observer(scene.calibration)
+    reference = scene.calibration.reference_image()
+    reference = cv2.resize(reference, scene.camera.image_size, interpolation=cv2.INTER_LINEAR)
+    ramp = np.linspace(0.55, 1.0, reference.shape[1], dtype=np.float32)[None, :, None]
+    shaded = np.clip(reference * ramp, 0, 255).astype(np.uint8)
+    flat = cv2.blur(reference, (61, 61))
+
+    def replaced(frame: np.ndarray) -> np.ndarray:
+        feats, _, _ = observer._change(observer._sample(frame))
+        return observer._texture_replaced(feats)
+
+    in_shadow, flattened = replaced(shaded), replaced(flat)
+    assert flattened.sum() >= 20  # the board's printed squares give many textured discs
+    assert in_shadow.sum() <= 0.1 * flattened.sum()
