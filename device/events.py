@@ -87,7 +87,7 @@ EVENT_TYPES: frozenset[str] = frozenset(
 )
 
 #: Events that need a person's attention: they go to the push sinks and ring the phone.
-ALERT_TYPES: frozenset[str] = frozenset({WIN, DRAW, ILLEGAL, CONFIRM_HIDDEN, CAMERA_MOVED})
+ALERT_TYPES: frozenset[str] = frozenset({WIN, DRAW, ILLEGAL, CONFIRM_HIDDEN, CAMERA_MOVED, GRYB})
 
 _RESERVED_KEYS = frozenset({"type", "frame", "time", "game_id"})
 

@@ -69,16 +69,26 @@ export function ring(record, text) {
 
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
+// What a GRYB move did to the rings it names (move records of the bandanna carry "nodes").
+const GRYB_VERBS = { place: "placed a ring on", move: "moved a ring to", remove: "took off" };
+
 // {title, detail} in words players understand, for any event record.
 export function describe(record, state) {
   const who = (colour) => colourName(state, colour);
   const points = (list) => (list || []).join(", ");
   switch (record.type) {
     case "move":
+      if (record.kind === "roll") return { title: `${who(record.color)} rolled ${record.roll}`, detail: "" };
+      if (record.nodes) return { title: `${who(record.color)} ${GRYB_VERBS[record.kind] || "played"} ${points(record.nodes)}`, detail: "" };
       if (record.kind === "choose") return { title: `Colour chosen: ${who(record.color)} plays colour ${record.color + 1}`, detail: "three-move equalization" };
       if (record.kind === "swap") return { title: `${who(record.color)} swapped ${record.point}`, detail: "first-move swap" };
       return { title: `${who(record.color)} played ${record.point}`, detail: "" };
-    case "win": return { title: `${who(record.color)} wins!`, detail: `${plural((record.vectors || []).length, "vector")}: ${(record.vectors || []).map(points).join(" · ")}` };
+    case "gryb": return {
+      title: `${who(record.color)} scored a GRYB`,
+      detail: `${(record.grybs || []).map((g) => points(g.nodes)).join(" · ")} — score ${(record.scores || []).join(" : ")}`,
+    };
+    case "win": if (record.grybs) return { title: `${who(record.color)} wins!`, detail: record.reason || "" };
+      return { title: `${who(record.color)} wins!`, detail: `${plural((record.vectors || []).length, "vector")}: ${(record.vectors || []).map(points).join(" · ")}` };
     case "draw": return { title: "Draw", detail: "no tokens left and no vector" };
     case "illegal": return { title: "Illegal change", detail: [(record.reasons || []).join("; "), points(record.points)].filter(Boolean).join(" — ") };
     case "restored": return { title: "Board put back", detail: "the board matches the game again" };

@@ -2,6 +2,7 @@
 import { control } from "./api.js";
 import { setupPage, toast, formatTime } from "./ui.js";
 import { createBoard, preferredLayout } from "./boards/index.js";
+import { RING_COLOURS } from "./boards/gryb.js";
 import { paletteOf, colourName, colourCount } from "./colours.js";
 import { describe, ring, unlockAudio, enableNotifications, notificationsPossible, isSoundOn, setSoundOn } from "./alerts.js";
 
@@ -27,6 +28,15 @@ let showThreats = localStorage.getItem("boardcam.threats") === "on";
 const lastMoveName = (s) => (s.last_move && typeof s.last_move === "object" ? s.last_move.point : s.last_move) || null;
 const alertKey = (r) => `${r.type}|${r.frame}|${(r.points || []).join()}|${(r.candidates || []).join()}`;
 const candidatesOf = (r) => (r.candidates && r.candidates.length ? r.candidates : r.points) || [];
+
+// Token colours: the learned palette, else the board's own defaults (the bandanna's rings).
+function boardPalette(s) {
+  const palette = paletteOf(s);
+  const learned = s && (s.palette || (s.calibration && s.calibration.palette));
+  return s && s.board === "gryb" && !learned ? [...RING_COLOURS, ...palette.slice(2)] : palette;
+}
+
+const isGryb = (s) => Boolean(s && s.board === "gryb");
 
 function ensureBoard(kind) {
   const layout = preferredLayout();
@@ -55,12 +65,13 @@ function turnText(s) {
   if (s.phase === "3meq-choice") return ["Colour choice", `${who || "Second player"} chooses a colour`];
   if (s.turn === null || s.turn === undefined) return ["–", ""];
   const colour = colourName(s, s.turn);
+  if (isGryb(s)) return [colour, s.phase === "roll" ? "rolls the die" : "moves"];
   if (s.phase === "swap-available") return [colour, `${who || "Second player"} may swap`];
   return [colour, who && who !== colour ? who : ""];
 }
 
 function renderStatus(s) {
-  const palette = paletteOf(s);
+  const palette = boardPalette(s);
   const over = Boolean(s.winner) || s.result === "draw";
   const [headline, who] = turnText(s);
   $("turn-text").textContent = headline;
@@ -96,12 +107,12 @@ function renderWinner(s) {
     return;
   }
   if (!s.winner) { banner.hidden = true; return; }
-  const palette = paletteOf(s);
+  const palette = boardPalette(s);
   const vectors = s.winner.vectors || [];
   const dims = s.winner.dimensions || [];
   $("win-swatch").style.background = palette[s.winner.color];
   $("win-title").textContent = `${colourName(s, s.winner.color)} wins!`;
-  $("win-sub").textContent = vectors
+  $("win-sub").textContent = s.winner.grybs ? s.winner.reason || "" : vectors
     .map((v, i) => `Vector of the ${dims[i] || "?"} dimension${(dims[i] || "").includes(" ") ? "s" : ""}: ${v.join(" ")}`)
     .join(" · ");
   banner.hidden = false;
@@ -180,7 +191,7 @@ function renderCorrection(s) {
   $("correct-card").hidden = !correcting;
   $("correct-point").textContent = selected || "tap a point";
   const holder = $("correct-choices");
-  const palette = paletteOf(s);
+  const palette = boardPalette(s);
   const colours = colourCount(s);
   const choices = [...Array(Math.min(colours, palette.length)).keys()].map((colour) => [colour, colourName(s, colour), palette[colour]]);
   choices.push([null, "Empty", ""]);
@@ -258,13 +269,13 @@ function renderMoves(s) {
     list.replaceChildren(li);
     return;
   }
-  const palette = paletteOf(s);
+  const palette = boardPalette(s);
   list.replaceChildren(...moves.map((notation) => moveItem(s, notation, palette)));
   list.scrollTop = list.scrollHeight;
 }
 
 function renderLegend(s) {
-  const palette = paletteOf(s);
+  const palette = boardPalette(s);
   const colours = colourCount(s);
   const items = [...Array(Math.min(colours, palette.length)).keys()]
     .map((c) => `<span><i class="swatch" style="background:${palette[c]}"></i>${escapeHtml(colourName(s, c))}</span>`);
@@ -274,6 +285,33 @@ function renderLegend(s) {
   $("legend").innerHTML = items.join("");
 }
 
+// The GRYB game on the bandanna: its name, the score per colour and the die (roll buttons).
+function renderGryb(s) {
+  const card = $("gryb-card");
+  card.hidden = !isGryb(s) || !s.gryb;
+  if (card.hidden) return;
+  const game = s.gryb;
+  const palette = boardPalette(s);
+  $("gryb-title").textContent = game.title || game.game || "GRYB";
+  $("gryb-phase").textContent = game.outcome ? game.outcome.reason : s.phase === "roll" ? "roll due" : "";
+  $("gryb-scores").replaceChildren(...(game.scores || []).map((score, colour) => {
+    const item = document.createElement("span");
+    item.className = "gryb-score";
+    item.dataset.colour = String(colour);
+    const swatch = document.createElement("span");
+    swatch.className = "swatch";
+    swatch.style.background = palette[colour];
+    const value = document.createElement("b");
+    value.textContent = String(score);
+    item.append(swatch, `${colourName(s, colour)}: `, value);
+    return item;
+  }));
+  $("gryb-die").textContent = game.die || "none due";
+  $("gryb-roll").textContent = game.roll || "–";
+  $("roll-button").disabled = !game.die;
+  $("roll-typed").disabled = !game.die;
+}
+
 function escapeHtml(text) {
   return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
@@ -281,6 +319,7 @@ function escapeHtml(text) {
 function render() {
   if (!state) return;
   ensureBoard(state.board || "timevectors");
+  $("threats-toggle").closest("label").hidden = isGryb(state); // the bandanna's games have no threats
   renderStatus(state);
   renderWinner(state);
   renderAlertBanner();
@@ -288,17 +327,18 @@ function render() {
   renderMismatch(state);
   renderCorrection(state);
   renderOpening(state);
+  renderGryb(state);
   renderMoves(state);
   renderLegend(state);
   board.render({
     tokens: state.tokens,
-    palette: paletteOf(state),
+    palette: boardPalette(state),
     lastMove: lastMoveName(state),
     threats: state.threats,
     showThreats,
     mismatch: state.mismatch,
     hidden: state.hidden,
-    vectors: state.winner ? state.winner.vectors : [],
+    vectors: state.winner ? state.winner.vectors || state.winner.grybs || [] : [],
     vectorColour: state.winner ? state.winner.color : null,
     selected: correcting ? selected : null,
   });
@@ -408,6 +448,12 @@ function wireControls() {
   $("correct-button").addEventListener("click", () => { correcting = true; selected = null; render(); });
   $("correct-cancel").addEventListener("click", () => { correcting = false; selected = null; render(); });
   $("undo-button").addEventListener("click", () => act("/api/control/undo", {}, "Last move taken back"));
+  $("roll-button").addEventListener("click", () => act("/api/control/roll", {}, "Die rolled"));
+  $("roll-typed").addEventListener("click", async () => {
+    const face = $("roll-face").value.trim();
+    if (!face) { toast("Type what the die showed (a colour letter or a node)", { bad: true }); return; }
+    if (await act("/api/control/roll", { face }, `Roll ${face.toUpperCase()} recorded`)) $("roll-face").value = "";
+  });
   $("alert-dismiss").addEventListener("click", () => {
     if (liveAlert) dismissedKey = alertKey(liveAlert);
     liveAlert = null;

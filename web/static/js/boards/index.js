@@ -1,8 +1,9 @@
-// Board drawings by board kind; a second board (GRYB) registers here with the same shape:
+// Board drawings by board kind (the state's "board"), all of the same shape:
 // new Board(container, {onPointClick, layout}) and board.render(view).
 import { TimeVectorsBoard } from "./timevectors.js";
+import { GrybBoard } from "./gryb.js";
 
-const BOARDS = { timevectors: TimeVectorsBoard };
+const BOARDS = { timevectors: TimeVectorsBoard, gryb: GrybBoard };
 
 export function createBoard(kind, container, options) {
   const Board = BOARDS[kind];
