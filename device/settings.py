@@ -171,7 +171,8 @@ def resolve_palette(config: Config, source: FrameSource, calibration: Any) -> li
     if config.camera.palette:
         return load_palette(config.camera.palette)
     if is_demo(source):
-        return [list(c) for c in source.palette]  # type: ignore[attr-defined]
+        demo_palette = source.palette  # type: ignore[attr-defined]
+        return None if demo_palette is None else [list(c) for c in demo_palette]
     return None
 
 
@@ -202,10 +203,9 @@ def build_runtime(
     source = open_source(config.camera.source, fps=config.camera.fps,
                          size=(config.camera.width, config.camera.height))
     if board == "gryb" and is_demo(source):
-        source.stop()
-        raise SetupError(
-            "there is no bandanna demo yet: give --source and --calibration for the bandanna"
-        )
+        from device.sources.demo import DemoSource
+
+        source = DemoSource(fps=source.fps, board="gryb")
     calibration, origin = resolve_calibration(config, source, directory, board)
     palette = resolve_palette(config, source, calibration)
     runtime_options.setdefault(

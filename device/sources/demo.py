@@ -1,4 +1,4 @@
-"""The built-in demo: the synthetic renderer playing a scripted Time Vectors game in a loop.
+"""The built-in demo: the synthetic renderer playing a scripted game in a loop.
 
 ``boardcam serve`` with no camera runs this source, so a fresh machine shows
 the whole product working: hands placing tokens, a fast two-token move, an
@@ -7,7 +7,8 @@ states, so each view (board + hand) is rendered once and kept as JPEG bytes:
 after the first loop the demo costs a JPEG decode per frame.
 
 :func:`demo_camera`, :data:`DEMO_PALETTE` and :meth:`DemoSource.calibration`
-give the pipeline what it needs to read the demo's frames.
+give the pipeline what it needs to read the demo's frames. ``DemoSource(board="gryb")``
+plays EZ GRYB on a rendered, wrinkled bandanna instead (:class:`BandannaShotRenderer`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import numpy as np
 
 from calibration.camera import CameraModel
 from calibration.spec import TimeVectorsSpec, load_spec
-from device.demo_script import Board, Shot, demo_script
+from device.demo_script import Board, Shot, demo_script, gryb_demo_script
 from device.sources.base import Frame, FrameSource, SourceError
 from vision.render import HandSpec, SceneStyle, render_timevectors
 
@@ -35,6 +36,8 @@ RGB = tuple[int, int, int]
 DEMO_PALETTE: tuple[RGB, ...] = ((205, 40, 45), (240, 190, 30), (35, 85, 200))
 DEMO_SIZE = (800, 600)
 DEMO_FPS = 4.0
+#: The bandanna demo's scene (camera, cloth, wrinkles, ring colours) by its seed.
+BANDANNA_DEMO_SEED = 21
 
 
 def demo_camera(size: tuple[int, int] = DEMO_SIZE) -> CameraModel:
@@ -111,10 +114,10 @@ class ShotRenderer:
         """The empty board with no hand: the calibration's reference image."""
         return self.image(Shot(board=()))
 
-    def _render(self, shot: Shot) -> bytes:
-        started = time.perf_counter()
+    def _draw(self, shot: Shot) -> np.ndarray:
+        """The BGR picture of ``shot``'s view."""
         hand = HandSpec(target_point=shot.hand_at) if shot.hand_at is not None else None
-        rendered = render_timevectors(
+        return render_timevectors(
             self.camera,
             self.spec,
             shot.tokens,
@@ -122,10 +125,12 @@ class ShotRenderer:
             hand=hand,
             scene=self.scene,
             seed=self.seed,
-        )
-        ok, buffer = cv2.imencode(
-            ".jpg", rendered.image_bgr, [cv2.IMWRITE_JPEG_QUALITY, self.jpeg_quality]
-        )
+        ).image_bgr
+
+    def _render(self, shot: Shot) -> bytes:
+        started = time.perf_counter()
+        image = self._draw(shot)
+        ok, buffer = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, self.jpeg_quality])
         if not ok:
             raise SourceError("the demo frame could not be encoded")
         logger.debug(
@@ -137,11 +142,54 @@ class ShotRenderer:
         return buffer.tobytes()
 
 
+class BandannaShotRenderer(ShotRenderer):
+    """Renders shots of the bandanna (board keys are node indices, colours the players' rings)
+    in one random but fixed scene; its :meth:`calibration` is fitted from the empty bandanna's
+    picture the way ``boardcam calibrate --board gryb`` fits one (a few seconds, done once)."""
+
+    def __init__(self, size: tuple[int, int] = DEMO_SIZE, seed: int = BANDANNA_DEMO_SEED) -> None:
+        from vision.gryb_render import random_bandanna_scene
+
+        camera, self.style, self.wrinkles = random_bandanna_scene(seed, size)
+        super().__init__(camera, (), seed=seed)
+        self._fitted: Any = None
+
+    def _draw(self, shot: Shot) -> np.ndarray:
+        from vision.gryb_render import render_bandanna
+
+        hand = HandSpec(target_point=shot.hand_at) if shot.hand_at is not None else None
+        return render_bandanna(
+            self.camera,
+            self.bandanna_spec,
+            shot.tokens,
+            style=self.style,
+            wrinkles=self.wrinkles,
+            hand=hand,
+            seed=self.seed,
+            noise_seed=0,
+        ).image_bgr
+
+    @property
+    def bandanna_spec(self) -> Any:
+        from calibration.gryb_spec import load_gryb_spec
+
+        return load_gryb_spec()
+
+    def calibration(self) -> Any:
+        """The bandanna calibration fitted from the empty picture and its corner clicks."""
+        if self._fitted is None:
+            from vision.gryb_bench import calibrated_scene
+
+            self._fitted = calibrated_scene(self.seed, self.camera.image_size).calibration
+        return self._fitted
+
+
 class DemoSource(FrameSource):
     """Plays the scripted demo game at ``fps`` frames per second, in a loop by default.
 
     ``fps=0`` delivers frames as fast as they are asked for (tests, benchmarks).
-    ``shots`` replaces the demo game by another script.
+    ``shots`` replaces the demo game by another script. ``board="gryb"`` plays the
+    bandanna's demo (EZ GRYB) instead of the stacked board's.
     """
 
     def __init__(
@@ -153,17 +201,27 @@ class DemoSource(FrameSource):
         shots: Sequence[Shot] | None = None,
         scene: SceneStyle | None = None,
         seed: int = 0,
+        board: str = "timevectors",
     ) -> None:
         if fps < 0:
             raise ValueError(f"fps must be 0 or more, not {fps}")
+        if board not in ("timevectors", "gryb"):
+            raise ValueError(f"the demo plays on the timevectors or gryb board, not {board!r}")
         self.fps = fps
         self.loop = loop
-        self.renderer = ShotRenderer(demo_camera(size), DEMO_PALETTE, scene=scene, seed=seed)
-        script = demo_script() if shots is None else shots
+        self.board = board
+        if board == "gryb":
+            self.renderer: ShotRenderer = BandannaShotRenderer(size)
+            script = gryb_demo_script() if shots is None else shots
+            what = "EZ GRYB game on the bandanna"
+        else:
+            self.renderer = ShotRenderer(demo_camera(size), DEMO_PALETTE, scene=scene, seed=seed)
+            script = demo_script() if shots is None else shots
+            what = "Time Vectors game"
         self._timeline = [shot for shot in script for _ in range(shot.frames)]
         if not self._timeline:
             raise ValueError("the demo script has no frames")
-        self.description = f"demo: a scripted Time Vectors game at {fps:g} fps"
+        self.description = f"demo: a scripted {what} at {fps:g} fps"
         self._index = 0
         self._seq = 0
         self._next_time = 0.0
@@ -172,9 +230,10 @@ class DemoSource(FrameSource):
         self._stop_warming = threading.Event()
 
     @property
-    def palette(self) -> list[RGB]:
-        """The nominal colours of the demo's token sets."""
-        return list(DEMO_PALETTE)
+    def palette(self) -> list[RGB] | None:
+        """The nominal colours of the demo's token sets (``None`` on the bandanna: the ring
+        colours are numbered as first seen, and the first ring is the first player's)."""
+        return None if self.board == "gryb" else list(DEMO_PALETTE)
 
     @property
     def camera(self) -> CameraModel:
@@ -186,9 +245,12 @@ class DemoSource(FrameSource):
         return len(self._timeline)
 
     def calibration(self) -> Any:
-        """A calibration of the demo camera (exact: it is the camera that renders)."""
+        """A calibration of the demo camera (exact: it is the camera that renders; the
+        bandanna's is fitted from its empty picture)."""
         from calibration.calibfile import Calibration
 
+        if isinstance(self.renderer, BandannaShotRenderer):
+            return self.renderer.calibration()
         reference = self.renderer.empty_board()
         calibration = Calibration(
             board="timevectors", spec=self.renderer.spec, camera=self.renderer.camera, rms_px=0.0

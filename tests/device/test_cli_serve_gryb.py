@@ -51,6 +51,16 @@ def test_the_runtime_watches_the_bandanna(tmp_path: Path, bandanna_files) -> Non
         runtime.store.close()
 
 
+def test_the_bandanna_demo(tmp_path: Path) -> None:
+    runtime, origin = build_runtime(config(tmp_path, "demo"), board="gryb")
+    try:
+        assert origin == "the demo camera" and "EZ GRYB" in runtime.source.description
+        assert runtime.calibration.board == "gryb" and runtime.palette is None
+        assert runtime.state()["gryb"]["game"] == "ez-gryb"
+    finally:
+        runtime.store.close()
+
+
 def test_a_stacked_board_calibration_is_refused_for_the_bandanna(
     tmp_path: Path, bandanna_files
 ) -> None:
@@ -84,8 +94,6 @@ def test_serve_refusals_exit_with_status_2(
     assert "'chess' is not a GRYB game" in capsys.readouterr().err
     assert main(["serve", *data, "--game", "ez-gryb", "--source", f"folder:{frames}"]) == 2
     assert "use it with --board gryb" in capsys.readouterr().err
-    assert main(["serve", *data, "--board", "gryb", "--source", "demo"]) == 2
-    assert "no bandanna demo" in capsys.readouterr().err
 
 
 def test_a_corrupt_calibration_file_is_named(tmp_path: Path) -> None:
