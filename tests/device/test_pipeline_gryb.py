@@ -71,12 +71,13 @@ def test_placement_illegal_ring_and_restored(scene: CalibratedScene) -> None:
 def test_a_moved_camera_is_reported(scene: CalibratedScene) -> None:
     watch = Watch(scene)
     watch.show({})
-    moved = watch.show({}, shift=40)
+    # The observer measures the shift every few frames of a stream: give it a couple of seconds.
+    moved = watch.show({}, shift=40, frames=20)
     assert kinds(moved) == ["camera_moved"]
     assert moved[0]["recalibrate"] is True and moved[0]["shift_px"] > BANDANNA_MOVED_PX
     assert watch.pipeline.state()["camera"]["needs_recalibration"] is True
-    assert watch.show({}, shift=40) == []  # said once
-    assert watch.show({}) == []  # put back where it was calibrated: judging resumes
+    assert watch.show({}, shift=40, frames=10) == []  # said once
+    assert watch.show({}, frames=20) == []  # put back where it was calibrated: judging resumes
     assert watch.pipeline.state()["camera"]["needs_recalibration"] is False
 
 
