@@ -35,6 +35,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 import cv2
 import numpy as np
@@ -44,7 +45,12 @@ from calibration.fit import Clicks, ClicksError, parse_clicks
 from calibration.jsonfile import JsonFileError, read_json_file
 from calibration.spec import SpecError, TimeVectorsSpec, spec_from_values, spec_values
 
+if TYPE_CHECKING:
+    from calibration.gryb_calibfile import GrybCalibration
+
 logger = logging.getLogger(__name__)
+
+SpecT = TypeVar("SpecT")
 
 CALIBRATION_VERSION = 1
 # MIGRATIONS[v] turns a version-v document into a version v+1 document.
@@ -118,11 +124,6 @@ class Calibration:
 
     def to_dict(self) -> dict:
         """The JSON document (see the module docstring for the schema)."""
-        reference: dict | None = None
-        if self.reference_jpeg is not None:
-            reference = {"jpeg_base64": base64.b64encode(self.reference_jpeg).decode("ascii")}
-        elif self.reference_path is not None:
-            reference = {"path": self.reference_path}
         return {
             "version": CALIBRATION_VERSION,
             "board": self.board,
@@ -140,7 +141,7 @@ class Calibration:
                 t: {c: list(uv) for c, uv in corners.items()}
                 for t, corners in self.landmarks.items()
             },
-            "reference_image": reference,
+            "reference_image": reference_to_dict(self.reference_jpeg, self.reference_path),
         }
 
 
@@ -197,30 +198,118 @@ def _require(document: Mapping, key: str, kind: type | tuple[type, ...], what: s
     return value
 
 
-def _number_array(value: object, shape: tuple[int, ...] | None, name: str) -> np.ndarray:
+# Fields every board's calibration file has; each board's loader validates them with these.
+
+
+def spec_section(
+    document: Mapping, from_values: Callable[[object], SpecT]
+) -> tuple[SpecT, str | None]:
+    """The board spec and its shipped name from a document's ``spec`` object, the values
+    read by the board's ``spec_from_values``. Raises :class:`CalibrationError`."""
+    spec_doc = _require(document, "spec", dict, "an object with the board spec")
+    spec_name = spec_doc.get("name")
+    if spec_name is not None and not isinstance(spec_name, str):
+        raise CalibrationError(f"spec name must be a string or null, not {spec_name!r}")
+    try:
+        spec = from_values(spec_doc.get("values"))
+    except SpecError as exc:
+        raise CalibrationError(f"calibration spec: {exc}") from exc
+    return spec, spec_name
+
+
+def image_size_field(document: Mapping) -> tuple[int, int]:
+    """``image_size`` as (width, height); raises :class:`CalibrationError`."""
+    size_list = _require(document, "image_size", list, "[width, height]")
+    if len(size_list) != 2 or not all(
+        isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size_list
+    ):
+        raise CalibrationError(f"image_size must be two positive whole numbers, not {size_list!r}")
+    return (size_list[0], size_list[1])
+
+
+def reprojection_field(document: Mapping) -> float:
+    """``reprojection_px``, a non-negative number; raises :class:`CalibrationError`."""
+    rms = _require(document, "reprojection_px", (int, float), "a number of pixels")
+    if not math.isfinite(rms) or rms < 0:
+        raise CalibrationError(f"reprojection_px must be a non-negative number, not {rms!r}")
+    return float(rms)
+
+
+def created_field(document: Mapping) -> str:
+    """``created``, an ISO 8601 time; raises :class:`CalibrationError`."""
+    created = _require(document, "created", str, "an ISO 8601 time")
+    try:
+        datetime.fromisoformat(created)
+    except ValueError as exc:
+        raise CalibrationError(f"created {created!r} is not an ISO 8601 time") from exc
+    return created
+
+
+def reference_to_dict(jpeg: bytes | None, path: str | None) -> dict | None:
+    """The ``reference_image`` value for an embedded JPEG, a picture file's path or neither."""
+    if jpeg is not None:
+        return {"jpeg_base64": base64.b64encode(jpeg).decode("ascii")}
+    if path is not None:
+        return {"path": path}
+    return None
+
+
+def reference_from_dict(document: Mapping) -> tuple[bytes | None, str | None]:
+    """The embedded reference JPEG or the reference picture's path (at most one of them).
+
+    Raises :class:`CalibrationError` for a malformed ``reference_image``, invalid base64 or
+    data that is not a JPEG.
+    """
+    reference = document.get("reference_image")
+    if reference is None:
+        return None, None
+    if (
+        not isinstance(reference, dict)
+        or len(reference) != 1
+        or not (
+            isinstance(reference.get("jpeg_base64"), str) or isinstance(reference.get("path"), str)
+        )
+    ):
+        raise CalibrationError(
+            'reference_image must be {"jpeg_base64": ...}, {"path": ...} or null'
+        )
+    if "path" in reference:
+        return None, reference["path"]
+    try:
+        data = base64.b64decode(reference["jpeg_base64"], validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise CalibrationError("reference_image.jpeg_base64 is not valid base64") from exc
+    if not data.startswith(b"\xff\xd8"):
+        raise CalibrationError("reference_image.jpeg_base64 does not hold a JPEG")
+    return data, None
+
+
+def number_array(value: object, shape: tuple[int, ...] | None, label: str) -> np.ndarray:
+    """``value`` as a float64 array of ``shape`` (any shape for None) holding only finite
+    numbers; ``label`` names it in errors ("camera K"). Raises :class:`CalibrationError`."""
     try:
         array = np.array(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise CalibrationError(f"camera {name} must be numbers, not {value!r}") from exc
+        raise CalibrationError(f"{label} must be numbers, not {value!r}") from exc
     if shape is not None and array.shape != shape:
-        raise CalibrationError(f"camera {name} must have shape {shape}, not {array.shape}")
+        raise CalibrationError(f"{label} must have shape {shape}, not {array.shape}")
     if not np.all(np.isfinite(array)):
-        raise CalibrationError(f"camera {name} holds a value that is not a finite number")
+        raise CalibrationError(f"{label} holds a value that is not a finite number")
     return array
 
 
 def _camera_from(data: object, image_size: tuple[int, int]) -> CameraModel:
     if not isinstance(data, Mapping):
         raise CalibrationError("calibration field 'camera' must be an object")
-    K = _number_array(data.get("K"), (3, 3), "K")
-    dist = _number_array(data.get("dist"), None, "dist").reshape(-1)
+    K = number_array(data.get("K"), (3, 3), "camera K")
+    dist = number_array(data.get("dist"), None, "camera dist").reshape(-1)
     if dist.size not in (4, 5, 8, 12, 14):
         raise CalibrationError(f"camera dist must have 4, 5, 8, 12 or 14 values, not {dist.size}")
-    rvec = _number_array(data.get("rvec"), None, "rvec").reshape(-1)
-    tvec = _number_array(data.get("tvec"), None, "tvec").reshape(-1)
+    rvec = number_array(data.get("rvec"), None, "camera rvec").reshape(-1)
+    tvec = number_array(data.get("tvec"), None, "camera tvec").reshape(-1)
     if rvec.size != 3 or tvec.size != 3:
         raise CalibrationError("camera rvec and tvec must have 3 values each")
-    cam_size = tuple(_number_array(data.get("image_size"), (2,), "image_size").astype(int))
+    cam_size = tuple(number_array(data.get("image_size"), (2,), "camera image_size").astype(int))
     if cam_size != image_size:
         raise CalibrationError(
             f"camera image_size {cam_size} differs from the file's image_size {image_size}"
@@ -252,29 +341,11 @@ def calibration_from_dict(document: object) -> Calibration:
         raise CalibrationError(
             f"calibration is for board {board!r}; only 'timevectors' is supported"
         )
-    spec_doc = _require(document, "spec", dict, "an object with the board spec")
-    spec_name = spec_doc.get("name")
-    if spec_name is not None and not isinstance(spec_name, str):
-        raise CalibrationError(f"spec name must be a string or null, not {spec_name!r}")
-    try:
-        spec = spec_from_values(spec_doc.get("values"))
-    except SpecError as exc:
-        raise CalibrationError(f"calibration spec: {exc}") from exc
-    size_list = _require(document, "image_size", list, "[width, height]")
-    if len(size_list) != 2 or not all(
-        isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size_list
-    ):
-        raise CalibrationError(f"image_size must be two positive whole numbers, not {size_list!r}")
-    image_size = (size_list[0], size_list[1])
+    spec, spec_name = spec_section(document, spec_from_values)
+    image_size = image_size_field(document)
     camera = _camera_from(document.get("camera"), image_size)
-    rms = _require(document, "reprojection_px", (int, float), "a number of pixels")
-    if not math.isfinite(rms) or rms < 0:
-        raise CalibrationError(f"reprojection_px must be a non-negative number, not {rms!r}")
-    created = _require(document, "created", str, "an ISO 8601 time")
-    try:
-        datetime.fromisoformat(created)
-    except ValueError as exc:
-        raise CalibrationError(f"created {created!r} is not an ISO 8601 time") from exc
+    rms = reprojection_field(document)
+    created = created_field(document)
     palette = document.get("palette_rgb")
     if palette is not None:
         if not isinstance(palette, list) or not all(
@@ -293,34 +364,12 @@ def calibration_from_dict(document: object) -> Calibration:
             landmarks = parse_clicks(landmarks)
         except ClicksError as exc:
             raise CalibrationError(f"calibration landmarks: {exc}") from exc
-    reference_jpeg, reference_path = None, None
-    reference = document.get("reference_image")
-    if reference is not None:
-        if (
-            not isinstance(reference, dict)
-            or len(reference) != 1
-            or not (
-                isinstance(reference.get("jpeg_base64"), str)
-                or isinstance(reference.get("path"), str)
-            )
-        ):
-            raise CalibrationError(
-                'reference_image must be {"jpeg_base64": ...}, {"path": ...} or null'
-            )
-        if "jpeg_base64" in reference:
-            try:
-                reference_jpeg = base64.b64decode(reference["jpeg_base64"], validate=True)
-            except (binascii.Error, ValueError) as exc:
-                raise CalibrationError("reference_image.jpeg_base64 is not valid base64") from exc
-            if not reference_jpeg.startswith(b"\xff\xd8"):
-                raise CalibrationError("reference_image.jpeg_base64 does not hold a JPEG")
-        else:
-            reference_path = reference["path"]
+    reference_jpeg, reference_path = reference_from_dict(document)
     return Calibration(
         board=board,
         spec=spec,
         camera=camera,
-        rms_px=float(rms),
+        rms_px=rms,
         spec_name=spec_name,
         created=created,
         palette_rgb=palette,
@@ -330,14 +379,27 @@ def calibration_from_dict(document: object) -> Calibration:
     )
 
 
-def load_calibration(path: str | Path) -> Calibration:
-    """Read and validate a calibration file.
-
-    Raises :class:`CalibrationError` for an unreadable file, corrupt JSON, a wrong
-    version, missing or ill-typed fields and impossible values.
-    """
+def read_calibration_document(path: str | Path) -> object:
+    """The decoded JSON of a calibration file, not yet validated (every board's loader
+    starts here). Raises :class:`CalibrationError` for an unreadable file or corrupt JSON."""
     try:
-        document = read_json_file(path, "calibration file")
+        return read_json_file(path, "calibration file")
     except JsonFileError as exc:
         raise CalibrationError(str(exc)) from exc
+
+
+def load_calibration(path: str | Path) -> Calibration | GrybCalibration:
+    """Read and validate a calibration file of either board: a ``"board": "gryb"`` document
+    gives a :class:`~calibration.gryb_calibfile.GrybCalibration`, any other a
+    :class:`Calibration` (check ``.board`` when only one board will do).
+
+    Raises :class:`CalibrationError` for an unreadable file, corrupt JSON, a wrong
+    version, an unknown board, missing or ill-typed fields and impossible values.
+    """
+    document = read_calibration_document(path)
+    if isinstance(document, dict) and document.get("board") == "gryb":
+        # Imported here: the bandanna's loader builds on this module.
+        from calibration.gryb_calibfile import gryb_calibration_from_dict
+
+        return gryb_calibration_from_dict(document)
     return calibration_from_dict(document)

@@ -23,20 +23,28 @@ list for both boards); files are written by :func:`calibration.calibfile.save_ca
 
 from __future__ import annotations
 
-import base64
-import binascii
-import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 
-from calibration.calibfile import CALIBRATION_VERSION, Calibration, CalibrationError, upgrade
+from calibration.calibfile import (
+    CALIBRATION_VERSION,
+    Calibration,
+    CalibrationError,
+    created_field,
+    image_size_field,
+    number_array,
+    read_calibration_document,
+    reference_from_dict,
+    reference_to_dict,
+    reprojection_field,
+    spec_section,
+    upgrade,
+)
 from calibration.gryb_fit import GrybClicks, GrybClicksError, GrybFit, parse_gryb_clicks
 from calibration.gryb_spec import GrybSpec, spec_from_values, spec_values
-from calibration.jsonfile import JsonFileError, read_json_file
-from calibration.spec import SpecError
 from rules.gryb.nodes import NODES
 
 RGB = tuple[int, int, int]
@@ -98,11 +106,6 @@ class GrybCalibration:
 
     def to_dict(self) -> dict:
         """The JSON document (see the module docstring for the schema)."""
-        reference: dict | None = None
-        if self.reference_jpeg is not None:
-            reference = {"jpeg_base64": base64.b64encode(self.reference_jpeg).decode("ascii")}
-        elif self.reference_path is not None:
-            reference = {"path": self.reference_path}
         return {
             "version": CALIBRATION_VERSION,
             "board": "gryb",
@@ -119,49 +122,8 @@ class GrybCalibration:
             "landmarks": None
             if self.landmarks is None
             else {k: list(v) for k, v in self.landmarks.items()},
-            "reference_image": reference,
+            "reference_image": reference_to_dict(self.reference_jpeg, self.reference_path),
         }
-
-
-def _array(value: object, shape: tuple[int, ...], name: str) -> np.ndarray:
-    try:
-        array = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise CalibrationError(f"calibration field {name!r} must be numbers") from exc
-    if array.shape != shape:
-        raise CalibrationError(
-            f"calibration field {name!r} must have shape {shape}, not {array.shape}"
-        )
-    if not np.all(np.isfinite(array)):
-        raise CalibrationError(
-            f"calibration field {name!r} holds a value that is not a finite number"
-        )
-    return array
-
-
-def _reference(document: dict) -> tuple[bytes | None, str | None]:
-    reference = document.get("reference_image")
-    if reference is None:
-        return None, None
-    if (
-        not isinstance(reference, dict)
-        or len(reference) != 1
-        or not (
-            isinstance(reference.get("jpeg_base64"), str) or isinstance(reference.get("path"), str)
-        )
-    ):
-        raise CalibrationError(
-            'reference_image must be {"jpeg_base64": ...}, {"path": ...} or null'
-        )
-    if "path" in reference:
-        return None, reference["path"]
-    try:
-        data = base64.b64decode(reference["jpeg_base64"], validate=True)
-    except (binascii.Error, ValueError) as exc:
-        raise CalibrationError("reference_image.jpeg_base64 is not valid base64") from exc
-    if not data.startswith(b"\xff\xd8"):
-        raise CalibrationError("reference_image.jpeg_base64 does not hold a JPEG")
-    return data, None
 
 
 def gryb_calibration_from_dict(document: object) -> GrybCalibration:
@@ -176,25 +138,12 @@ def gryb_calibration_from_dict(document: object) -> GrybCalibration:
         raise CalibrationError(
             f"calibration is for board {document.get('board')!r}, not the GRYB bandanna"
         )
-    spec_doc = document.get("spec")
-    if not isinstance(spec_doc, dict):
-        raise CalibrationError("calibration field 'spec' must be an object with the board spec")
-    spec_name = spec_doc.get("name")
-    if spec_name is not None and not isinstance(spec_name, str):
-        raise CalibrationError(f"spec name must be a string or null, not {spec_name!r}")
-    try:
-        spec = spec_from_values(spec_doc.get("values"))
-    except SpecError as exc:
-        raise CalibrationError(f"calibration spec: {exc}") from exc
-    size = document.get("image_size")
-    if (
-        not isinstance(size, list)
-        or len(size) != 2
-        or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)
-    ):
-        raise CalibrationError(f"image_size must be two positive whole numbers, not {size!r}")
-    homography = _array(document.get("homography"), (3, 3), "homography")
-    nodes_px = _array(document.get("nodes_px"), (len(NODES), 2), "nodes_px")
+    spec, spec_name = spec_section(document, spec_from_values)
+    size = image_size_field(document)
+    homography = number_array(document.get("homography"), (3, 3), "calibration field 'homography'")
+    nodes_px = number_array(
+        document.get("nodes_px"), (len(NODES), 2), "calibration field 'nodes_px'"
+    )
     located = document.get("located")
     if (
         not isinstance(located, list)
@@ -204,19 +153,8 @@ def gryb_calibration_from_dict(document: object) -> GrybCalibration:
         raise CalibrationError(
             f"calibration field 'located' must be {len(NODES)} true/false values"
         )
-    rms = document.get("reprojection_px")
-    if (
-        isinstance(rms, bool)
-        or not isinstance(rms, (int, float))
-        or not math.isfinite(rms)
-        or rms < 0
-    ):
-        raise CalibrationError(f"reprojection_px must be a non-negative number, not {rms!r}")
-    created = document.get("created")
-    try:
-        datetime.fromisoformat(created)  # type: ignore[arg-type]
-    except (TypeError, ValueError) as exc:
-        raise CalibrationError(f"created {created!r} is not an ISO 8601 time") from exc
+    rms = reprojection_field(document)
+    created = created_field(document)
     palette = document.get("palette_rgb")
     if palette is not None:
         if (
@@ -239,14 +177,14 @@ def gryb_calibration_from_dict(document: object) -> GrybCalibration:
             landmarks = parse_gryb_clicks(landmarks)
         except GrybClicksError as exc:
             raise CalibrationError(f"calibration landmarks: {exc}") from exc
-    reference_jpeg, reference_path = _reference(document)
+    reference_jpeg, reference_path = reference_from_dict(document)
     return GrybCalibration(
         spec=spec,
-        image_size=(size[0], size[1]),
+        image_size=size,
         homography=homography,
         nodes_px=nodes_px,
         located=np.array(located, bool),
-        rms_px=float(rms),
+        rms_px=rms,
         spec_name=spec_name,
         created=created,
         palette_rgb=palette,
@@ -262,8 +200,4 @@ def load_gryb_calibration(path: str | Path) -> GrybCalibration:
     Raises :class:`~calibration.calibfile.CalibrationError` for an unreadable file, corrupt
     JSON, a wrong version or board, missing or ill-typed fields and impossible values.
     """
-    try:
-        document = read_json_file(path, "calibration file")
-    except JsonFileError as exc:
-        raise CalibrationError(str(exc)) from exc
-    return gryb_calibration_from_dict(document)
+    return gryb_calibration_from_dict(read_calibration_document(path))

@@ -9,15 +9,13 @@ click). The default spec is ``calibration/specs/gryb.toml``.
 from __future__ import annotations
 
 import math
-import tomllib
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
-from calibration.spec import SpecError
+from calibration.spec import SpecError, read_spec_table
 from rules.gryb.nodes import DEPTH, NODES
 
 LANDMARKS = ("GGGG", "RRRR", "YYYY", "BBBB")
@@ -122,10 +120,7 @@ def _checked(spec: GrybSpec) -> GrybSpec:
 
 
 def _spec_from_table(data: dict, source: object) -> GrybSpec:
-    if data.get("board") != "gryb":
-        raise SpecError(f"spec {source} is for board {data.get('board')!r}, expected 'gryb'")
-    if data.get("version") != 1:
-        raise SpecError(f"spec version {data.get('version')!r} is not supported (expected 1)")
+    """The spec in a checked TOML table (see :func:`~calibration.spec.read_spec_table`)."""
     try:
         values = {
             "level_offsets": data["layout"]["level_offsets"],
@@ -145,18 +140,4 @@ def load_gryb_spec(source: str | Path = "gryb") -> GrybSpec:
 
     Raises :class:`~calibration.spec.SpecError` for a missing, malformed or impossible spec.
     """
-    if isinstance(source, str) and "/" not in source and not source.endswith(".toml"):
-        try:
-            text = resources.files("calibration.specs").joinpath(f"{source}.toml").read_text()
-        except FileNotFoundError as exc:
-            raise SpecError(f"no shipped board spec named {source!r}") from exc
-    else:
-        try:
-            text = Path(source).read_text()
-        except OSError as exc:
-            raise SpecError(f"cannot read board spec {source}: {exc.strerror}") from exc
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise SpecError(f"board spec {source} is not valid TOML: {exc}") from exc
-    return _spec_from_table(data, source)
+    return _spec_from_table(read_spec_table(source, GrybSpec.board), source)

@@ -67,11 +67,8 @@ class TimeVectorsSpec:
 
 
 def _spec_from_table(data: dict) -> TimeVectorsSpec:
+    """The spec in a checked TOML table (see :func:`read_spec_table`)."""
     try:
-        if data.get("board") != "timevectors":
-            raise SpecError(f"spec is for board {data.get('board')!r}, expected 'timevectors'")
-        if data.get("version") != 1:
-            raise SpecError(f"spec version {data.get('version')!r} is not supported (expected 1)")
         spec = TimeVectorsSpec(
             tier_spacing=float(data["tiers"]["spacing"]),
             plate_size=float(data["tiers"]["plate_size"]),
@@ -90,8 +87,6 @@ def _spec_from_table(data: dict) -> TimeVectorsSpec:
             tokens_per_colour=int(data["token"]["count_per_colour"]),
         )
     except (KeyError, TypeError, ValueError) as exc:
-        if isinstance(exc, SpecError):
-            raise
         raise SpecError(f"board spec is incomplete or malformed: {exc!r}") from exc
     return _checked(spec)
 
@@ -133,10 +128,13 @@ def spec_from_values(values: Mapping[str, object]) -> TimeVectorsSpec:
     return _checked(TimeVectorsSpec(**kwargs))
 
 
-def load_spec(source: str | Path = "timevectors") -> TimeVectorsSpec:
-    """Load a board spec by shipped name (``"timevectors"``) or from a TOML file path.
+def read_spec_table(source: str | Path, board: str) -> dict:
+    """The TOML table of a board spec, by shipped name (``"timevectors"``, ``"gryb"``) or TOML
+    file path, after checking it is a version 1 spec of ``board``. One reader for every board
+    so they all say the same thing about a bad file.
 
-    Raises :class:`SpecError` for a missing, malformed or impossible spec.
+    Raises :class:`SpecError` for a missing or unreadable file, invalid TOML, another board's
+    spec or an unsupported version.
     """
     if isinstance(source, str) and "/" not in source and not source.endswith(".toml"):
         try:
@@ -152,4 +150,18 @@ def load_spec(source: str | Path = "timevectors") -> TimeVectorsSpec:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(f"board spec {source} is not valid TOML: {exc}") from exc
-    return _spec_from_table(data)
+    if data.get("board") != board:
+        raise SpecError(
+            f"spec is for board {data.get('board')!r}, expected {board!r} (in {source})"
+        )
+    if data.get("version") != 1:
+        raise SpecError(f"spec version {data.get('version')!r} is not supported (expected 1)")
+    return data
+
+
+def load_spec(source: str | Path = "timevectors") -> TimeVectorsSpec:
+    """Load a board spec by shipped name (``"timevectors"``) or from a TOML file path.
+
+    Raises :class:`SpecError` for a missing, malformed or impossible spec.
+    """
+    return _spec_from_table(read_spec_table(source, TimeVectorsSpec.board))

@@ -30,8 +30,8 @@ from calibration.colours import RGB, channel_gain, features, grey_world
 from calibration.gryb_colours import RING_COLOURS, RingColourModel, ring_distance
 from calibration.gryb_fit import apply_homography
 from rules.gryb.nodes import NODES, node_name
-from vision.observation import Observation
-from vision.observer import FOREGROUND_DISTANCE, SHADOW_WEIGHT, FrameError
+from vision.observation import Observation, check_frame
+from vision.observer import FOREGROUND_DISTANCE, SHADOW_WEIGHT
 
 logger = logging.getLogger(__name__)
 
@@ -209,21 +209,12 @@ class GrybObserver:
         )
 
     def _check_frame(self, frame: Any) -> np.ndarray:
-        if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3:
-            raise FrameError("a frame must be a colour image (height x width x 3)")
-        if frame.dtype != np.uint8:
-            raise FrameError(f"a frame must be 8-bit (got {frame.dtype})")
-        w, h = self.image_size
-        if frame.shape[:2] != (h, w):
-            raise FrameError(
-                f"frame is {frame.shape[1]}x{frame.shape[0]} but the calibration is for {w}x{h}"
-            )
-        return frame
+        return check_frame(frame, self.image_size)
 
     # ------------------------------------------------------------------ per frame
 
     def observe(self, frame_bgr: np.ndarray, *, compare_previous: bool = True) -> Observation:
-        """Read one BGR frame. Raises :class:`~vision.observer.FrameError` for a frame of the
+        """Read one BGR frame. Raises :class:`~vision.observation.FrameError` for a frame of the
         wrong shape or type; a blank picture gives an observation with ``quality`` 0.
 
         ``compare_previous`` (camera streams) counts motion since the previous frame as a
@@ -357,7 +348,7 @@ def analyze_bandanna(
     """Read one still picture: ``{"rings": {"GGBY": 0, ...}, "hidden": [...], "hand": bool}``.
 
     Pass the same ``observer`` for a series of pictures so that learned ring colour
-    numbers stay the same across them. Raises :class:`~vision.observer.FrameError`
+    numbers stay the same across them. Raises :class:`~vision.observation.FrameError`
     for an image of the wrong size or type.
     """
     reader = observer or GrybObserver(calibration, palette=palette)

@@ -21,7 +21,6 @@ import functools
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 
 import cv2
 import numpy as np
@@ -33,7 +32,7 @@ from calibration.gryb_colours import ring_distance
 from calibration.gryb_fit import corner_homography, parse_gryb_clicks
 from calibration.gryb_spec import GrybSpec, load_gryb_spec
 from rules.gryb.nodes import COLOURS, NODES
-from vision.render import SceneStyle, _finish
+from vision.render import SceneStyle, finish_photo
 from vision.render_hand import HandSpec, draw_hand
 from vision.render_textures import TABLE_KINDS, cloth_texture, smooth_noise, table_texture
 
@@ -454,7 +453,7 @@ def render_bandanna(
         )
         hand_mask = draw_hand(canvas, hand, target, px_per_mm, shadow, rng)
         visibility = _ring_visibility(spec, wrinkles, camera, hand_mask)
-    image = _finish(SimpleNamespace(style=style.scene, height=h, width=w, canvas=canvas), rng)
+    image = finish_photo(canvas, style.scene, rng)
     return RenderedBandanna(
         image_bgr=image,
         nodes_px=nodes_px,

@@ -3,8 +3,28 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+
+
+class FrameError(ValueError):
+    """A frame that is not a colour image of the calibrated camera's size."""
+
+
+def check_frame(frame: Any, image_size: tuple[int, int]) -> np.ndarray:
+    """``frame`` if it is an 8-bit BGR image of ``image_size`` (width, height): every observer
+    reads only such frames. Raises :class:`FrameError` otherwise."""
+    if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3:
+        raise FrameError("a frame must be a colour image (height x width x 3)")
+    if frame.dtype != np.uint8:
+        raise FrameError(f"a frame must be 8-bit (got {frame.dtype})")
+    w, h = image_size
+    if frame.shape[:2] != (h, w):
+        raise FrameError(
+            f"frame is {frame.shape[1]}x{frame.shape[0]} but the calibration is for {w}x{h}"
+        )
+    return frame
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ from calibration.colours import (
 from calibration.plate_colour import corrected, estimate_factor
 from vision.footprint import N_POINTS, Footprints, PixelSets, build_footprints, working_size
 from vision.hands import HandGrid, MotionDetector
-from vision.observation import Observation
+from vision.observation import FrameError, Observation, check_frame
 
 logger = logging.getLogger(__name__)
 
@@ -68,10 +68,6 @@ MAX_NOISE = 6.0  # grey levels; more "noise" than this is a changed scene, not a
 # Pixels read per frame: a sample of each region is enough to measure how filled it is.
 CORE_SAMPLES, RING_SAMPLES, TOP_SAMPLES = 48, 32, 32
 GRID_SAMPLES = 6000  # hand-detection grid over the board's outline
-
-
-class FrameError(ValueError):
-    """A frame that is not a colour image of the calibrated camera's size."""
 
 
 def _reference_of(calibration: Any) -> np.ndarray | None:
@@ -239,16 +235,7 @@ class Observer:
         return image
 
     def _check_frame(self, frame: Any) -> np.ndarray:
-        if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3:
-            raise FrameError("a frame must be a colour image (height x width x 3)")
-        if frame.dtype != np.uint8:
-            raise FrameError(f"a frame must be 8-bit (got {frame.dtype})")
-        w, h = self.camera.image_size
-        if frame.shape[:2] != (h, w):
-            raise FrameError(
-                f"frame is {frame.shape[1]}x{frame.shape[0]} but the calibration is for {w}x{h}"
-            )
-        return frame
+        return check_frame(frame, self.camera.image_size)
 
     # ------------------------------------------------------------------ per frame
 

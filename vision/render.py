@@ -496,10 +496,11 @@ def _visibility(labels: np.ndarray, discs: np.ndarray, key_of_point: np.ndarray)
     return vis
 
 
-def _finish(painter: _Painter, rng: np.random.Generator) -> np.ndarray:
-    """Camera imperfections: light fall-off, vignetting, cast, blur, noise, 8-bit, JPEG."""
-    style = painter.style
-    h, w = painter.height, painter.width
+def finish_photo(canvas: np.ndarray, style: SceneStyle, rng: np.random.Generator) -> np.ndarray:
+    """The 8-bit BGR photo of a float32 BGR ``canvas`` as a camera would take it: light
+    fall-off, vignetting, cast, blur, noise, 8-bit, JPEG. Every renderer ends with it so all
+    boards' test pictures share one camera."""
+    h, w = canvas.shape[:2]
     sh, sw = max(2, h // 8), max(2, w // 8)
     yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
     nx, ny = (xx / (sw - 1)) * 2 - 1, (yy / (sh - 1)) * 2 - 1
@@ -511,7 +512,7 @@ def _finish(painter: _Painter, rng: np.random.Generator) -> np.ndarray:
     gain3 = cv2.resize(
         (gain[..., None] * wb).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR
     )
-    image = cv2.multiply(painter.canvas, gain3)
+    image = cv2.multiply(canvas, gain3)
     if style.blur_sigma > 0:
         image = cv2.GaussianBlur(image, (0, 0), style.blur_sigma)
     if style.noise_sigma > 0:
@@ -669,7 +670,7 @@ def render_timevectors(
     token_labels = np.where(
         painter.labels >= 0, point_of_key[np.clip(painter.labels, 0, HAND_KEY)], -1
     )
-    image = _finish(painter, rng)
+    image = finish_photo(painter.canvas, painter.style, rng)
     return Rendered(
         image_bgr=image,
         visibility=visibility,

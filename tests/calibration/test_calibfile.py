@@ -110,7 +110,8 @@ def _drop(key: str):
         (_set(("version",), "1"), "no valid 'version'"),
         (_set(("version",), 0), "not a boardcam version"),
         (_drop("version"), "no valid 'version'"),
-        (_set(("board",), "gryb"), "only 'timevectors'"),
+        (_set(("board",), "chess"), "board 'chess'; only 'timevectors'"),
+        (_set(("board",), "gryb"), "calibration spec: level_offsets"),  # read as a bandanna
         (_drop("camera"), "camera"),
         (_set(("camera", "K"), [[1, 0], [0, 1]]), "K must have shape"),
         (

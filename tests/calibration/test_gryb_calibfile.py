@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.calibfile import CalibrationError, save_calibration
+from calibration.calibfile import CalibrationError, load_calibration, save_calibration
 from calibration.gryb_calibfile import (
     GrybCalibration,
     gryb_calibration_from_dict,
@@ -51,6 +51,14 @@ def test_round_trip_through_a_file(tmp_path) -> None:
     assert loaded.homography == pytest.approx(calibration.homography)
     assert loaded.landmarks == CLICKS and loaded.palette_rgb == calibration.palette_rgb
     assert loaded.rms_px == calibration.rms_px and loaded.created == calibration.created
+
+
+def test_the_general_loader_reads_a_bandanna_file_as_the_bandanna_loader_does(tmp_path) -> None:
+    path = tmp_path / "bandanna.json"
+    save_calibration(_calibration(), path)
+    loaded = load_calibration(path)
+    assert isinstance(loaded, GrybCalibration)
+    assert loaded.to_dict() == load_gryb_calibration(path).to_dict()
 
 
 def test_the_reference_is_kept_at_full_size() -> None:
