@@ -41,7 +41,7 @@ import cv2
 import numpy as np
 
 from calibration.camera import CameraModel
-from calibration.fit import Clicks, ClicksError, parse_clicks
+from calibration.fit import Clicks, parse_clicks
 from calibration.jsonfile import JsonFileError, read_json_file
 from calibration.spec import SpecError, TimeVectorsSpec, spec_from_values, spec_values
 
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 SpecT = TypeVar("SpecT")
+LandmarksT = TypeVar("LandmarksT")
 
 CALIBRATION_VERSION = 1
 # MIGRATIONS[v] turns a version-v document into a version v+1 document.
@@ -245,6 +246,43 @@ def created_field(document: Mapping) -> str:
     return created
 
 
+def palette_field(
+    document: Mapping, count: int | None, described: str
+) -> tuple[tuple[int, int, int], ...] | None:
+    """``palette_rgb``: null, or ``count`` (any number for None) ``[r, g, b]`` colours;
+    ``described`` says what it must be in the error ("a list of"). Raises
+    :class:`CalibrationError`."""
+    palette = document.get("palette_rgb")
+    if palette is None:
+        return None
+    if (
+        not isinstance(palette, list)
+        or (count is not None and len(palette) != count)
+        or not all(
+            isinstance(c, list)
+            and len(c) == 3
+            and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 255 for v in c)
+            for c in palette
+        )
+    ):
+        raise CalibrationError(
+            f"palette_rgb must be {described} [r, g, b] with whole numbers 0..255"
+        )
+    return tuple(tuple(c) for c in palette)
+
+
+def landmarks_field(document: Mapping, parse: Callable[[object], LandmarksT]) -> LandmarksT | None:
+    """``landmarks``: null, or the clicks the board's ``parse`` accepts (it raises a
+    ``ValueError`` saying why not). Raises :class:`CalibrationError`."""
+    landmarks = document.get("landmarks")
+    if landmarks is None:
+        return None
+    try:
+        return parse(landmarks)
+    except ValueError as exc:
+        raise CalibrationError(f"calibration landmarks: {exc}") from exc
+
+
 def reference_to_dict(jpeg: bytes | None, path: str | None) -> dict | None:
     """The ``reference_image`` value for an embedded JPEG, a picture file's path or neither."""
     if jpeg is not None:
@@ -346,24 +384,8 @@ def calibration_from_dict(document: object) -> Calibration:
     camera = _camera_from(document.get("camera"), image_size)
     rms = reprojection_field(document)
     created = created_field(document)
-    palette = document.get("palette_rgb")
-    if palette is not None:
-        if not isinstance(palette, list) or not all(
-            isinstance(c, list)
-            and len(c) == 3
-            and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 255 for v in c)
-            for c in palette
-        ):
-            raise CalibrationError(
-                "palette_rgb must be a list of [r, g, b] with whole numbers 0..255"
-            )
-        palette = tuple(tuple(c) for c in palette)
-    landmarks = document.get("landmarks")
-    if landmarks is not None:
-        try:
-            landmarks = parse_clicks(landmarks)
-        except ClicksError as exc:
-            raise CalibrationError(f"calibration landmarks: {exc}") from exc
+    palette = palette_field(document, None, "a list of")
+    landmarks = landmarks_field(document, parse_clicks)
     reference_jpeg, reference_path = reference_from_dict(document)
     return Calibration(
         board=board,

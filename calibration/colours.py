@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,9 +49,13 @@ def parse_palette(data: object) -> list[RGB]:
         if (
             not isinstance(entry, (list, tuple))
             or len(entry) != 3
-            or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 255 for v in entry)
+            or not all(
+                isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 255 for v in entry
+            )
         ):
-            raise PaletteError(f"palette entry {i} is {entry!r}; expected [r, g, b] with integers 0-255")
+            raise PaletteError(
+                f"palette entry {i} is {entry!r}; expected [r, g, b] with integers 0-255"
+            )
         colours.append((entry[0], entry[1], entry[2]))
     if len(set(colours)) != len(colours):
         raise PaletteError("the palette names the same colour twice")
@@ -143,19 +148,11 @@ class ColourModel:
 
     def prototype_array(self) -> tuple[np.ndarray, np.ndarray]:
         """``(indices, features)`` of the known prototypes (``(m,)`` and ``(m, 3)``)."""
-        if not self.prototypes:
-            return np.zeros(0, np.int64), np.zeros((0, 3), np.float32)
-        keys = sorted(self.prototypes)
-        return np.array(keys), np.stack([self.prototypes[k] for k in keys])
+        return prototype_array(self.prototypes)
 
     def nearest(self, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Nearest prototype index (colour index, -1 if none known) and distance per row."""
-        keys, protos = self.prototype_array()
-        if len(keys) == 0:
-            return np.full(len(feats), -1), np.full(len(feats), np.inf, np.float32)
-        d = match_distance(feats, protos)
-        best = np.argmin(d, axis=1)
-        return keys[best], d[np.arange(len(feats)), best]
+        return nearest_prototype(feats, self.prototypes, match_distance)
 
     def learn(self, samples: np.ndarray) -> list[int]:
         """Take in the colours of tokens seen (``(n, 3)`` features, in order of appearance).
@@ -174,7 +171,9 @@ class ColourModel:
         known = dist <= MERGE_DISTANCE
         for colour in np.unique(index[known]):
             matched = samples[known & (index == colour)]
-            self.prototypes[int(colour)] += FOLLOW_RATE * (matched.mean(axis=0) - self.prototypes[int(colour)])
+            self.prototypes[int(colour)] += FOLLOW_RATE * (
+                matched.mean(axis=0) - self.prototypes[int(colour)]
+            )
         created: list[int] = []
         if known.all() or self.is_full:
             return created
@@ -212,14 +211,16 @@ class ColourModel:
         """Best one-to-one matching of new clusters to free palette entries by hue."""
         if not free or not centres or self.palette is None:
             return []
-        nominal = features(np.array([[b, g, r] for r, g, b in self.palette], np.float32))
+        nominal = palette_features(self.palette)
         # Undo the camera's cast on the learned colours before comparing hues.
         observed = [features(feature_to_bgr(c) * self.reference_balance) for c in centres]
         best: tuple[float, list[tuple[np.ndarray, int]]] = (np.inf, [])
         n = min(len(observed), len(free))
         for chosen in itertools.permutations(range(len(observed)), n):
             for targets in itertools.permutations(free, n):
-                cost = sum(_hue_angle_distance(observed[i], nominal[t]) for i, t in zip(chosen, targets))
+                cost = sum(
+                    _hue_angle_distance(observed[i], nominal[t]) for i, t in zip(chosen, targets)
+                )
                 if cost < best[0]:
                     best = (cost, [(centres[i], t) for i, t in zip(chosen, targets)])
         return best[1]
@@ -238,10 +239,42 @@ class ColourModel:
         try:
             palette = parse_palette(data["palette"]) if data.get("palette") is not None else None
             balance = np.array(data.get("reference_balance", [1, 1, 1]), np.float32).reshape(3)
-            protos = {int(k): np.array(v, np.float32).reshape(3) for k, v in data.get("prototypes", {}).items()}
+            protos = {
+                int(k): np.array(v, np.float32).reshape(3)
+                for k, v in data.get("prototypes", {}).items()
+            }
         except (KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"colour model data is malformed: {exc!r}") from exc
         return cls(palette=palette, reference_balance=balance, prototypes=protos)
+
+
+def palette_features(palette: Sequence[RGB]) -> np.ndarray:
+    """``(n, 3)`` features of nominal RGB palette colours, to compare learned colours with."""
+    return features(np.array([[b, g, r] for r, g, b in palette], np.float32))
+
+
+def prototype_array(prototypes: Mapping[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """``(indices, features)`` of learned colour prototypes in index order (``(m,)`` and
+    ``(m, 3)``), for vectorised matching."""
+    if not prototypes:
+        return np.zeros(0, np.int64), np.zeros((0, 3), np.float32)
+    keys = sorted(prototypes)
+    return np.array(keys), np.stack([prototypes[k] for k in keys])
+
+
+def nearest_prototype(
+    feats: np.ndarray,
+    prototypes: Mapping[int, np.ndarray],
+    distance: Callable[[np.ndarray, np.ndarray], np.ndarray],
+) -> tuple[np.ndarray, np.ndarray]:
+    """Nearest prototype's colour index (-1 when none is known) and its ``distance`` (an
+    ``(n, m)`` distance function: each colour model has its own) per row of ``feats``."""
+    keys, protos = prototype_array(prototypes)
+    if len(keys) == 0:
+        return np.full(len(feats), -1), np.full(len(feats), np.inf, np.float32)
+    d = distance(feats, protos)
+    best = np.argmin(d, axis=1)
+    return keys[best], d[np.arange(len(feats)), best]
 
 
 def match_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -288,7 +321,9 @@ def cluster(
     while alive.sum() > 1:
         flat = int(np.argmin(dist))
         i, j = divmod(flat, len(samples))
-        if dist[i, j] > radius and (max_clusters is None or np.sum(sizes[alive] >= min_size) <= max_clusters):
+        if dist[i, j] > radius and (
+            max_clusters is None or np.sum(sizes[alive] >= min_size) <= max_clusters
+        ):
             break
         i, j = min(i, j), max(i, j)
         # Average linkage update (Lance-Williams), then retire j.
@@ -311,7 +346,9 @@ def cluster(
 
 def feature_to_bgr(feature: np.ndarray) -> np.ndarray:
     """Inverse of :func:`features` for one row: the BGR colour (0..255 floats) it stands for."""
-    c1, c2, light = np.asarray(feature, np.float64) * np.array([CHROMA_SCALE, CHROMA_SCALE, LIGHT_SCALE])
+    c1, c2, light = np.asarray(feature, np.float64) * np.array(
+        [CHROMA_SCALE, CHROMA_SCALE, LIGHT_SCALE]
+    )
     total = 3 * np.exp(light)
     plain = total - _EPS  # r + g + b
     # r - g = c1 * total and r + g - 2b = c2 * total.

@@ -35,7 +35,9 @@ from calibration.calibfile import (
     CalibrationError,
     created_field,
     image_size_field,
+    landmarks_field,
     number_array,
+    palette_field,
     read_calibration_document,
     reference_from_dict,
     reference_to_dict,
@@ -43,7 +45,7 @@ from calibration.calibfile import (
     spec_section,
     upgrade,
 )
-from calibration.gryb_fit import GrybClicks, GrybClicksError, GrybFit, parse_gryb_clicks
+from calibration.gryb_fit import GrybClicks, GrybFit, parse_gryb_clicks
 from calibration.gryb_spec import GrybSpec, spec_from_values, spec_values
 from rules.gryb.nodes import NODES
 
@@ -155,28 +157,8 @@ def gryb_calibration_from_dict(document: object) -> GrybCalibration:
         )
     rms = reprojection_field(document)
     created = created_field(document)
-    palette = document.get("palette_rgb")
-    if palette is not None:
-        if (
-            not isinstance(palette, list)
-            or len(palette) != 2
-            or not all(
-                isinstance(c, list)
-                and len(c) == 3
-                and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 255 for v in c)
-                for c in palette
-            )
-        ):
-            raise CalibrationError(
-                "palette_rgb must be two ring colours [r, g, b] with whole numbers 0..255"
-            )
-        palette = tuple(tuple(c) for c in palette)
-    landmarks = document.get("landmarks")
-    if landmarks is not None:
-        try:
-            landmarks = parse_gryb_clicks(landmarks)
-        except GrybClicksError as exc:
-            raise CalibrationError(f"calibration landmarks: {exc}") from exc
+    palette = palette_field(document, 2, "two ring colours")
+    landmarks = landmarks_field(document, parse_gryb_clicks)
     reference_jpeg, reference_path = reference_from_dict(document)
     return GrybCalibration(
         spec=spec,

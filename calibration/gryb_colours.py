@@ -18,7 +18,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from calibration.colours import FOLLOW_RATE, RGB, features, parse_palette
+from calibration.colours import (
+    FOLLOW_RATE,
+    RGB,
+    feature_to_bgr,
+    features,
+    nearest_prototype,
+    palette_features,
+    parse_palette,
+    prototype_array,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -84,10 +93,7 @@ class RingColourModel:
 
     def prototype_array(self) -> tuple[np.ndarray, np.ndarray]:
         """``(indices, features)`` of the learned prototypes."""
-        keys = sorted(self.prototypes)
-        if not keys:
-            return np.zeros(0, np.int64), np.zeros((0, 3), np.float32)
-        return np.array(keys), np.stack([self.prototypes[k] for k in keys])
+        return prototype_array(self.prototypes)
 
     def learn(self, samples: np.ndarray) -> list[int]:
         """Take in the colours of rings seen (``(n, 3)`` features); returns new colour indices.
@@ -126,7 +132,7 @@ class RingColourModel:
         free = [k for k in range(RING_COLOURS) if k not in self.prototypes]
         colour = free[0]
         if self.palette is not None and len(free) > 1:
-            nominal = features(np.array([[b, g, r] for r, g, b in self.palette], np.float32))
+            nominal = palette_features(self.palette)
             observed = features(_feature_to_balanced_bgr(centre, self.reference_balance))
             colour = free[int(np.argmin(ring_distance(observed, nominal[free])[0]))]
         self.prototypes[colour] = np.asarray(centre, np.float32)
@@ -135,15 +141,8 @@ class RingColourModel:
 
     def nearest(self, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Nearest learned colour (-1 when none is known) and its distance, per row."""
-        keys, protos = self.prototype_array()
-        if len(keys) == 0:
-            return np.full(len(feats), -1), np.full(len(feats), np.inf, np.float32)
-        d = ring_distance(feats, protos)
-        best = np.argmin(d, axis=1)
-        return keys[best], d[np.arange(len(feats)), best]
+        return nearest_prototype(feats, self.prototypes, ring_distance)
 
 
 def _feature_to_balanced_bgr(feature: np.ndarray, balance: np.ndarray) -> np.ndarray:
-    from calibration.colours import feature_to_bgr
-
     return (feature_to_bgr(feature) * balance)[None, :]
