@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from device import game_view
+from device import game_view, gryb_view
 from device.store import Store, StoredGame, iso_time
+from rules.gryb.ascii import render_levels
 from rules.timevectors import render_ascii
 
 FORMATS = ("pbm", "json", "ascii")
 SYMBOLS = "xo+"  # the play-by-mail server's X and O, then a third colour
+BOARD_TITLES = {"timevectors": "Time Vectors", "gryb": "GRYB bandanna"}
 
 
 class ExportFormatError(ValueError):
@@ -58,8 +60,9 @@ def game_record(store: Store, game_id: str) -> dict[str, Any]:
 def pbm_move_list(store: Store, game_id: str) -> str:
     """Numbered moves in ``A3Q`` notation with the colour's play-by-mail symbol, one per line."""
     game = store.get_game(game_id)
+    title = BOARD_TITLES.get(game.board, game.board)
     lines = [
-        f"# boardcam game {game.id}: Time Vectors, {game.players} players, opening {game.opening}",
+        f"# boardcam game {game.id}: {title}, {game.players} players, opening {game.opening}",
         f"# started {iso_time(game.started)}; {_result_line(game)}",
     ]
     for move in store.moves(game_id):
@@ -70,10 +73,13 @@ def pbm_move_list(store: Store, game_id: str) -> str:
 
 
 def ascii_board(store: Store, game_id: str) -> str:
-    """The final (or current) position in the help file's layout, levels S..P from the top."""
+    """The final (or current) position: Time Vectors in the help file's layout (levels S..P
+    from the top), the GRYB bandanna as the grid of each level of its tree."""
     game = store.get_game(game_id)
     engine = game_view.load_game(game.state)
     header = f"boardcam game {game.id}: {len(engine.move_stack)} moves; {_result_line(game)}\n\n"
+    if gryb_view.is_gryb(engine):
+        return header + render_levels(engine.position(), symbols=SYMBOLS)
     return header + render_ascii(engine.board, symbols=SYMBOLS)
 
 

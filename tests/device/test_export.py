@@ -71,3 +71,24 @@ def test_bad_requests(store):
         export_game(store, game_id, "pdf")
     with pytest.raises(UnknownGameError):
         export_game(store, "missing", "pbm")
+
+
+def test_gryb_game_exports_as_levels_and_names_its_board(store):
+    from device import gryb_view
+    from rules.gryb.games import GrybMove
+
+    game = gryb_view.game_factory("ez-gryb")()
+    game_id = store.create_game(game.to_dict(), board="gryb")
+    game.push(GrybMove.roll(0, "R"))
+    game.push(GrybMove.place(0, "R"))
+    stored = [
+        StoredMove(ply, move.notation(), None, move.player, 1_700_000_000.0 + ply)
+        for ply, move in enumerate(game.move_stack)
+    ]
+    store.sync_moves(game_id, stored, game.to_dict(), winner=None, finished=False)
+    assert export_game(store, game_id, "pbm").splitlines()[0].startswith(
+        f"# boardcam game {game_id}: GRYB bandanna, 2 players"
+    )
+    board = export_game(store, game_id, "ascii")
+    assert "top level:\n  . x\n  . ." in board  # the ring on R, north-east of the head node
+    assert json.loads(export_game(store, game_id, "json"))["board"] == "gryb"
