@@ -1,4 +1,5 @@
-"""The annotated camera view: point grid, accepted tokens, mismatch points and the winning vector.
+"""The annotated camera view: locations, accepted tokens, mismatch points and the winning line
+(a vector on the stacked board, a GRYB quadrangle on the bandanna).
 
 Projection of the 256 point centres happens once per calibration
 (:class:`Overlay`); per frame only a few dozen ``cv2`` drawing calls run on a
@@ -45,9 +46,16 @@ class Overlay:
     def __init__(self, calibration: Any, spec: TimeVectorsSpec | None = None,
                  palette: Sequence[Sequence[int]] | None = None) -> None:
         self.colours = palette_bgr(palette)
-        camera = camera_of(calibration)
         self.centres: np.ndarray | None = None
-        if camera is not None:
+        # A GRYB win is a quadrangle: drawn closed. A Time Vectors vector is an open line.
+        self.closed_lines = False
+        nodes_px = getattr(calibration, "nodes_px", None)
+        camera = camera_of(calibration)
+        if nodes_px is not None:  # the bandanna: every node located in the image itself
+            self.centres = np.round(np.asarray(nodes_px, dtype=np.float64)).astype(np.int32)
+            self.scale = max(1, round(calibration.image_size[0] / 640))
+            self.closed_lines = True
+        elif camera is not None:
             spec = spec or getattr(calibration, "spec", None) or load_spec()
             # Draw at half a token's height: the middle of a token standing on the point.
             points = spec.point_centres() + np.array([0.0, 0.0, spec.token_height / 2])
@@ -85,7 +93,7 @@ class Overlay:
             cv2.circle(out, centre, 12 * s, RED, 3 * s, cv2.LINE_AA)
         for line in lines:
             pts = np.array([centres[p] for p in line], dtype=np.int32).reshape(-1, 1, 2)
-            cv2.polylines(out, [pts], False, RED, 3 * s, cv2.LINE_AA)
+            cv2.polylines(out, [pts], self.closed_lines, RED, 3 * s, cv2.LINE_AA)
         return out
 
 

@@ -37,7 +37,6 @@ from device.store import Store, StoredMove, UnknownGameError, iso_time
 from rules.errors import IllegalMoveError
 from rules.timevectors import Move
 from rules.timevectors.moves import CHOOSE
-from rules.timevectors.points import parse_point
 
 logger = logging.getLogger(__name__)
 
@@ -538,14 +537,15 @@ class Runtime:
             if self._annotated is not None and self._annotated[0] == key:
                 return self._annotated[1]
             overlay = self._overlay
-            if overlay is None or overlay.centres is None:  # nothing to draw (the bandanna)
+            if overlay is None or overlay.centres is None:  # no calibration: nothing to draw
                 return self._latest_jpeg_raw
             seen = self._pipeline.state() if self._pipeline is not None else {}
             outcome = self._game.outcome()
-            tokens = dict(self._game.board)
-            mismatch = _points(seen.get("mismatch", ()))
-            hidden = _points(seen.get("hidden", ()))
-            lines = () if outcome is None else outcome.lines
+            rules = board_rules(self._game)
+            tokens = rules.position(self._game)
+            mismatch = [rules.parse_location(p) for p in seen.get("mismatch", ())]
+            hidden = [rules.parse_location(p) for p in seen.get("hidden", ())]
+            lines = [] if outcome is None else [[rules.parse_location(p) for p in line] for line in outcome.lines]
         data = encode_jpeg(overlay.draw(frame.image, tokens, mismatch=mismatch, hidden=hidden, lines=lines))
         with self._lock:
             self._annotated = (key, data)
@@ -742,10 +742,6 @@ class Runtime:
     def game_object(self) -> Any:
         """The rules engine of the running game (read it under no expectation of stability)."""
         return self._game
-
-
-def _points(points: Iterable[Any]) -> list[int]:
-    return [p if isinstance(p, int) else parse_point(p) for p in points]
 
 
 def _rate(times: Sequence[float]) -> float:

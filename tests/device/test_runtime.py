@@ -522,3 +522,18 @@ def test_overlay_marks_mismatches_tokens_and_hidden_points():
     assert ((token[y - 9:y + 10, x - 9:x + 10, 2] > 200) & (token[y - 9:y + 10, x - 9:x + 10, 1] < 60)).any()
     assert not (token[y - 16:y + 17, x - 16:x + 17].min(axis=2) > 200).any(), "no halo without a mismatch"
     assert Overlay(SimpleNamespace(camera=None)).draw(blank, {5: 0}).tobytes() == blank.tobytes()
+
+
+def test_overlay_on_the_bandanna_draws_rings_at_their_located_nodes_and_a_closed_gryb():
+    from device.overlay import Overlay
+
+    nodes_px = np.stack([np.arange(341) % 20 * 30 + 20, np.arange(341) // 20 * 30 + 20], axis=1)
+    cal = SimpleNamespace(nodes_px=nodes_px, image_size=(640, 560), camera=None)
+    overlay = Overlay(cal, palette=[[255, 0, 0], [0, 0, 255]])
+    blank = np.zeros((560, 640, 3), np.uint8)
+    x, y = nodes_px[45]
+    ring = overlay.draw(blank, {45: 1})[y - 9:y + 10, x - 9:x + 10]
+    assert ((ring[:, :, 0] > 200) & (ring[:, :, 2] < 60)).any(), "a blue ring where node 45 was located"
+    square = overlay.draw(blank, {}, lines=[[0, 1, 21, 20]])  # four nodes, drawn as a closed outline
+    (x0, y0), (x3, y3) = nodes_px[0], nodes_px[20]
+    assert square[(y0 + y3) // 2, x0, 2] > 200, "the closing side from the last node back to the first"
