@@ -283,6 +283,49 @@ def landmarks_field(document: Mapping, parse: Callable[[object], LandmarksT]) ->
         raise CalibrationError(f"calibration landmarks: {exc}") from exc
 
 
+def upgraded_document(document: object) -> dict:
+    """A decoded calibration document brought to the current version (see :func:`upgrade`).
+
+    Raises :class:`CalibrationError` for a document that is not a JSON object or whose
+    version cannot be upgraded.
+    """
+    if not isinstance(document, dict):
+        raise CalibrationError("calibration file must hold a JSON object")
+    return upgrade(document)
+
+
+def shared_fields(
+    document: Mapping,
+    spec_from_values: Callable[[object], object],
+    parse_landmarks: Callable[[object], object],
+    palette_count: int | None,
+    palette_described: str,
+) -> dict[str, object]:
+    """The validated fields every board's calibration has, as keyword arguments of its
+    calibration class: ``spec``, ``spec_name``, ``rms_px``, ``created``, ``palette_rgb``,
+    ``landmarks``, ``reference_jpeg`` and ``reference_path``. The board's own functions
+    read its spec values and landmarks; the palette is checked by :func:`palette_field`.
+
+    Raises :class:`CalibrationError` naming the first bad field.
+    """
+    spec, spec_name = spec_section(document, spec_from_values)
+    rms = reprojection_field(document)
+    created = created_field(document)
+    palette = palette_field(document, palette_count, palette_described)
+    landmarks = landmarks_field(document, parse_landmarks)
+    reference_jpeg, reference_path = reference_from_dict(document)
+    return {
+        "spec": spec,
+        "spec_name": spec_name,
+        "rms_px": rms,
+        "created": created,
+        "palette_rgb": palette,
+        "landmarks": landmarks,
+        "reference_jpeg": reference_jpeg,
+        "reference_path": reference_path,
+    }
+
+
 def reference_to_dict(jpeg: bytes | None, path: str | None) -> dict | None:
     """The ``reference_image`` value for an embedded JPEG, a picture file's path or neither."""
     if jpeg is not None:
@@ -371,34 +414,15 @@ def calibration_from_dict(document: object) -> Calibration:
 
     Raises :class:`CalibrationError` like :func:`load_calibration`.
     """
-    if not isinstance(document, dict):
-        raise CalibrationError("calibration file must hold a JSON object")
-    document = upgrade(document)
+    document = upgraded_document(document)
     board = _require(document, "board", str, "a board name")
     if board != "timevectors":
         raise CalibrationError(
             f"calibration is for board {board!r}; only 'timevectors' is supported"
         )
-    spec, spec_name = spec_section(document, spec_from_values)
-    image_size = image_size_field(document)
-    camera = _camera_from(document.get("camera"), image_size)
-    rms = reprojection_field(document)
-    created = created_field(document)
-    palette = palette_field(document, None, "a list of")
-    landmarks = landmarks_field(document, parse_clicks)
-    reference_jpeg, reference_path = reference_from_dict(document)
-    return Calibration(
-        board=board,
-        spec=spec,
-        camera=camera,
-        rms_px=rms,
-        spec_name=spec_name,
-        created=created,
-        palette_rgb=palette,
-        landmarks=landmarks,
-        reference_jpeg=reference_jpeg,
-        reference_path=reference_path,
-    )
+    shared = shared_fields(document, spec_from_values, parse_clicks, None, "a list of")
+    camera = _camera_from(document.get("camera"), image_size_field(document))
+    return Calibration(board=board, camera=camera, **shared)
 
 
 def read_calibration_document(path: str | Path) -> object:

@@ -33,17 +33,12 @@ from calibration.calibfile import (
     CALIBRATION_VERSION,
     Calibration,
     CalibrationError,
-    created_field,
     image_size_field,
-    landmarks_field,
     number_array,
-    palette_field,
     read_calibration_document,
-    reference_from_dict,
     reference_to_dict,
-    reprojection_field,
-    spec_section,
-    upgrade,
+    shared_fields,
+    upgraded_document,
 )
 from calibration.gryb_fit import GrybClicks, GrybFit, parse_gryb_clicks
 from calibration.gryb_spec import GrybSpec, spec_from_values, spec_values
@@ -133,14 +128,12 @@ def gryb_calibration_from_dict(document: object) -> GrybCalibration:
 
     Raises :class:`~calibration.calibfile.CalibrationError` naming the bad field.
     """
-    if not isinstance(document, dict):
-        raise CalibrationError("calibration file must hold a JSON object")
-    document = upgrade(document)
+    document = upgraded_document(document)
     if document.get("board") != "gryb":
         raise CalibrationError(
             f"calibration is for board {document.get('board')!r}, not the GRYB bandanna"
         )
-    spec, spec_name = spec_section(document, spec_from_values)
+    shared = shared_fields(document, spec_from_values, parse_gryb_clicks, 2, "two ring colours")
     size = image_size_field(document)
     homography = number_array(document.get("homography"), (3, 3), "calibration field 'homography'")
     nodes_px = number_array(
@@ -155,24 +148,12 @@ def gryb_calibration_from_dict(document: object) -> GrybCalibration:
         raise CalibrationError(
             f"calibration field 'located' must be {len(NODES)} true/false values"
         )
-    rms = reprojection_field(document)
-    created = created_field(document)
-    palette = palette_field(document, 2, "two ring colours")
-    landmarks = landmarks_field(document, parse_gryb_clicks)
-    reference_jpeg, reference_path = reference_from_dict(document)
     return GrybCalibration(
-        spec=spec,
         image_size=size,
         homography=homography,
         nodes_px=nodes_px,
         located=np.array(located, bool),
-        rms_px=rms,
-        spec_name=spec_name,
-        created=created,
-        palette_rgb=palette,
-        landmarks=landmarks,
-        reference_jpeg=reference_jpeg,
-        reference_path=reference_path,
+        **shared,
     )
 
 
