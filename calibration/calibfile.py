@@ -125,25 +125,39 @@ class Calibration:
 
     def to_dict(self) -> dict:
         """The JSON document (see the module docstring for the schema)."""
-        return {
-            "version": CALIBRATION_VERSION,
-            "board": self.board,
-            "spec": {"name": self.spec_name, "values": spec_values(self.spec)},
-            "camera": self.camera.to_dict(),
-            "image_size": list(self.image_size),
-            "reprojection_px": self.rms_px,
-            "created": self.created,
-            "palette_rgb": None
-            if self.palette_rgb is None
-            else [list(c) for c in self.palette_rgb],
-            "landmarks": None
-            if self.landmarks is None
-            else {
+        landmarks = None
+        if self.landmarks is not None:
+            landmarks = {
                 t: {c: list(uv) for c, uv in corners.items()}
                 for t, corners in self.landmarks.items()
-            },
-            "reference_image": reference_to_dict(self.reference_jpeg, self.reference_path),
-        }
+            }
+        board_fields = {"camera": self.camera.to_dict(), "image_size": list(self.image_size)}
+        return calibration_document(self, spec_values(self.spec), board_fields, landmarks)
+
+
+def calibration_document(
+    calibration: Calibration | GrybCalibration,
+    spec_values: dict,
+    board_fields: dict,
+    landmarks: object,
+) -> dict:
+    """The JSON document of a calibration of any board: the shared fields around the
+    board's own ``board_fields``, with its spec values and landmarks already JSON-ready."""
+    return {
+        "version": CALIBRATION_VERSION,
+        "board": calibration.board,
+        "spec": {"name": calibration.spec_name, "values": spec_values},
+        **board_fields,
+        "reprojection_px": calibration.rms_px,
+        "created": calibration.created,
+        "palette_rgb": None
+        if calibration.palette_rgb is None
+        else [list(c) for c in calibration.palette_rgb],
+        "landmarks": landmarks,
+        "reference_image": reference_to_dict(
+            calibration.reference_jpeg, calibration.reference_path
+        ),
+    }
 
 
 def save_calibration(calibration: Calibration, path: str | Path) -> None:

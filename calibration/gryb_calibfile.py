@@ -33,10 +33,10 @@ from calibration.calibfile import (
     CALIBRATION_VERSION,
     Calibration,
     CalibrationError,
+    calibration_document,
     image_size_field,
     number_array,
     read_calibration_document,
-    reference_to_dict,
     shared_fields,
     upgraded_document,
 )
@@ -103,24 +103,16 @@ class GrybCalibration:
 
     def to_dict(self) -> dict:
         """The JSON document (see the module docstring for the schema)."""
-        return {
-            "version": CALIBRATION_VERSION,
-            "board": "gryb",
-            "spec": {"name": self.spec_name, "values": spec_values(self.spec)},
+        landmarks = None
+        if self.landmarks is not None:
+            landmarks = {k: list(v) for k, v in self.landmarks.items()}
+        board_fields = {
             "image_size": list(self.image_size),
             "homography": np.asarray(self.homography).tolist(),
             "nodes_px": np.round(np.asarray(self.nodes_px), 3).tolist(),
             "located": [bool(v) for v in self.located],
-            "reprojection_px": self.rms_px,
-            "created": self.created,
-            "palette_rgb": None
-            if self.palette_rgb is None
-            else [list(c) for c in self.palette_rgb],
-            "landmarks": None
-            if self.landmarks is None
-            else {k: list(v) for k, v in self.landmarks.items()},
-            "reference_image": reference_to_dict(self.reference_jpeg, self.reference_path),
         }
+        return calibration_document(self, spec_values(self.spec), board_fields, landmarks)
 
 
 def gryb_calibration_from_dict(document: object) -> GrybCalibration:
