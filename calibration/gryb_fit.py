@@ -341,15 +341,11 @@ def refine_nodes(
     for level in range(int(_LEVEL.max()) + 1):
         nodes = np.flatnonzero(_LEVEL == level)
         match = _match(predicted, candidates, spots, claimed, nodes, radius)
-        found[nodes] = match
-        claimed[match[match >= 0]] = True
-        found = _drop_outliers(found, spots, mm, base, scale, claimed)
-        located = found >= 0
-        offsets = spots.centroids[found[located]] - base[located]
+        found = _take(found, nodes, match, claimed, spots, mm, base, scale)
         sigma = max(
             FIELD_SIGMA_MM, 1.2 * spec.level_offsets[min(level, len(spec.level_offsets) - 1)]
         )
-        predicted = base + field_offsets(mm[located], offsets, mm, sigma)
+        predicted = _field_prediction(found, spots, base, mm, sigma)
     # Second chances, top level first: a node missed because its own level was predicted
     # badly (a whole subtree on a fold) is now surrounded by located neighbours of every
     # level, so the field puts it near its spot; matches are checked against it as before.
@@ -357,16 +353,11 @@ def refine_nodes(
         missing = np.flatnonzero(found < 0)
         if len(missing) == 0:
             break
-        located = found >= 0
-        offsets = spots.centroids[found[located]] - base[located]
-        predicted = base + field_offsets(mm[located], offsets, mm, FIELD_SIGMA_MM)
+        predicted = _field_prediction(found, spots, base, mm, FIELD_SIGMA_MM)
         match = _match(predicted, candidates, spots, claimed, missing, radius)
-        found[missing] = match
-        claimed[match[match >= 0]] = True
-        found = _drop_outliers(found, spots, mm, base, scale, claimed)
+        found = _take(found, missing, match, claimed, spots, mm, base, scale)
     located = found >= 0
-    offsets = spots.centroids[found[located]] - base[located]
-    field = base + field_offsets(mm[located], offsets, mm, FIELD_SIGMA_MM)
+    field = _field_prediction(found, spots, base, mm, FIELD_SIGMA_MM)
     nodes_px = np.where(located[:, None], spots.centroids[np.maximum(found, 0)], field)
     residual = (
         float(np.sqrt(np.mean(np.sum((nodes_px[located] - field[located]) ** 2, axis=1))))
@@ -380,6 +371,33 @@ def refine_nodes(
         residual,
     )
     return GrybFit(homography=homography, nodes_px=nodes_px, located=located, residual_px=residual)
+
+
+def _field_prediction(
+    found: np.ndarray, spots: Spots, base: np.ndarray, mm: np.ndarray, sigma_mm: float
+) -> np.ndarray:
+    """Where every node's spot should be: ``base`` moved by the smooth field through the
+    offsets of the nodes located so far (``found`` >= 0)."""
+    located = found >= 0
+    offsets = spots.centroids[found[located]] - base[located]
+    return base + field_offsets(mm[located], offsets, mm, sigma_mm)
+
+
+def _take(
+    found: np.ndarray,
+    nodes: np.ndarray,
+    match: np.ndarray,
+    claimed: np.ndarray,
+    spots: Spots,
+    mm: np.ndarray,
+    base: np.ndarray,
+    scale: np.ndarray,
+) -> np.ndarray:
+    """Record ``nodes``' matched spots (claiming them in place) and drop the outliers;
+    returns the new ``found``."""
+    found[nodes] = match
+    claimed[match[match >= 0]] = True
+    return _drop_outliers(found, spots, mm, base, scale, claimed)
 
 
 def _drop_outliers(
