@@ -277,6 +277,13 @@ def nearest_prototype(
     return keys[best], d[np.arange(len(feats)), best]
 
 
+def colour_shares(distances: np.ndarray, width: float = 1.5) -> np.ndarray:
+    """``(n, m)`` probabilities that each of n samples is each of m known colours, from
+    their feature distances (Gaussian of ``width`` feature units, rows summing to 1)."""
+    likelihood = np.exp(-0.5 * (distances / width) ** 2) + 1e-6
+    return likelihood / likelihood.sum(axis=1, keepdims=True)
+
+
 def match_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``(n, m)`` colour distances between feature rows of ``a`` and of ``b``.
 

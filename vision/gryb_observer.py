@@ -26,7 +26,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from calibration.colours import RGB, channel_gain, features, grey_world
+from calibration.colours import RGB, channel_gain, colour_shares, features, grey_world
 from calibration.gryb_colours import RING_COLOURS, RingColourModel, ring_distance
 from calibration.gryb_fit import apply_homography
 from rules.gryb.nodes import NODES, node_name
@@ -333,8 +333,7 @@ class GrybObserver:
         if len(keys) == 0:
             probs[:, 1:] = p_ring[:, None] / RING_COLOURS
             return probs
-        likelihood = np.exp(-0.5 * (ring_distance(mean, protos) / 1.5) ** 2) + 1e-6
-        probs[:, 1 + keys] = p_ring[:, None] * likelihood / likelihood.sum(axis=1, keepdims=True)
+        probs[:, 1 + keys] = p_ring[:, None] * colour_shares(ring_distance(mean, protos))
         return probs
 
 

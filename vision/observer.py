@@ -37,6 +37,7 @@ from calibration.colours import (
     RGB,
     ColourModel,
     channel_gain,
+    colour_shares,
     features,
     grey_world,
     match_distance,
@@ -551,9 +552,7 @@ class Observer:
             else:
                 probs[:, 0] = 1.0
             return probs
-        d = match_distance(mean, protos)
-        likelihood = np.exp(-0.5 * (d / 1.5) ** 2) + 1e-6
-        share = likelihood / likelihood.sum(axis=1, keepdims=True)
+        share = colour_shares(match_distance(mean, protos))
         probs[:, 0] = 1.0 - p_token
         probs[:, 1 + keys] = p_token[:, None] * share
         # Points the reader did not accept but scored high (suppressed as a see-through
