@@ -12,12 +12,15 @@ from calibration.colours import (
     PaletteError,
     channel_gain,
     cluster,
+    colour_shares,
     display_colours,
     feature_to_bgr,
     features,
     grey_world,
     match_distance,
+    nearest_prototype,
     parse_palette,
+    prototype_array,
 )
 
 RED, GREEN, BLUE, YELLOW = (200, 30, 40), (40, 160, 60), (30, 60, 190), (230, 200, 40)
@@ -44,7 +47,9 @@ def test_property_feature_inverse(rgb):
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.tuples(st.integers(60, 255), st.integers(60, 255), st.integers(60, 255)), st.floats(0.4, 1.0))
+@given(
+    st.tuples(st.integers(60, 255), st.integers(60, 255), st.integers(60, 255)), st.floats(0.4, 1.0)
+)
 def test_property_chroma_barely_moves_with_brightness(rgb, factor):
     bright, dim = features(bgr(rgb)[None, :])[0], features(bgr(rgb)[None, :] * factor)[0]
     assert np.abs(bright[:2] - dim[:2]).max() < 0.2 * max(1.0, np.abs(bright[:2]).max())
@@ -52,7 +57,9 @@ def test_property_chroma_barely_moves_with_brightness(rgb, factor):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.tuples(st.floats(0.6, 1.6), st.floats(0.6, 1.6), st.floats(0.6, 1.6)), st.integers(0, 10_000))
+@given(
+    st.tuples(st.floats(0.6, 1.6), st.floats(0.6, 1.6), st.floats(0.6, 1.6)), st.integers(0, 10_000)
+)
 def test_property_channel_gain_recovers_a_cast_despite_changed_pixels(cast, seed):
     rng = np.random.default_rng(seed)
     reference = rng.uniform(40, 150, (2000, 3)).astype(np.float32)
@@ -74,7 +81,9 @@ def test_grey_world_neutralises_a_cast():
 
 def test_cluster_finds_sets_in_order_of_first_appearance():
     rng = np.random.default_rng(1)
-    rows = np.concatenate([samples_of(BLUE, 6, rng), samples_of(RED, 8, rng), samples_of(BLUE, 4, rng)])
+    rows = np.concatenate(
+        [samples_of(BLUE, 6, rng), samples_of(RED, 8, rng), samples_of(BLUE, 4, rng)]
+    )
     groups = cluster(features(rows))
     assert [len(members) for _, members in groups] == [10, 8]
     assert groups[0][1][0] == 0 and groups[1][1][0] == 6
@@ -99,7 +108,9 @@ def test_learning_without_palette_numbers_colours_as_they_come():
     model = ColourModel()
     assert model.n_colours == 0
     assert model.learn(features(samples_of(GREEN, 3, rng))) == [0]
-    assert model.learn(features(np.concatenate([samples_of(GREEN, 2, rng), samples_of(RED, 2, rng)]))) == [1]
+    assert model.learn(
+        features(np.concatenate([samples_of(GREEN, 2, rng), samples_of(RED, 2, rng)]))
+    ) == [1]
     index, _ = model.nearest(features(samples_of(RED, 5, rng)))
     assert (index == 1).all()
     assert model.n_colours == 2
@@ -150,15 +161,18 @@ def test_model_round_trips_through_a_dict():
         ColourModel.from_dict({"prototypes": 5})
 
 
-@pytest.mark.parametrize("bad, message", [
-    ([], "non-empty"),
-    ("red", "non-empty"),
-    ([[255, 0]], "entry 0"),
-    ([[255, 0, 0], [0, 256, 0]], "entry 1"),
-    ([[1.5, 0, 0]], "entry 0"),
-    ([[True, 0, 0]], "entry 0"),
-    ([[9, 9, 9], [9, 9, 9]], "twice"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ([], "non-empty"),
+        ("red", "non-empty"),
+        ([[255, 0]], "entry 0"),
+        ([[255, 0, 0], [0, 256, 0]], "entry 1"),
+        ([[1.5, 0, 0]], "entry 0"),
+        ([[True, 0, 0]], "entry 0"),
+        ([[9, 9, 9], [9, 9, 9]], "twice"),
+    ],
+)
 def test_bad_palettes_are_refused(bad, message):
     with pytest.raises(PaletteError, match=message):
         parse_palette(bad)
@@ -172,7 +186,12 @@ def test_a_stray_reading_does_not_force_two_colours_together():
     rng = np.random.default_rng(5)
     navy, blue, stray = (20, 40, 110), (25, 45, 200), (230, 220, 30)
     rows = np.concatenate(
-        [samples_of(RED, 20, rng), bgr(stray)[None, :], samples_of(navy, 20, rng), samples_of(blue, 20, rng)]
+        [
+            samples_of(RED, 20, rng),
+            bgr(stray)[None, :],
+            samples_of(navy, 20, rng),
+            samples_of(blue, 20, rng),
+        ]
     )
     with_stray_counted = cluster(features(rows), max_clusters=3)
     assert sorted(len(m) for _, m in with_stray_counted) == [1, 20, 40]  # what went wrong before
@@ -182,3 +201,32 @@ def test_a_stray_reading_does_not_force_two_colours_together():
     assert model.learn(features(rows)) == [0, 1, 2]
     index, _ = model.nearest(features(np.stack([bgr(RED), bgr(navy), bgr(blue)])))
     assert index.tolist() == [0, 1, 2]
+
+
+# Shared by the token and the ring colour models.
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.lists(st.floats(0, 20), min_size=3, max_size=3), min_size=1, max_size=8))
+def test_colour_shares_are_probabilities_favouring_the_nearest(rows: list[list[float]]) -> None:
+    distances = np.array(rows)
+    shares = colour_shares(distances)
+    assert shares.shape == distances.shape
+    assert np.allclose(shares.sum(axis=1), 1.0) and np.all(shares > 0)
+    nearest = np.argmin(distances, axis=1)
+    assert np.all(shares[np.arange(len(rows)), nearest] >= shares.max(axis=1) - 1e-12)
+
+
+def test_nearest_prototype_uses_the_given_distance_and_reports_no_colour_when_none_known() -> None:
+    feats = np.array([[0.0, 0.0, 0.0], [10.0, 0.0, 0.0]], np.float32)
+    index, dist = nearest_prototype(feats, {}, lambda a, b: np.zeros((len(a), len(b))))
+    assert index.tolist() == [-1, -1] and np.all(np.isinf(dist))
+    prototypes = {3: np.array([9.0, 0, 0], np.float32), 1: np.array([1.0, 0, 0], np.float32)}
+    keys, protos = prototype_array(prototypes)
+    assert keys.tolist() == [1, 3] and protos[:, 0].tolist() == [1.0, 9.0]
+
+    def along_x(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.abs(a[:, None, 0] - b[None, :, 0])
+
+    index, dist = nearest_prototype(feats, prototypes, along_x)
+    assert index.tolist() == [1, 3] and dist.tolist() == pytest.approx([1.0, 1.0])

@@ -169,3 +169,17 @@ def test_spec_is_hashable_for_caches() -> None:
     assert hash(SPEC) == hash(
         GrybSpec(**{**spec_values(SPEC), "level_offsets": SPEC.level_offsets})
     )
+
+
+def test_the_shared_spec_reader_names_the_file_of_another_board(tmp_path) -> None:
+    from calibration.spec import SpecError, read_spec_table
+
+    assert read_spec_table("gryb", "gryb")["board"] == "gryb"
+    with pytest.raises(SpecError, match="spec is for board 'gryb', expected 'timevectors'"):
+        read_spec_table("gryb", "timevectors")
+    path = tmp_path / "other.toml"
+    path.write_text('board = "gryb"\nversion = 2\n')
+    with pytest.raises(SpecError, match="version 2 is not supported"):
+        read_spec_table(path, "gryb")
+    with pytest.raises(SpecError, match=r"expected 'timevectors' \(in .*other.toml\)"):
+        read_spec_table(path, "timevectors")
