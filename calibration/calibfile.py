@@ -448,15 +448,21 @@ def read_calibration_document(path: str | Path) -> object:
         raise CalibrationError(str(exc)) from exc
 
 
-def load_calibration(path: str | Path) -> Calibration | GrybCalibration:
+def load_calibration(path: str | Path, board: str | None = None) -> Calibration | GrybCalibration:
     """Read and validate a calibration file of either board: a ``"board": "gryb"`` document
     gives a :class:`~calibration.gryb_calibfile.GrybCalibration`, any other a
-    :class:`Calibration` (check ``.board`` when only one board will do).
+    :class:`Calibration`. With ``board`` given, a file of the other board is refused.
 
     Raises :class:`CalibrationError` for an unreadable file, corrupt JSON, a wrong
-    version, an unknown board, missing or ill-typed fields and impossible values.
+    version, an unknown board, a file of another board than ``board``, missing or
+    ill-typed fields and impossible values.
     """
     document = read_calibration_document(path)
+    if board is not None and isinstance(document, dict):
+        found = document.get("board", "timevectors")  # early stacked-board files name none
+        if found != board:
+            hint = " (add --board gryb)" if found == "gryb" else ""
+            raise CalibrationError(f"calibration file {path} is for the {found} board, not {board}{hint}")
     if isinstance(document, dict) and document.get("board") == "gryb":
         # Imported here: the bandanna's loader builds on this module.
         from calibration.gryb_calibfile import gryb_calibration_from_dict

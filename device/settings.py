@@ -107,25 +107,11 @@ def load_calibration_file(path: str | Path, board: str = "timevectors") -> Any:
     """Load a calibration file of ``board``; raises :class:`SetupError` naming the file and
     the problem (a file of the other board included)."""
     from calibration.calibfile import load_calibration
-    from calibration.gryb_calibfile import load_gryb_calibration
 
     try:
-        if _file_board(Path(path)) != board:
-            raise SetupError(f"cannot use calibration {path}: it is not of the {board} board")
-        if board == "gryb":
-            return load_gryb_calibration(Path(path))
-        return load_calibration(Path(path))
-    except SetupError:
-        raise
+        return load_calibration(Path(path), board=board)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise SetupError(f"cannot use calibration {path}: {exc}") from exc
-
-
-def _file_board(path: Path) -> str:
-    """The ``board`` a calibration file names (older stacked-board files name none)."""
-    document = json.loads(path.read_text(encoding="utf-8"))
-    board = document.get("board", "timevectors") if isinstance(document, dict) else None
-    return board if isinstance(board, str) else "timevectors"
 
 
 def resolve_calibration(

@@ -64,7 +64,7 @@ def _load_inputs(calibration_path: Path, palette_path: Path | None) -> tuple[obj
     from calibration.colours import PaletteError, parse_palette
 
     try:
-        calibration = load_calibration(calibration_path)
+        calibration = load_calibration(calibration_path, board="timevectors")
     except (CalibrationError, OSError) as exc:
         raise AnalyzeError(f"cannot use calibration {calibration_path}: {exc}") from exc
     palette = None

@@ -213,13 +213,11 @@ def replay(
         raise ReplayError(f"--fps must be positive, not {fps:g}")
     faces: list[str] | None = None
     if board == "gryb":
-        from calibration.gryb_calibfile import load_gryb_calibration as load_calibration
-
         game, faces = _new_gryb_game(game_name, rolls)
     else:
         game = _new_game(players, opening)
     try:
-        calibration = load_calibration(calibration_path)
+        calibration = load_calibration(calibration_path, board=board)
     except CalibrationError as exc:
         raise ReplayError(str(exc)) from exc
     palette = _load_palette(palette_path) if palette_path is not None else None

@@ -226,3 +226,12 @@ def test_any_calibration_survives_a_round_trip(seed: int, palette, rms: float) -
     loaded = calibration_from_dict(json.loads(json.dumps(original.to_dict())))
     assert loaded.camera.to_dict() == original.camera.to_dict()
     assert loaded.palette_rgb == original.palette_rgb and loaded.rms_px == rms
+
+
+def test_a_file_of_the_other_board_is_refused_when_the_board_is_given(tmp_path):
+    from calibration.calibfile import CalibrationError, load_calibration
+
+    path = tmp_path / "bandanna.json"
+    path.write_text('{"version": 1, "board": "gryb"}', encoding="utf-8")
+    with pytest.raises(CalibrationError, match=r"is for the gryb board, not timevectors \(add --board gryb\)"):
+        load_calibration(path, board="timevectors")

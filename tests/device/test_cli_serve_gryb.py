@@ -65,7 +65,7 @@ def test_a_stacked_board_calibration_is_refused_for_the_bandanna(
     tmp_path: Path, bandanna_files
 ) -> None:
     calibration, frames = bandanna_files
-    with pytest.raises(SetupError, match="not of the timevectors board"):
+    with pytest.raises(SetupError, match="is for the gryb board, not timevectors"):
         build_runtime(config(tmp_path, f"folder:{frames}", calibration))
 
 
