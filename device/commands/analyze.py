@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -92,14 +93,35 @@ def analyze_files(
     A bad calibration or palette stops before any output (status 2); an unreadable
     image is reported on ``err`` and the others are still analysed (status 2 at the end).
     """
-    import cv2
 
-    from vision.observer import FrameError, Observer, analyze_image
+    from vision.observer import Observer, analyze_image
 
     out = out or sys.stdout
     err = err or sys.stderr
     calibration, palette = _load_inputs(calibration_path, palette_path)
     observer = Observer(calibration, palette=palette)
+    return _print_readings(
+        images, lambda image: analyze_image(calibration, image, palette, observer=observer),
+        "tokens", as_json=as_json, out=out, err=err,
+    )
+
+
+def _print_readings(
+    images: list[Path],
+    read: Callable[[np.ndarray], dict],
+    found: str,
+    *,
+    as_json: bool,
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    """Read each image with ``read`` and print one line per image (``found`` names what was
+    read: tokens or rings); an unreadable image is reported on ``err`` and the others are
+    still read. Returns the exit status (2 when any image could not be read)."""
+    import cv2
+
+    from vision.observation import FrameError
+
     status = 0
     for path in images:
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
@@ -108,7 +130,7 @@ def analyze_files(
             status = EXIT_BAD_INPUT
             continue
         try:
-            result = analyze_image(calibration, image, palette, observer=observer)
+            result = read(image)
         except FrameError as exc:
             print(f"boardcam analyze: {path}: {exc}", file=err)
             status = EXIT_BAD_INPUT
@@ -116,10 +138,10 @@ def analyze_files(
         if as_json:
             print(json.dumps({"image": str(path), **result}), file=out)
         else:
-            tokens = " ".join(f"{name}={colour}" for name, colour in result["tokens"].items()) or "none"
+            seen = " ".join(f"{name}={colour}" for name, colour in result[found].items()) or "none"
             hidden = " ".join(result["hidden"]) or "none"
             hand = "yes" if result["hand"] else "no"
-            print(f"{path}: tokens {tokens}; hidden {hidden}; hand {hand}", file=out)
+            print(f"{path}: {found} {seen}; hidden {hidden}; hand {hand}", file=out)
     return status
 
 
@@ -147,7 +169,6 @@ def analyze_bandanna_files(
     """``analyze --board gryb``: the rings on each picture by node name; exit status as
     :func:`analyze_files` (a bad calibration or palette raises :class:`AnalyzeError`).
     ``out``/``err`` default to the standard streams at call time."""
-    import cv2
 
     out = out or sys.stdout
     err = err or sys.stderr
@@ -157,7 +178,6 @@ def analyze_bandanna_files(
     from calibration.gryb_calibfile import load_gryb_calibration
     from calibration.jsonfile import JsonFileError, read_json_file
     from vision.gryb_observer import GrybObserver, analyze_bandanna
-    from vision.observer import FrameError
 
     try:
         calibration = load_gryb_calibration(calibration_path)
@@ -167,27 +187,10 @@ def analyze_bandanna_files(
         observer = GrybObserver(calibration, palette=palette)
     except (CalibrationError, JsonFileError, PaletteError, ValueError) as exc:
         raise AnalyzeError(f"cannot use calibration {calibration_path} or palette: {exc}") from exc
-    status = 0
-    for path in images:
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if image is None:
-            print(f"boardcam analyze: cannot read image {path}", file=err)
-            status = EXIT_BAD_INPUT
-            continue
-        try:
-            result = analyze_bandanna(calibration, image, observer=observer)
-        except FrameError as exc:
-            print(f"boardcam analyze: {path}: {exc}", file=err)
-            status = EXIT_BAD_INPUT
-            continue
-        if as_json:
-            print(json.dumps({"image": str(path), **result}), file=out)
-        else:
-            rings = " ".join(f"{n}={c}" for n, c in result["rings"].items()) or "none"
-            hidden = " ".join(result["hidden"]) or "none"
-            hand = "yes" if result["hand"] else "no"
-            print(f"{path}: rings {rings}; hidden {hidden}; hand {hand}", file=out)
-    return status
+    return _print_readings(
+        images, lambda image: analyze_bandanna(calibration, image, observer=observer),
+        "rings", as_json=as_json, out=out, err=err,
+    )
 
 
 def _run_bench(args: argparse.Namespace) -> int:
