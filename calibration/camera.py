@@ -59,7 +59,7 @@ class CameraModel:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "CameraModel":
+    def from_dict(cls, data: dict) -> CameraModel:
         """Inverse of :meth:`to_dict`; raises ``KeyError``/``ValueError`` on bad data."""
         return cls(
             K=np.array(data["K"], dtype=np.float64),
@@ -78,7 +78,7 @@ class CameraModel:
         azimuth_deg: float,
         image_size: tuple[int, int],
         horizontal_fov_deg: float = 62.2,
-    ) -> "CameraModel":
+    ) -> CameraModel:
         """A camera on a sphere around ``target_mm`` looking at it, image ``up`` toward +z.
 
         ``azimuth_deg`` 0 puts the camera south of the board looking north.

@@ -261,7 +261,7 @@ class _Print:
         positions = spec.node_positions()
         line = tuple(float(v) for v in _bgr(style.line_rgb))
         width = max(1, round(spec.line_width * TEXELS_PER_MM))
-        for i, node in enumerate(NODES):
+        for node in NODES:
             if len(node) < 4:
                 corners = self.texel(positions[[NODES.index(node + c) for c in "GRYB"]])
                 cv2.polylines(

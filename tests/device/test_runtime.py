@@ -273,7 +273,7 @@ def test_restart_resumes_the_running_game(tmp_path):
 def test_restart_after_a_win_keeps_the_finished_game_on_show(tmp_path):
     store = Store(tmp_path)
     runtime = make_runtime(store, ScriptedSource([]))
-    for seq, name in enumerate(WINNING_NAMES):
+    for name in WINNING_NAMES:
         runtime.process_frame(_frame(name))
     assert runtime.state()["result"] == "win"
     again = make_runtime(store, ScriptedSource([]))
@@ -458,7 +458,7 @@ def test_buffers_stay_bounded(store):
     config = Config()
     config.storage.bundle_seconds = 0.002
     runtime = make_runtime(store, ScriptedSource(["empty"]), config=config)
-    for seq in range(100):
+    for _ in range(100):
         runtime.process_frame(_frame("empty"))
     times = [t for t, _ in runtime.recent_frames()]
     assert times[-1] - times[0] <= 0.002 and len(times) < 100
@@ -535,5 +535,5 @@ def test_overlay_on_the_bandanna_draws_rings_at_their_located_nodes_and_a_closed
     ring = overlay.draw(blank, {45: 1})[y - 9:y + 10, x - 9:x + 10]
     assert ((ring[:, :, 0] > 200) & (ring[:, :, 2] < 60)).any(), "a blue ring where node 45 was located"
     square = overlay.draw(blank, {}, lines=[[0, 1, 21, 20]])  # four nodes, drawn as a closed outline
-    (x0, y0), (x3, y3) = nodes_px[0], nodes_px[20]
+    (x0, y0), (_, y3) = nodes_px[0], nodes_px[20]
     assert square[(y0 + y3) // 2, x0, 2] > 200, "the closing side from the last node back to the first"

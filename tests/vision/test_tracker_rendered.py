@@ -73,7 +73,7 @@ def test_move_is_one_snapshot_after_the_hand_left(sequence):
 def _in_line_pair(observer: Observer) -> tuple[int, int]:
     fp = observer.footprints
     rows = sorted(fp.overlap.tolist(), key=lambda row: -row[2])
-    for far, near, fraction in rows:
+    for far, near, _fraction in rows:
         if fp.tier[int(far)] == 0 and fp.tier[int(near)] == 1 and fp.in_image[int(far)] == 1:
             return int(far), int(near)
     raise AssertionError("an oblique camera always sees P and Q points in line")
