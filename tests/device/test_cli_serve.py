@@ -200,7 +200,12 @@ def test_serve_runs_a_real_server_until_sigterm(tmp_path):
         live = http.client.HTTPConnection("127.0.0.1", port, timeout=10)  # a dashboard left open
         live.request("GET", "/events")
         stream = live.getresponse()
-        assert b"state" in stream.fp.read1(65536)
+        received = b""
+        while b"state" not in received and len(received) < 65536:  # retry: first, then the state
+            chunk = stream.fp.read1(65536)  # the 10 s socket timeout bounds each read
+            assert chunk, "the stream ended before the state came"
+            received += chunk
+        assert b"event: state" in received
     finally:
         stdout, stderr = stop(process)
     live.close()
