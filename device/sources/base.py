@@ -29,8 +29,8 @@ class Frame:
 class Pacer:
     """Spaces frames ``1/fps`` apart (``fps=0``: no pacing) without drifting or bursting.
 
-    A consumer that fell behind by more than a second is not paid back with a burst
-    of frames: the schedule restarts from now.
+    After a stall (a slow consumer, a demo view rendered for the first time) frames go
+    on at the rate from now: a stall is never paid back with a burst of frames.
     """
 
     def __init__(self, fps: float) -> None:
@@ -51,7 +51,7 @@ class Pacer:
             return False
         if wait > 0:
             time.sleep(wait)
-        self._next_time = max(self._next_time + 1.0 / self.fps, time.monotonic() - 1.0)
+        self._next_time = max(self._next_time, time.monotonic()) + 1.0 / self.fps
         return True
 
 

@@ -25,7 +25,7 @@ import numpy as np
 from calibration.camera import CameraModel
 from calibration.spec import TimeVectorsSpec, load_spec
 from device.demo_script import Board, Shot, demo_script, gryb_demo_script
-from device.sources.base import Frame, FrameSource, SourceError
+from device.sources.base import Frame, FrameSource, Pacer, SourceError
 from vision.render import HandSpec, SceneStyle, render_timevectors
 
 logger = logging.getLogger(__name__)
@@ -224,7 +224,7 @@ class DemoSource(FrameSource):
         self.description = f"demo: a scripted {what} at {fps:g} fps"
         self._index = 0
         self._seq = 0
-        self._next_time = 0.0
+        self._pacer = Pacer(fps)
         self._started = False
         self._warmer: threading.Thread | None = None
         self._stop_warming = threading.Event()
@@ -261,7 +261,7 @@ class DemoSource(FrameSource):
         """Start playing; at a real frame rate, render the script's views ahead in the background
         so that the first loop does not stall on each new view."""
         self._index = 0
-        self._next_time = time.monotonic()
+        self._pacer.reset()
         self._started = True
         if self.fps > 0 and self._warmer is None:
             self._stop_warming.clear()
@@ -278,15 +278,8 @@ class DemoSource(FrameSource):
             raise SourceError(f"{self.description} is not started")
         if self.is_exhausted:
             return None
-        if self.fps > 0:
-            wait = self._next_time - time.monotonic()
-            if wait > timeout:
-                time.sleep(max(timeout, 0.0))
-                return None
-            if wait > 0:
-                time.sleep(wait)
-            # After a stall (a view rendered for the first time) go on at the rate, never catch up.
-            self._next_time = max(self._next_time, time.monotonic()) + 1.0 / self.fps
+        if not self._pacer.wait(max(timeout, 0.0)):
+            return None
         shot = self._timeline[self._index % len(self._timeline)]
         self._index += 1
         frame = Frame(image=self.renderer.image(shot), seq=self._seq, name=f"demo-{self._seq:06d}")
