@@ -80,17 +80,25 @@ def parse_clicks(data: object) -> Clicks:
             if corner not in corners:
                 raise ClicksError(f"tier {tier} is missing corner {corner}")
             value = corners[corner]
-            if (
-                not isinstance(value, (list, tuple, np.ndarray))
-                or len(value) != 2
-                or not all(isinstance(c, numbers.Real) and not isinstance(c, bool) for c in value)
-                or not all(math.isfinite(c) for c in value)
-            ):
+            pixel = as_pixel(value)
+            if pixel is None:
                 raise ClicksError(
                     f"{tier}.{corner} must be two finite numbers [u, v], not {value!r}"
                 )
-            clicks[tier][corner] = (float(value[0]), float(value[1]))
+            clicks[tier][corner] = pixel
     return clicks
+
+
+def as_pixel(value: object) -> tuple[float, float] | None:
+    """A clicked pixel ``[u, v]`` as two floats, or ``None`` when it is not two finite numbers."""
+    if (
+        not isinstance(value, (list, tuple, np.ndarray))
+        or len(value) != 2
+        or not all(isinstance(c, numbers.Real) and not isinstance(c, bool) for c in value)
+        or not all(math.isfinite(c) for c in value)
+    ):
+        return None
+    return float(value[0]), float(value[1])
 
 
 def load_clicks(path: str | Path) -> Clicks:

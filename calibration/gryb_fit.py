@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import logging
 import math
-import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +36,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from calibration.fit import as_pixel
 from calibration.gryb_spec import LANDMARKS, GrybSpec
 from calibration.jsonfile import JsonFileError, read_json_file
 from rules.gryb.nodes import COLOURS, NODES
@@ -118,14 +118,10 @@ def parse_gryb_clicks(data: object) -> GrybClicks:
                 f"corner {name} is missing: click the four corner spots {', '.join(LANDMARKS)}"
             )
         value = data[name]
-        if (
-            not isinstance(value, (list, tuple, np.ndarray))
-            or len(value) != 2
-            or not all(isinstance(c, numbers.Real) and not isinstance(c, bool) for c in value)
-            or not all(math.isfinite(c) for c in value)
-        ):
+        pixel = as_pixel(value)
+        if pixel is None:
             raise GrybClicksError(f"{name} must be two finite numbers [u, v], not {value!r}")
-        clicks[name] = (float(value[0]), float(value[1]))
+        clicks[name] = pixel
     return clicks
 
 
