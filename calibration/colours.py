@@ -290,8 +290,15 @@ def match_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     Hue difference counts as the arc at the lower of the two saturations (so hue
     means nothing for greys), saturation and brightness differences count less.
     """
-    a = np.asarray(a, np.float32).reshape(-1, 1, 3)
-    b = np.asarray(b, np.float32).reshape(1, -1, 3)
+    return _distance(np.asarray(a, np.float32).reshape(-1, 1, 3), np.asarray(b, np.float32).reshape(1, -1, 3))
+
+
+def pair_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``(n,)`` colour distances (as :func:`match_distance`) between row ``i`` of ``a`` and of ``b``."""
+    return _distance(np.asarray(a, np.float32), np.asarray(b, np.float32))
+
+
+def _distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     sat_a, sat_b = np.hypot(a[..., 0], a[..., 1]), np.hypot(b[..., 0], b[..., 1])
     dot = a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1]
     angle = np.arccos(np.clip(dot / np.maximum(sat_a * sat_b, 1e-6), -1.0, 1.0))

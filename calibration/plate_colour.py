@@ -2,18 +2,22 @@
 
 A token on a lower tier is seen through every plate above it. Each plate lets
 through a fraction of the light and adds some of its own (tint, reflections),
-so the token's chroma shrinks towards grey by roughly the same factor per plate:
-a navy token on the top tier and a blue one two tiers down can look alike. The
-plates are identical, so one factor ``q`` (chroma kept per plate) describes them
-all: a token ``k`` plates down shows ``q**k`` of its chroma.
+so the token's chroma shrinks towards grey by roughly the same factor per plate,
+and its brightness moves by roughly the same step (darker through a clean plate,
+lighter through a hazy one): a navy token on the top tier and a blue one two
+tiers down can look alike. The plates are identical, so one factor ``q`` (chroma
+kept per plate) and one step (log brightness per plate) describe them all: a
+token ``k`` plates down shows ``q**k`` of its chroma.
 
-``q`` is estimated from the tokens of one frame: every set of tokens has members
+Both are estimated from the tokens of one frame: every set of tokens has members
 on several tiers, and only the right ``q`` makes each token's corrected colour
 land on tokens of the same set on *other* tiers. The estimate needs no known
 colours, so it also works on the first picture of a game.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
@@ -23,6 +27,8 @@ TOP_TIER = 3
 FACTOR_RANGE = (0.4, 1.0)  # chroma kept per plate that is searched
 COARSE_STEP = 0.06  # searched on a coarse grid, then finely around the best coarse factor
 FACTOR_STEP = 0.015
+LIGHT_RANGE = (-0.6, 0.6)  # brightness step per plate searched, feature units
+LIGHT_STEP = 0.05
 MIN_TOKENS = 6  # fewer tokens than this (over at least two tiers) say nothing about q
 
 
@@ -31,22 +37,30 @@ def plates_above(tiers: np.ndarray) -> np.ndarray:
     return TOP_TIER - np.asarray(tiers, np.int64)
 
 
-def corrected(feats: np.ndarray, tiers: np.ndarray, factor: float) -> np.ndarray:
+def corrected(feats: np.ndarray, tiers: np.ndarray, factor: float, light_step: float = 0.0) -> np.ndarray:
     """Token colour features as they would look on the top tier: chroma divided by
-    ``factor`` per plate above, brightness unchanged. ``feats`` is ``(n, 3)``."""
+    ``factor`` and ``light_step`` taken off the brightness per plate above. ``feats`` is ``(n, 3)``."""
     out = np.array(feats, np.float32, copy=True).reshape(-1, 3)
-    gain = np.power(np.float32(factor), -plates_above(tiers).astype(np.float32))
-    out[:, :2] *= gain[:, None]
+    plates = plates_above(tiers).astype(np.float32)
+    out[:, :2] *= np.power(np.float32(factor), -plates)[:, None]
+    out[:, 2] -= np.float32(light_step) * plates
     return out
 
 
 def estimate_factor(feats: np.ndarray, tiers: np.ndarray) -> float | None:
-    """Chroma kept per plate, from the colours and tiers of the tokens of one frame.
+    """Chroma kept per plate (see :func:`estimate_plate_loss`)."""
+    loss = estimate_plate_loss(feats, tiers)
+    return None if loss is None else loss[0]
 
-    For each candidate factor, every token's corrected colour is compared with the
-    nearest token on another tier; the factor with the smallest median mismatch wins.
-    Returns ``None`` when the tokens cannot tell (too few, or all on one tier).
-    Raises ``ValueError`` if ``feats`` and ``tiers`` do not have the same length.
+
+def estimate_plate_loss(feats: np.ndarray, tiers: np.ndarray) -> tuple[float, float] | None:
+    """Chroma kept and brightness step per plate, from the colours and tiers of the tokens
+    of one frame.
+
+    For candidate values, every token's corrected colour is compared with the nearest
+    token on another tier; the values with the smallest median mismatch win (searched
+    one at a time, chroma first). Returns ``None`` when the tokens cannot tell (too few,
+    or all on one tier). Raises ``ValueError`` if ``feats`` and ``tiers`` differ in length.
     """
     feats = np.asarray(feats, np.float32).reshape(-1, 3)
     tiers = np.asarray(tiers, np.int64).reshape(-1)
@@ -56,14 +70,20 @@ def estimate_factor(feats: np.ndarray, tiers: np.ndarray) -> float | None:
         return None
     other_tier = tiers[:, None] != tiers[None, :]
 
-    def best_of(candidates: np.ndarray) -> float:
-        costs = []
-        for factor in candidates:
-            fixed = corrected(feats, tiers, float(factor))
-            d = np.where(other_tier, match_distance(fixed, fixed), np.inf)
-            costs.append(float(np.median(d.min(axis=1))))
-        return float(candidates[int(np.argmin(costs))])
+    def cost(factor: float, step: float) -> float:
+        fixed = corrected(feats, tiers, factor, step)
+        d = np.where(other_tier, match_distance(fixed, fixed), np.inf)
+        return float(np.median(d.min(axis=1)))
 
-    coarse = best_of(np.arange(FACTOR_RANGE[0], FACTOR_RANGE[1] + 1e-9, COARSE_STEP))
-    fine = np.arange(coarse - COARSE_STEP, coarse + COARSE_STEP + 1e-9, FACTOR_STEP)
-    return best_of(np.clip(fine, *FACTOR_RANGE))
+    def best(candidates: np.ndarray, of: Callable[[float], float]) -> float:
+        return float(candidates[int(np.argmin([of(float(c)) for c in candidates]))])
+
+    factors = np.arange(FACTOR_RANGE[0], FACTOR_RANGE[1] + 1e-9, COARSE_STEP)
+    steps = np.arange(LIGHT_RANGE[0], LIGHT_RANGE[1] + 1e-9, LIGHT_STEP)
+    factor = best(factors, lambda f: cost(f, 0.0))
+    step = best(steps, lambda t: cost(factor, t))
+    fine = np.clip(np.arange(factor - COARSE_STEP, factor + COARSE_STEP + 1e-9, FACTOR_STEP), *FACTOR_RANGE)
+    factor = best(fine, lambda f: cost(f, step))
+    if cost(factor, 0.0) <= cost(factor, step):  # no evidence for a brightness step
+        step = 0.0
+    return factor, step

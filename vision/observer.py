@@ -42,8 +42,10 @@ from calibration.colours import (
     grey_world,
     match_distance,
     noise_scale,
+    pair_distance,
 )
-from calibration.plate_colour import corrected, estimate_factor
+from calibration.plate_colour import corrected, estimate_plate_loss
+from vision.explain import MIN_SCORE, TokenSelector
 from vision.footprint import N_POINTS, Footprints, PixelSets, build_footprints, working_size
 from vision.hands import HandGrid, MotionDetector
 from vision.observation import FrameError, Observation, check_frame
@@ -58,6 +60,10 @@ TOKEN_SCORE = 0.55  # fit score (filled core minus half the filled ring) that me
 SCORE_SOFTNESS = 0.06  # width of the sigmoid turning the fit score into a probability
 NEARER_PREFERENCE = 0.05  # a farther point must fit this much better to beat a nearer one
 RING_WEIGHT = 0.5
+COLOUR_MARGIN = 0.0  # a pixel must match a token colour this much better than the empty board
+COLOUR_RAMP = 0.5  # ... and this much more again to count as a sure token pixel
+COLOUR_RAISE = 0.1  # mean evidence a colour check must add to a point to read the board again
+UNDECIDED_SCORE = -0.45  # a point scoring above this (a little change) is worth a colour check
 CHANGE_MARGIN = 0.03  # a point must explain the before/after change this much better to take it
 HAND_AREA_DISCS = 2.0  # an unexplained blob bigger than this many top discs is a hand
 MIN_QUALITY = 0.5
@@ -164,7 +170,7 @@ class Observer:
         self._calm_run = 0
         self._before: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._in_visit = False
-        self._plate_factor: float | None = None  # chroma kept per plate, learned from tokens
+        self._plate_loss: tuple[float, float] | None = None  # per plate: chroma kept, brightness step
         self._plate_tokens = b""  # the points it was last learned from
 
     # ------------------------------------------------------------------ setup
@@ -183,12 +189,16 @@ class Observer:
         self._ring = _local(ring, positions)
         self._top = _local(top, positions)
         self._silhouette = _local(fp.silhouette.within(positions), positions)
+        # Top-disc samples fully inside the token's outline (no table mixed in at the rim).
+        n_px = width * height
+        self._top_inside = np.isin(top.point * n_px + top.index, fp.core.point * n_px + fp.core.index)
         order = np.argsort(fp.tier[self._silhouette.point], kind="stable")
         self._silhouette_by_tier = (
             self._silhouette.index[order],
             self._silhouette.point[order],
             fp.tier[self._silhouette.point[order]].astype(np.int8),
         )
+        self._selector = TokenSelector(self._core, self._ring, self._silhouette, len(positions))
         pairs = fp.overlap[fp.overlap[:, 2] >= 0.5]
         self._nms_far = pairs[:, 0].astype(np.int64)
         self._nms_near = pairs[:, 1].astype(np.int64)
@@ -267,6 +277,16 @@ class Observer:
         else:
             core_evidence = evidence[self._core.index]
         score, accepted, visible_core = self._read_tokens(evidence, core_evidence)
+        if not compare_previous:  # a still picture: its clearest tokens teach the colours first
+            self._read_colours(feats, foreground, accepted, learn=True)
+        # Points with some change but no token yet: does a known token colour explain it?
+        undecided = ~accepted & (score > UNDECIDED_SCORE)
+        colour_evidence = self._colour_evidence(feats, undecided[self._core.point]) if undecided.any() else None
+        if colour_evidence is not None:
+            boosted = np.maximum(core_evidence, colour_evidence)
+            raised = np.bincount(self._core.point, weights=boosted - core_evidence, minlength=N_POINTS)
+            if (raised >= COLOUR_RAISE * self._core.count).any():  # else the reading stands
+                score, accepted, visible_core = self._read_tokens(evidence, boosted)
         explained = self._paint(self._silhouette, accepted)
         unexplained = foreground & ~explained
         hand_blob = self._hand(unexplained)
@@ -428,49 +448,16 @@ class Observer:
     def _read_tokens(
         self, evidence: np.ndarray, core_evidence: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Which points hold a token: fit score, accepted mask and visible core pixel counts.
+        """Which points hold a token: score, accepted mask and open core pixel counts
+        (see :mod:`vision.explain`).
 
         ``evidence`` (0..1 per gathered pixel) is how surely each pixel changed; soft
         evidence lets a faint token (grey on a pale table) add up over its whole footprint.
         ``core_evidence`` is the same over each point's core pixels (``self._core`` order),
         where a point with its texture replaced counts darkening in full.
         """
-        core_pt, ring_pt = self._core.point, self._ring.point
-        core_ev, ring_ev = core_evidence, evidence[self._ring.index]
-        first = self._fit(
-            np.bincount(core_pt, weights=core_ev, minlength=N_POINTS),
-            self._core.count,
-            np.bincount(ring_pt, weights=ring_ev, minlength=N_POINTS),
-            self._ring.count,
-        )
-        ghost = self._suppressed(first, first >= TOKEN_SCORE)
-        candidate = (first >= TOKEN_SCORE) & ~ghost
-        # Second pass: remove what nearer accepted tokens explain, read each tier again.
-        tier = self.footprints.tier
-        nearest = self._nearest_tier(candidate)
-        explained_all = nearest >= 0
-        open_core = nearest[self._core.index] <= tier[core_pt]
-        visible_core = np.bincount(core_pt, weights=open_core, minlength=N_POINTS)
-        core_fg = np.bincount(core_pt, weights=core_ev * open_core, minlength=N_POINTS)
-        ring_open = ~explained_all[self._ring.index]
-        ring_n = np.bincount(ring_pt, weights=ring_open, minlength=N_POINTS)
-        ring_fg = np.bincount(ring_pt, weights=ring_ev * ring_open, minlength=N_POINTS)
-        score = self._fit(core_fg, visible_core, ring_fg, ring_n)
-        enough = visible_core >= np.maximum(3, 0.25 * self._core.count)
-        accepted = (score >= TOKEN_SCORE) & enough & ~ghost
-        accepted &= ~self._suppressed(score, accepted)
-        return score, accepted, visible_core
-
-    def _suppressed(self, score: np.ndarray, candidate: np.ndarray) -> np.ndarray:
-        """Of two candidates whose tokens would cover the same image area, drop the worse fit
-        (the nearer one wins unless the farther fits clearly better)."""
-        far, near = self._nms_far, self._nms_near
-        both = candidate[far] & candidate[near]
-        far_wins = score[far] > score[near] + NEARER_PREFERENCE
-        out = np.zeros(N_POINTS, bool)
-        out[far[both & ~far_wins]] = True
-        out[near[both & far_wins]] = True
-        return out
+        chosen = self._selector.select(evidence, core_evidence)
+        return chosen.score, chosen.accepted, chosen.open_core
 
     def _nearest_tier(self, points: np.ndarray) -> np.ndarray:
         """Per gathered pixel, the highest tier of the given points' silhouettes there (-1: none).
@@ -488,17 +475,18 @@ class Observer:
     def _token_colours(
         self, feats: np.ndarray, foreground: np.ndarray, accepted: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Mean colour feature of each accepted token's changed top-disc pixels (the top is
-        lit most evenly), falling back to the whole core; and how many pixels were used.
+        """Mean colour feature of each accepted token's top-disc pixels well inside its outline
+        (the top is lit most evenly; a token the table's colour changes few pixels, so all
+        count), falling back to the changed pixels of the whole core; and how many were used.
         Pixels that an accepted token on a higher tier covers are left out: they show that
         nearer token, not this one."""
         mean = np.zeros((N_POINTS, 3))
         used = np.zeros(N_POINTS, np.int64)
         tier = self.footprints.tier
         nearest = self._nearest_tier(accepted)
-        for pixel_sets in (self._core, self._top):  # the top overrides where it has pixels
-            idx, pts = pixel_sets.index, pixel_sets.point
-            use = foreground[idx] & accepted[pts] & (nearest[idx] <= tier[pts])
+        for pixel_sets, chosen in ((self._core, foreground[self._core.index]), (self._top, self._top_inside & foreground[self._top.index])):
+            idx, pts = pixel_sets.index, pixel_sets.point  # the top overrides where it has pixels
+            use = chosen & accepted[pts] & (nearest[idx] <= tier[pts])
             n = np.bincount(pts[use], minlength=N_POINTS)
             sums = np.stack(
                 [np.bincount(pts[use], weights=feats[idx[use], k], minlength=N_POINTS) for k in range(3)],
@@ -516,13 +504,47 @@ class Observer:
         tokens = np.flatnonzero(readable).tobytes()
         if learn and tokens != self._plate_tokens:  # the same tokens as last time teach nothing new
             self._plate_tokens = tokens
-            estimate = estimate_factor(mean[readable], tier[readable])
+            estimate = estimate_plate_loss(mean[readable], tier[readable])
             if estimate is not None:
-                known = self._plate_factor
-                self._plate_factor = estimate if known is None else known + PLATE_FOLLOW * (estimate - known)
-        if self._plate_factor is None:
+                known = self._plate_loss
+                self._plate_loss = (
+                    estimate if known is None else tuple(k + PLATE_FOLLOW * (e - k) for k, e in zip(known, estimate))
+                )
+        if self._plate_loss is None:
             return mean
-        return corrected(mean, tier, self._plate_factor)
+        return corrected(mean, tier, *self._plate_loss)
+
+    def _read_colours(
+        self, feats: np.ndarray, foreground: np.ndarray, accepted: np.ndarray, *, learn: bool
+    ) -> np.ndarray:
+        """Each accepted token's colour as on the top tier; with ``learn``, the colour model
+        and the plates' colour loss learn from them."""
+        mean, n = self._token_colours(feats, foreground, accepted)
+        readable = accepted & (n > 0)
+        mean = self._through_plates(mean, readable, learn=learn)
+        if learn and readable.any():
+            self.colours.learn(mean[readable])
+        return mean
+
+    def _colour_evidence(self, feats: np.ndarray, entries: np.ndarray) -> np.ndarray | None:
+        """0..1 per core pixel (``self._core`` order): how much better a token of a known
+        colour explains the pixel than the empty board does. A token the table's colour
+        changes its pixels little, but still matches its set's colour more closely than
+        the empty board there; a shadow matches the empty board, only darker. Only the
+        core ``entries`` asked for are measured (0 elsewhere): most points are plainly empty."""
+        keys, protos = self.colours.prototype_array()
+        if len(keys) == 0 or self._ref_features is None:
+            return None
+        idx = self._core.index[entries]
+        pixel = feats[idx]
+        seen_as = pixel
+        if self._plate_loss is not None:
+            seen_as = corrected(pixel, self.footprints.tier[self._core.point[entries]], *self._plate_loss)
+        to_token = match_distance(seen_as, protos).min(axis=1)
+        to_board = pair_distance(pixel, self._ref_features[idx])
+        out = np.zeros(len(self._core.index), np.float32)
+        out[entries] = np.clip((to_board - to_token - COLOUR_MARGIN) / COLOUR_RAMP, 0.0, 1.0)
+        return out
 
     def _probabilities(
         self,
@@ -535,12 +557,8 @@ class Observer:
         learn: bool,
     ) -> np.ndarray:
         """Token probability from the overlap score; colour from the mean of the token's pixels."""
-        mean, n = self._token_colours(feats, foreground, accepted)
-        readable = accepted & (n > 0)
-        mean = self._through_plates(mean, readable, learn=learn)
-        if learn and readable.any():
-            self.colours.learn(mean[readable])
-        p_token = _sigmoid((score - TOKEN_SCORE) / SCORE_SOFTNESS)
+        mean = self._read_colours(feats, foreground, accepted, learn=learn)
+        p_token = _sigmoid((score - MIN_SCORE) / SCORE_SOFTNESS)
         p_token[~(visible_core > 0)] = 0.0
         n_colours = self.colours.n_colours
         probs = np.zeros((N_POINTS, 1 + n_colours))

@@ -5,7 +5,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from calibration.plate_colour import FACTOR_STEP, corrected, estimate_factor, plates_above
+from calibration.plate_colour import (
+    FACTOR_STEP,
+    corrected,
+    estimate_factor,
+    estimate_plate_loss,
+    plates_above,
+)
 
 
 def _seen_through_plates(true_feats: np.ndarray, tiers: np.ndarray, factor: float) -> np.ndarray:
@@ -58,3 +64,25 @@ def test_too_few_tokens_or_one_tier_say_nothing():
 def test_mismatched_lengths_are_refused():
     with pytest.raises(ValueError, match="tiers"):
         estimate_factor(np.ones((8, 3)), np.zeros(7, int))
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    factor=st.floats(0.6, 0.95),
+    step=st.floats(-0.5, 0.5),
+    seed=st.integers(0, 10_000),
+)
+def test_estimate_recovers_the_brightness_step_of_hazy_or_dark_plates(factor, step, seed):
+    """A grey set and a dark set differ only in brightness; plates that shift brightness
+    would blur them together unless the step is found."""
+    rng = np.random.default_rng(seed)
+    sets = np.array([[10.0, 4.0, 16.0], [0.3, 0.2, 15.5], [0.2, 0.1, 12.0]])
+    colour = np.repeat(np.arange(3), 8)
+    tiers = np.tile(np.arange(4), 6)
+    true = sets[colour] + rng.normal(0, 0.05, (24, 3))
+    seen = _seen_through_plates(true, tiers, factor)
+    seen[:, 2] += step * plates_above(tiers)
+    loss = estimate_plate_loss(seen, tiers)
+    assert loss is not None
+    assert abs(loss[1] - step) <= 0.1
+    assert np.allclose(corrected(seen, tiers, *loss)[:, 2], true[:, 2], atol=0.35)

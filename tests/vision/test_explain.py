@@ -1,0 +1,98 @@
+"""The greedy explain-away token selection on hand-made pixel layouts."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vision.explain import MIN_SCORE, TokenSelector
+from vision.footprint import PixelSets
+
+N_PIXELS = 200
+
+
+def _sets(ranges: list[list[tuple[int, int]]]) -> PixelSets:
+    return PixelSets.from_lists([np.concatenate([np.arange(a, b) for a, b in r]) for r in ranges])
+
+
+def _layout(count: int, wide: bool = False) -> TokenSelector:
+    """Points side by side on a line of pixels (10 each: core 2..8, outline 1..9, ring at 0
+    and 9); with ``wide``, one more point (a nearer tier) whose token covers point 1 and the
+    near half of point 2."""
+    core = [[(10 * k + 2, 10 * k + 8)] for k in range(count)]
+    sil = [[(10 * k + 1, 10 * k + 9)] for k in range(count)]
+    ring = [[(10 * k, 10 * k + 1), (10 * k + 9, 10 * k + 10)] for k in range(count)]
+    if wide:
+        core.append([(13, 23)])
+        sil.append([(12, 24)])
+        ring.append([(10, 12), (24, 26)])
+    return TokenSelector(_sets(core), _sets(ring), _sets(sil), N_PIXELS)
+
+
+def _changed(*spans: tuple[int, int]) -> np.ndarray:
+    evidence = np.zeros(N_PIXELS)
+    for a, b in spans:
+        evidence[a:b] = 1.0
+    return evidence
+
+
+def test_nothing_changed_accepts_nothing() -> None:
+    selector = _layout(6)
+    result = selector.select(np.zeros(N_PIXELS))
+    assert not result.accepted.any()
+    assert (result.score < 0).all()
+
+
+def test_each_changed_outline_is_its_token() -> None:
+    selector = _layout(6)
+    result = selector.select(_changed((11, 19), (41, 49)))
+    assert np.flatnonzero(result.accepted).tolist() == [1, 4]
+
+
+def test_a_point_seen_through_is_not_a_token() -> None:
+    """Point 1's token lies inside the wide point's outline: the wide point is empty."""
+    selector = _layout(6, wide=True)
+    result = selector.select(_changed((11, 19)))
+    assert np.flatnonzero(result.accepted).tolist() == [1]
+
+
+def test_a_near_token_does_not_hide_a_far_one_behind_it() -> None:
+    """A near token (point 1) covers half of a far one (point 0): both are found, in
+    whichever order they are taken."""
+    far_core, far_sil, far_ring = [(12, 20)], [(11, 21)], [(10, 11), (21, 22)]
+    near_core, near_sil, near_ring = [(3, 15)], [(2, 16)], [(0, 2), (16, 18)]
+    selector = TokenSelector(
+        _sets([far_core, near_core]), _sets([far_ring, near_ring]), _sets([far_sil, near_sil]), N_PIXELS
+    )
+    result = selector.select(_changed((2, 16), (11, 21)))
+    assert result.accepted.tolist() == [True, True]
+    assert not selector.select(_changed((2, 16))).accepted[0]
+
+
+def test_change_all_around_a_point_is_not_its_token() -> None:
+    """A blob larger than the token (a hand) fills the ring too."""
+    selector = _layout(3)
+    result = selector.select(_changed((0, 30)))
+    assert not result.accepted[1]
+    assert selector.select(_changed((11, 19))).accepted[1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sets(st.integers(0, 14), max_size=15))
+def test_separate_tokens_are_found_exactly(tokens: set[int]) -> None:
+    selector = _layout(15)
+    evidence = _changed(*[(10 * k + 1, 10 * k + 9) for k in tokens])
+    result = selector.select(evidence)
+    assert set(np.flatnonzero(result.accepted).tolist()) == tokens
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0.0, 1.0), min_size=N_PIXELS, max_size=N_PIXELS))
+def test_every_accepted_token_explains_change_of_its_own(values: list[float]) -> None:
+    """Whatever the evidence, each accepted point scored at least the acceptance bar on
+    enough pixels that no earlier token had explained."""
+    selector = _layout(6, wide=True)
+    result = selector.select(np.array(values))
+    assert (result.score[result.accepted] >= MIN_SCORE).all()
+    assert (result.open_core[result.accepted] >= 4).all()

@@ -1,0 +1,139 @@
+"""Choose the set of tokens that best explains where the picture changed.
+
+Seen through clear acrylic, the image of a token on one tier overlaps the
+places where tokens on other tiers would show, so points cannot be judged one
+at a time: a change explained by a token on Q must not also count for the
+empty point on P in line with it, and a token on S must not hide a real one on
+Q behind it. The selection is a greedy cover: points are accepted in rounds,
+each round taking every candidate that explains the still-unexplained change
+better than all of its overlapping rivals; the pixels its token covers are then
+explained, and everyone else is scored again on what is left. A farther token
+partly hidden by a nearer one is still found from its uncovered part, while an
+empty point that only saw someone else's token has nothing left to explain.
+
+All work per round is a few bincounts over precomputed index arrays, and the
+rounds are few (each accepts all non-overlapping winners at once).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.footprint import PixelSets
+
+EVIDENCE_THRESHOLD = 0.5  # per-pixel evidence above this argues for a token, below against
+RING_WEIGHT = 0.5  # change around a token's outline that it does not explain counts against it
+MIN_SCORE = 0.08  # mean net evidence over a point's open core that accepts a token
+MIN_OPEN_SHARE = 0.08  # a point needs this share of its core still unexplained to be judged
+MIN_OPEN_PIXELS = 4
+MAX_ROUNDS = 12
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What :meth:`TokenSelector.select` decided.
+
+    ``score`` per point: mean net evidence (evidence minus the threshold, less the
+    ring penalty) over the part of its core no other accepted token explains:
+    at acceptance for accepted points, against the final set for the others.
+    ``open_core``: how many of its core pixels that was.
+    """
+
+    accepted: np.ndarray
+    score: np.ndarray
+    open_core: np.ndarray
+
+
+class TokenSelector:
+    """Greedy explain-away token selection over one calibration's footprints.
+
+    ``core``, ``ring`` and ``silhouette`` index the same pixel list of length
+    ``n_pixels`` (the observer's gathered pixels).
+    """
+
+    def __init__(self, core: PixelSets, ring: PixelSets, silhouette: PixelSets, n_pixels: int) -> None:
+        self.core, self.ring, self.silhouette = core, ring, silhouette
+        self.n_points = len(core.count)
+        self.n_pixels = n_pixels
+        self._min_open = np.maximum(MIN_OPEN_PIXELS, MIN_OPEN_SHARE * core.count)
+        self._rival_a, self._rival_b = _rivals(silhouette)
+
+    def select(self, evidence: np.ndarray, core_evidence: np.ndarray | None = None) -> Selection:
+        """``evidence``: 0..1 per pixel, how surely it changed; ``core_evidence`` the same per
+        entry of ``core`` (default: ``evidence`` there) where a point may count more."""
+        n = self.n_points
+        core_net = (evidence[self.core.index] if core_evidence is None else core_evidence) - EVIDENCE_THRESHOLD
+        core = (self.core.point, self.core.index, core_net)
+        ring = (self.ring.point, self.ring.index, evidence[self.ring.index])
+        uncovered = np.ones(self.n_pixels, bool)
+        accepted = np.zeros(n, bool)
+        score, open_core = self._scores(core, ring, uncovered)
+        # A point without a single changed core pixel can never be a token: later rounds
+        # (scores move as pixels get explained) look only at the others.
+        active = np.bincount(self.core.point, weights=core_net > -EVIDENCE_THRESHOLD, minlength=n) > 0
+        core = tuple(part[active[self.core.point]] for part in core)
+        ring = tuple(part[active[self.ring.point]] for part in ring)
+        current, current_open = score.copy(), open_core.copy()
+        for _ in range(MAX_ROUNDS):
+            undecided = ~accepted & active
+            score[undecided] = current[undecided]
+            open_core[undecided] = current_open[undecided]
+            eligible = undecided & (current >= MIN_SCORE) & (current_open >= self._min_open)
+            if not eligible.any():
+                break
+            chosen = eligible & ~self._beaten(current, eligible)
+            accepted |= chosen
+            uncovered[self.silhouette.select(chosen)] = False
+            current, current_open = self._scores(core, ring, uncovered)
+        return Selection(accepted=accepted, score=score, open_core=open_core)
+
+    def _scores(
+        self, core: tuple[np.ndarray, ...], ring: tuple[np.ndarray, ...], uncovered: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Mean net core evidence less the ring penalty over the unexplained pixels, and how
+        many core pixels that was; ``core``/``ring`` are (point, pixel, value) entry arrays."""
+        n = self.n_points
+        core_point, core_index, core_net = core
+        ring_point, ring_index, ring_ev = ring
+        core_open = uncovered[core_index]
+        ring_open = uncovered[ring_index]
+        open_n = np.bincount(core_point, weights=core_open, minlength=n)
+        net = np.bincount(core_point, weights=core_net * core_open, minlength=n)
+        ring_n = np.bincount(ring_point, weights=ring_open, minlength=n)
+        ring_sum = np.bincount(ring_point, weights=ring_ev * ring_open, minlength=n)
+        mean = net / np.maximum(open_n, 1) - RING_WEIGHT * ring_sum / np.maximum(ring_n, 1)
+        return mean, open_n
+
+    def _beaten(self, score: np.ndarray, eligible: np.ndarray) -> np.ndarray:
+        """Eligible points with an eligible overlapping rival that scores higher (ties: the
+        lower point number wins, so exactly one of two equals goes first)."""
+        a, b = self._rival_a, self._rival_b
+        both = eligible[a] & eligible[b]
+        b_wins = both & (score[b] > score[a])
+        a_wins = both & ~b_wins
+        beaten = np.zeros(self.n_points, bool)
+        beaten[a[b_wins]] = True
+        beaten[b[a_wins]] = True
+        return beaten
+
+
+def _rivals(silhouette: PixelSets) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs ``(a, b)``, ``a < b``, of points whose silhouettes share a pixel."""
+    order = np.lexsort((silhouette.point, silhouette.index))
+    pixels, points = silhouette.index[order], silhouette.point[order]
+    base = len(silhouette.count)
+    keys = []
+    for step in range(1, len(pixels)):  # entries ``step`` apart in one pixel's run
+        same = pixels[step:] == pixels[:-step]
+        if not same.any():
+            break
+        a, b = points[:-step][same], points[step:][same]
+        keys.append(np.minimum(a, b) * base + np.maximum(a, b))
+    if not keys:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    unique = np.unique(np.concatenate(keys))
+    a, b = unique // base, unique % base
+    distinct = a != b
+    return a[distinct], b[distinct]
