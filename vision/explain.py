@@ -38,12 +38,14 @@ class Selection:
     ``score`` per point: mean net evidence (evidence minus the threshold, less the
     ring penalty) over the part of its core no other accepted token explains:
     at acceptance for accepted points, against the final set for the others.
-    ``open_core``: how many of its core pixels that was.
+    ``open_core``: how many of its core pixels that was. ``active``: points with at least
+    one changed core pixel (the others cannot hold a token and were judged once).
     """
 
     accepted: np.ndarray
     score: np.ndarray
     open_core: np.ndarray
+    active: np.ndarray
 
 
 class TokenSelector:
@@ -75,19 +77,18 @@ class TokenSelector:
         active = np.bincount(self.core.point, weights=core_net > -EVIDENCE_THRESHOLD, minlength=n) > 0
         core = tuple(part[active[self.core.point]] for part in core)
         ring = tuple(part[active[self.ring.point]] for part in ring)
-        current, current_open = score.copy(), open_core.copy()
         for _ in range(MAX_ROUNDS):
-            undecided = ~accepted & active
-            score[undecided] = current[undecided]
-            open_core[undecided] = current_open[undecided]
-            eligible = undecided & (current >= MIN_SCORE) & (current_open >= self._min_open)
+            eligible = ~accepted & active & (score >= MIN_SCORE) & (open_core >= self._min_open)
             if not eligible.any():
                 break
-            chosen = eligible & ~self._beaten(current, eligible)
+            chosen = eligible & ~self._beaten(score, eligible)
             accepted |= chosen
             uncovered[self.silhouette.select(chosen)] = False
             current, current_open = self._scores(core, ring, uncovered)
-        return Selection(accepted=accepted, score=score, open_core=open_core)
+            undecided = ~accepted & active  # accepted points keep the score they were taken with
+            score[undecided] = current[undecided]
+            open_core[undecided] = current_open[undecided]
+        return Selection(accepted=accepted, score=score, open_core=open_core, active=active)
 
     def _scores(
         self, core: tuple[np.ndarray, ...], ring: tuple[np.ndarray, ...], uncovered: np.ndarray

@@ -11,10 +11,11 @@ arrays precomputed in :mod:`vision.footprint`):
    moves count as partial evidence, so a faint token adds up over its footprint.
 3. A token at point ``p`` must fill ``p``'s silhouette (top disc and the side
    wall facing the camera) with change and leave the thin ring around it alone:
-   score each point by that fit. Where two points' tokens would cover the same
-   image area (a token on Q and one on P seen through the acrylic), only the
-   better-fitting one survives. Then tiers are re-read from the top down with
-   the pixels already explained by nearer tokens removed.
+   choose the set of tokens that explains the change best (:mod:`vision.explain`:
+   where two points' tokens would cover the same image area, as a token on Q and
+   the empty point on P in line with it, the change counts once). Points with a
+   little change but no token are checked against the learned token colours: a
+   token the table's colour changes the picture little but matches its set.
 4. Change the accepted tokens do not explain, in a blob larger than a couple of
    tokens (against the empty board, or weaker change against the last calm
    frame), or motion since the last frame, is a hand.
@@ -45,7 +46,7 @@ from calibration.colours import (
     pair_distance,
 )
 from calibration.plate_colour import corrected, estimate_plate_loss
-from vision.explain import MIN_SCORE, TokenSelector
+from vision.explain import MIN_SCORE, RING_WEIGHT, Selection, TokenSelector
 from vision.footprint import N_POINTS, Footprints, PixelSets, build_footprints, working_size
 from vision.hands import HandGrid, MotionDetector
 from vision.observation import FrameError, Observation, check_frame
@@ -58,15 +59,11 @@ HAND_DISTANCE = 1.4  # a weaker change suffices inside a large blob (skin on a w
 SHADOW_WEIGHT = 0.5  # darkening counts half as much as brightening (shadows are not tokens)
 TOKEN_SCORE = 0.55  # fit score (filled core minus half the filled ring) that means "token"
 SCORE_SOFTNESS = 0.06  # width of the sigmoid turning the fit score into a probability
-NEARER_PREFERENCE = 0.05  # a farther point must fit this much better to beat a nearer one
-RING_WEIGHT = 0.5
 COLOUR_MARGIN = 0.0  # a pixel must match a token colour this much better than the empty board
 COLOUR_RAMP = 0.5  # ... and this much more again to count as a sure token pixel
 COLOUR_RAISE = 0.1  # mean evidence a colour check must add to a point to read the board again
-UNDECIDED_SCORE = -0.45  # a point scoring above this (a little change) is worth a colour check
 CHANGE_MARGIN = 0.03  # a point must explain the before/after change this much better to take it
 HAND_AREA_DISCS = 2.0  # an unexplained blob bigger than this many top discs is a hand
-MIN_QUALITY = 0.5
 TEXTURE_STD = 0.5  # brightness spread (feature units) over a top disc that counts as printed texture
 TEXTURE_KEPT = 0.5  # frame/reference brightness correlation above which the texture is still there
 PLATE_FOLLOW = 0.3  # how fast the learned per-plate colour loss follows new frames
@@ -276,17 +273,8 @@ class Observer:
             core_evidence[mine] = _evidence(unshaded[self._core.index[mine]])
         else:
             core_evidence = evidence[self._core.index]
-        score, accepted, visible_core = self._read_tokens(evidence, core_evidence)
-        if not compare_previous:  # a still picture: its clearest tokens teach the colours first
-            self._read_colours(feats, foreground, accepted, learn=True)
-        # Points with some change but no token yet: does a known token colour explain it?
-        undecided = ~accepted & (score > UNDECIDED_SCORE)
-        colour_evidence = self._colour_evidence(feats, undecided[self._core.point]) if undecided.any() else None
-        if colour_evidence is not None:
-            boosted = np.maximum(core_evidence, colour_evidence)
-            raised = np.bincount(self._core.point, weights=boosted - core_evidence, minlength=N_POINTS)
-            if (raised >= COLOUR_RAISE * self._core.count).any():  # else the reading stands
-                score, accepted, visible_core = self._read_tokens(evidence, boosted)
+        reading = self._read_tokens(evidence, core_evidence, feats, foreground, still=not compare_previous)
+        score, accepted, visible_core = reading.score, reading.accepted, reading.open_core
         explained = self._paint(self._silhouette, accepted)
         unexplained = foreground & ~explained
         hand_blob = self._hand(unexplained)
@@ -313,7 +301,8 @@ class Observer:
             top_unexplained = self._top.tally(unexplained.astype(np.int64), 2)
             cover = top_unexplained[:, 1] / np.maximum(self._top.count, 1)
             visibility = visibility * (1.0 - cover)
-        learn = not (hand_present and compare_previous)  # a still picture has no "later"
+        # A still picture has no "later" (and it taught the colours while it was read).
+        learn = compare_previous and not hand_present
         probs = self._probabilities(feats, foreground, score, accepted, visible_core, learn=learn)
         quality = min(
             float(np.clip((0.75 - changed_fraction) / 0.45, 0.0, 1.0)), self._picture_intact(grey)
@@ -446,18 +435,38 @@ class Observer:
         return textured & ~follows & (self._top.count >= 8)
 
     def _read_tokens(
-        self, evidence: np.ndarray, core_evidence: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Which points hold a token: score, accepted mask and open core pixel counts
-        (see :mod:`vision.explain`).
+        self,
+        evidence: np.ndarray,
+        core_evidence: np.ndarray,
+        feats: np.ndarray,
+        foreground: np.ndarray,
+        *,
+        still: bool,
+    ) -> Selection:
+        """Which points hold a token (see :mod:`vision.explain`).
 
         ``evidence`` (0..1 per gathered pixel) is how surely each pixel changed; soft
         evidence lets a faint token (grey on a pale table) add up over its whole footprint.
         ``core_evidence`` is the same over each point's core pixels (``self._core`` order),
-        where a point with its texture replaced counts darkening in full.
+        where a point with its texture replaced counts darkening in full. Points with
+        some change but no token are then checked against the known token colours, and
+        the board is read again if that raises any of them. A ``still`` picture first
+        learns the colours from its own clearest tokens.
         """
-        chosen = self._selector.select(evidence, core_evidence)
-        return chosen.score, chosen.accepted, chosen.open_core
+        reading = self._selector.select(evidence, core_evidence)
+        if still:
+            self._read_colours(feats, foreground, reading.accepted, learn=True)
+        undecided = reading.active & ~reading.accepted
+        if not undecided.any():
+            return reading
+        colour_evidence = self._colour_evidence(feats, undecided[self._core.point])
+        if colour_evidence is None:
+            return reading
+        boosted = np.maximum(core_evidence, colour_evidence)
+        raised = np.bincount(self._core.point, weights=boosted - core_evidence, minlength=N_POINTS)
+        if not (raised >= COLOUR_RAISE * self._core.count).any():
+            return reading
+        return self._selector.select(evidence, boosted)
 
     def _nearest_tier(self, points: np.ndarray) -> np.ndarray:
         """Per gathered pixel, the highest tier of the given points' silhouettes there (-1: none).
@@ -475,18 +484,20 @@ class Observer:
     def _token_colours(
         self, feats: np.ndarray, foreground: np.ndarray, accepted: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Mean colour feature of each accepted token's top-disc pixels well inside its outline
-        (the top is lit most evenly; a token the table's colour changes few pixels, so all
-        count), falling back to the changed pixels of the whole core; and how many were used.
+        """Mean colour feature of each accepted token's changed top-disc pixels well inside its
+        outline (the top is lit most evenly, the rim mixes in the table; unchanged pixels are
+        left out because printed lines of the plates above cross them), falling back to the
+        changed pixels of the whole core; and how many were used.
         Pixels that an accepted token on a higher tier covers are left out: they show that
         nearer token, not this one."""
         mean = np.zeros((N_POINTS, 3))
         used = np.zeros(N_POINTS, np.int64)
         tier = self.footprints.tier
         nearest = self._nearest_tier(accepted)
-        for pixel_sets, chosen in ((self._core, foreground[self._core.index]), (self._top, self._top_inside & foreground[self._top.index])):
-            idx, pts = pixel_sets.index, pixel_sets.point  # the top overrides where it has pixels
-            use = chosen & accepted[pts] & (nearest[idx] <= tier[pts])
+        # The top (inside the rim) overrides the core where it has pixels.
+        for pixel_sets, inside in ((self._core, True), (self._top, self._top_inside)):
+            idx, pts = pixel_sets.index, pixel_sets.point
+            use = inside & foreground[idx] & accepted[pts] & (nearest[idx] <= tier[pts])
             n = np.bincount(pts[use], minlength=N_POINTS)
             sums = np.stack(
                 [np.bincount(pts[use], weights=feats[idx[use], k], minlength=N_POINTS) for k in range(3)],
