@@ -60,23 +60,25 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     bench.set_defaults(func=_run_bench)
 
 
-def _load_inputs(calibration_path: Path, palette_path: Path | None) -> tuple[object, list | None]:
+def _load_inputs(calibration_path: Path, palette_path: Path | None, board: str) -> tuple[object, list | None]:
+    """The calibration of ``board`` and the user's nominal palette, each checked; raises
+    :class:`AnalyzeError` naming the file and the problem."""
     from calibration.calibfile import CalibrationError, load_calibration
     from calibration.colours import PaletteError, parse_palette
+    from calibration.jsonfile import JsonFileError, read_json_file
 
     try:
-        calibration = load_calibration(calibration_path, board="timevectors")
+        calibration = load_calibration(calibration_path, board=board)
     except (CalibrationError, OSError) as exc:
         raise AnalyzeError(f"cannot use calibration {calibration_path}: {exc}") from exc
-    palette = None
-    if palette_path is not None:
-        try:
-            palette = parse_palette(json.loads(palette_path.read_text(encoding="utf-8")))
-        except OSError as exc:
-            raise AnalyzeError(f"cannot read palette {palette_path}: {exc.strerror}") from exc
-        except (ValueError, PaletteError) as exc:
-            raise AnalyzeError(f"palette {palette_path}: {exc}") from exc
-    return calibration, palette
+    if palette_path is None:
+        return calibration, None
+    try:
+        return calibration, parse_palette(read_json_file(palette_path, "palette"))
+    except JsonFileError as exc:
+        raise AnalyzeError(str(exc)) from exc
+    except PaletteError as exc:
+        raise AnalyzeError(f"palette {palette_path}: {exc}") from exc
 
 
 def analyze_files(
@@ -84,25 +86,32 @@ def analyze_files(
     palette_path: Path | None,
     images: list[Path],
     *,
+    board: str = "timevectors",
     as_json: bool,
     out: TextIO | None = None,
     err: TextIO | None = None,
 ) -> int:
-    """Analyse each image and print one line per image; returns the exit status.
+    """Analyse each image and print one line per image (tokens of the stacked board, or
+    rings of the bandanna by node name); returns the exit status.
 
-    A bad calibration or palette stops before any output (status 2); an unreadable
-    image is reported on ``err`` and the others are still analysed (status 2 at the end).
+    A bad calibration or palette stops before any output (:class:`AnalyzeError`); an
+    unreadable image is reported on ``err`` and the others are still analysed (status 2
+    at the end). ``out``/``err`` default to the standard streams at call time.
     """
-
-    from vision.observer import Observer, analyze_image
-
-    out = out or sys.stdout
-    err = err or sys.stderr
-    calibration, palette = _load_inputs(calibration_path, palette_path)
-    observer = Observer(calibration, palette=palette)
+    calibration, palette = _load_inputs(calibration_path, palette_path, board)
+    if board == "gryb":
+        from vision.gryb_observer import GrybObserver as Reader
+        from vision.gryb_observer import analyze_bandanna as analyze
+    else:
+        from vision.observer import Observer as Reader
+        from vision.observer import analyze_image as analyze
+    try:
+        observer = Reader(calibration, palette=palette)
+    except ValueError as exc:  # a camera that does not see the board, a reference of another size
+        raise AnalyzeError(f"cannot use calibration {calibration_path}: {exc}") from exc
     return _print_readings(
-        images, lambda image: analyze_image(calibration, image, palette, observer=observer),
-        "tokens", as_json=as_json, out=out, err=err,
+        images, lambda image: analyze(calibration, image, observer=observer),
+        "rings" if board == "gryb" else "tokens", as_json=as_json, out=out or sys.stdout, err=err or sys.stderr,
     )
 
 
@@ -147,50 +156,10 @@ def _print_readings(
 
 def _run_analyze(args: argparse.Namespace) -> int:
     try:
-        if args.board == "gryb":
-            return analyze_bandanna_files(
-                args.calibration, args.palette, args.images, as_json=args.json
-            )
-        return analyze_files(args.calibration, args.palette, args.images, as_json=args.json)
+        return analyze_files(args.calibration, args.palette, args.images, board=args.board, as_json=args.json)
     except AnalyzeError as exc:
         print(f"boardcam analyze: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-
-
-def analyze_bandanna_files(
-    calibration_path: Path,
-    palette_path: Path | None,
-    images: list[Path],
-    *,
-    as_json: bool,
-    out: TextIO | None = None,
-    err: TextIO | None = None,
-) -> int:
-    """``analyze --board gryb``: the rings on each picture by node name; exit status as
-    :func:`analyze_files` (a bad calibration or palette raises :class:`AnalyzeError`).
-    ``out``/``err`` default to the standard streams at call time."""
-
-    out = out or sys.stdout
-    err = err or sys.stderr
-
-    from calibration.calibfile import CalibrationError
-    from calibration.colours import PaletteError, parse_palette
-    from calibration.gryb_calibfile import load_gryb_calibration
-    from calibration.jsonfile import JsonFileError, read_json_file
-    from vision.gryb_observer import GrybObserver, analyze_bandanna
-
-    try:
-        calibration = load_gryb_calibration(calibration_path)
-        palette = None
-        if palette_path is not None:
-            palette = parse_palette(read_json_file(palette_path, "palette"))
-        observer = GrybObserver(calibration, palette=palette)
-    except (CalibrationError, JsonFileError, PaletteError, ValueError) as exc:
-        raise AnalyzeError(f"cannot use calibration {calibration_path} or palette: {exc}") from exc
-    return _print_readings(
-        images, lambda image: analyze_bandanna(calibration, image, observer=observer),
-        "rings", as_json=as_json, out=out, err=err,
-    )
 
 
 def _run_bench(args: argparse.Namespace) -> int:

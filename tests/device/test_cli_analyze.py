@@ -102,6 +102,19 @@ def test_missing_or_corrupt_calibration_exits_2(files, capsys, tmp_path):
     assert status == 2 and out == ""
 
 
+def test_a_calibration_of_the_other_board_is_refused_by_name(files, capsys):
+    status, out, err = run(capsys, "--board", "gryb", "--calibration", files / "calib.json", files / "board.png")
+    assert status == 2 and out == ""
+    assert "is for the timevectors board, not gryb" in err
+
+
+def test_a_missing_palette_is_named(files, capsys, tmp_path):
+    status, out, err = run(capsys, "--calibration", files / "calib.json", "--palette", tmp_path / "none.json",
+                           files / "board.png")
+    assert status == 2 and out == ""
+    assert "palette" in err and "none.json" in err
+
+
 def test_bench_maps_learned_colours_to_the_truth():
     learned = np.array([1, 1, 0, -1, 2])
     truth = np.array([0, 0, 2, -1, 2])
