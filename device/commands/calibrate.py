@@ -372,95 +372,62 @@ def render_scene(
     }
 
 
-def _run_render(args: argparse.Namespace) -> int:
+def _render_check(args: argparse.Namespace) -> tuple[int, int]:
+    """The frame size of ``render``; raises :class:`CommandInputError` for options that
+    cannot be rendered for the chosen board."""
+    size = parse_size(args.size)
     if args.board == "gryb":
-        return _run_render_gryb(args)
-    import cv2
-
-    from calibration.calibfile import Calibration, save_calibration
-    from vision.render import render_timevectors
-
-    try:
-        size = parse_size(args.size)
-        if not 0 <= args.tokens <= MAX_TOKENS:
-            raise CommandInputError(
-                f"--tokens must be 0..{MAX_TOKENS} (3 colours of 35), not {args.tokens}"
-            )
-        if args.count < 1:
-            raise CommandInputError(f"--count must be at least 1, not {args.count}")
-        if args.click_noise < 0:
-            raise CommandInputError("--click-noise cannot be negative")
-    except CommandInputError as exc:
-        return _fail(str(exc))
-    try:
-        args.out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        return _fail(f"cannot create {args.out}: {exc.strerror}")
-    for seed in range(args.seed, args.seed + args.count):
-        scene = render_scene(
-            seed,
-            size,
-            args.tokens,
-            hand=args.hand,
-            aruco=args.aruco,
-            click_noise_px=args.click_noise,
-        )
-        name = f"frame_{seed:05d}"
-        image_path = args.out / f"{name}.{args.format}"
-        scene["truth"]["image"] = image_path.name
-        if not cv2.imwrite(str(image_path), scene["image"]):
-            return _fail(f"cannot write {image_path}")
-        (args.out / f"{name}.json").write_text(json.dumps(scene["truth"], indent=1) + "\n")
-        (args.out / f"{name}_clicks.json").write_text(json.dumps(scene["clicks"], indent=1) + "\n")
-        if args.empty or args.calibration:
-            empty = render_timevectors(
-                scene["camera"],
-                scene["spec"],
-                {},
-                scene["colours"],
-                scene=scene["style"],
-                seed=seed,
-            ).image_bgr
-            cv2.imwrite(str(args.out / f"{name}_empty.{args.format}"), empty)
-            if args.calibration:
-                exact = Calibration(
-                    board="timevectors", spec=scene["spec"], camera=scene["camera"], rms_px=0.0
-                ).with_reference(empty)
-                save_calibration(exact, args.out / f"{name}_calibration.json")
-        print(
-            f"wrote {image_path} ({args.tokens} tokens, "
-            f"{len(scene['truth']['hidden'])} points hidden)"
-        )
-    return 0
-
-
-def _run_render_gryb(args: argparse.Namespace) -> int:
-    """``render --board gryb``: wrinkled bandannas with rings; ``--tokens`` counts rings."""
-    import cv2
-
-    from calibration.calibfile import save_calibration
-    from vision.gryb_render import render_bandanna_scene
-
-    try:
-        size = parse_size(args.size)
         if args.aruco:
             raise CommandInputError("--aruco: the bandanna has no ArUco stickers")
         if not 0 <= args.tokens <= 341:
-            raise CommandInputError(
-                f"--tokens must be 0..341 rings on the bandanna, not {args.tokens}"
-            )
-        if args.count < 1:
-            raise CommandInputError(f"--count must be at least 1, not {args.count}")
-        if args.click_noise < 0:
-            raise CommandInputError("--click-noise cannot be negative")
+            raise CommandInputError(f"--tokens must be 0..341 rings on the bandanna, not {args.tokens}")
+    elif not 0 <= args.tokens <= MAX_TOKENS:
+        raise CommandInputError(f"--tokens must be 0..{MAX_TOKENS} (3 colours of 35), not {args.tokens}")
+    if args.count < 1:
+        raise CommandInputError(f"--count must be at least 1, not {args.count}")
+    if args.click_noise < 0:
+        raise CommandInputError("--click-noise cannot be negative")
+    return size
+
+
+def _rendered(args: argparse.Namespace, seed: int, size: tuple[int, int]) -> dict:
+    """One scene of either board: ``image``, ``truth``, ``clicks``, and ``empty`` (the empty
+    board) plus ``calibration`` (exact) when ``--empty``/``--calibration`` ask for them."""
+    if args.board == "gryb":
+        from vision.gryb_render import render_bandanna_scene
+
+        return render_bandanna_scene(seed, size, args.tokens, hand=args.hand, click_noise_px=args.click_noise)
+    from calibration.calibfile import Calibration
+    from vision.render import render_timevectors
+
+    scene = render_scene(seed, size, args.tokens, hand=args.hand, aruco=args.aruco, click_noise_px=args.click_noise)
+    if args.empty or args.calibration:
+        empty = render_timevectors(
+            scene["camera"], scene["spec"], {}, scene["colours"], scene=scene["style"], seed=seed
+        ).image_bgr
+        scene["empty"] = empty
+        scene["calibration"] = Calibration(
+            board="timevectors", spec=scene["spec"], camera=scene["camera"], rms_px=0.0
+        ).with_reference(empty)
+    return scene
+
+
+def _run_render(args: argparse.Namespace) -> int:
+    """``render``: synthetic frames of either board with their ground truth and clicks."""
+    import cv2
+
+    from calibration.calibfile import save_calibration
+
+    try:
+        size = _render_check(args)
         args.out.mkdir(parents=True, exist_ok=True)
     except CommandInputError as exc:
         return _fail(str(exc))
     except OSError as exc:
         return _fail(f"cannot create {args.out}: {exc.strerror}")
+    tokens, places = ("rings", "nodes") if args.board == "gryb" else ("tokens", "points")
     for seed in range(args.seed, args.seed + args.count):
-        scene = render_bandanna_scene(seed, size, args.tokens, hand=args.hand,
-                                      click_noise_px=args.click_noise)
+        scene = _rendered(args, seed, size)
         name = f"frame_{seed:05d}"
         image_path = args.out / f"{name}.{args.format}"
         scene["truth"]["image"] = image_path.name
@@ -472,8 +439,7 @@ def _run_render_gryb(args: argparse.Namespace) -> int:
             cv2.imwrite(str(args.out / f"{name}_empty.{args.format}"), scene["empty"])
         if args.calibration:
             save_calibration(scene["calibration"], args.out / f"{name}_calibration.json")
-        hidden = len(scene["truth"]["hidden"])
-        print(f"wrote {image_path} ({args.tokens} rings, {hidden} nodes hidden)")
+        print(f"wrote {image_path} ({args.tokens} {tokens}, {len(scene['truth']['hidden'])} {places} hidden)")
     return 0
 
 
