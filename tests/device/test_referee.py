@@ -9,30 +9,20 @@ from hypothesis import strategies as st
 from device.referee import Referee, RefereeError
 from rules.timevectors import GameConfig, Move, TimeVectorsGame, parse_point
 from rules.timevectors.points import point_name
+from tests.device.referee_feed import SnapshotFeed, kinds, records
 from vision.observation import Snapshot
 
 P = parse_point
 
 
-class Table:
+class Table(SnapshotFeed):
     """A referee fed snapshots written as ``{"A3Q": 0}``; returns event records without time."""
 
     def __init__(self, config: GameConfig | None = None, restart: bool = True) -> None:
         config = config or GameConfig()
         self.game = TimeVectorsGame(config)
-        self.referee = Referee(
-            self.game, new_game=(lambda: TimeVectorsGame(config)) if restart else None
-        )
-        self.frame = 0
-
-    def see(self, tokens: dict[str, int], hidden: tuple[str, ...] = ()) -> list[dict]:
-        self.frame += 1
-        snapshot = Snapshot(
-            frame=self.frame,
-            tokens={P(n): c for n, c in tokens.items()},
-            hidden=frozenset(P(n) for n in hidden),
-        )
-        return records(self.referee.feed(snapshot))
+        restarts = (lambda: TimeVectorsGame(config)) if restart else None
+        super().__init__(Referee(self.game, new_game=restarts), P)
 
     def play(self, *moves: tuple[str, int]) -> dict[str, int]:
         """Feed one snapshot per move (a normal game); returns the board."""
@@ -41,19 +31,6 @@ class Table:
             board[name] = colour
             assert kinds(self.see(board)) == ["move"]
         return board
-
-
-def records(events: list) -> list[dict]:
-    out = []
-    for event in events:
-        record = event.to_record()
-        del record["time"]
-        out.append(record)
-    return out
-
-
-def kinds(recs: list[dict]) -> list[str]:
-    return [r["type"] for r in recs]
 
 
 class TestMoves:

@@ -12,41 +12,18 @@ from device.referee import Referee, RefereeError
 from rules.gryb.games import new_game
 from rules.gryb.nodes import NODES, node_index, node_name
 from rules.timevectors import TimeVectorsGame
-from vision.observation import Snapshot
+from tests.device.referee_feed import SnapshotFeed, kinds, records
 
 
-class Bandanna:
+class Bandanna(SnapshotFeed):
     """A referee watching an EZ GRYB game, fed boards written as ``{"GR": 0}``."""
 
     def __init__(self, game: str = "ez-gryb", seed: int = 1) -> None:
         self.game = new_game(game, seed=seed)
-        self.referee = Referee(self.game)
-        self.frame = 0
-
-    def see(self, rings: dict[str, int], hidden: tuple[str, ...] = ()) -> list[dict]:
-        self.frame += 1
-        snapshot = Snapshot(
-            frame=self.frame,
-            tokens={node_index(n): c for n, c in rings.items()},
-            hidden=frozenset(node_index(n) for n in hidden),
-        )
-        return records(self.referee.feed(snapshot))
+        super().__init__(Referee(self.game), node_index)
 
     def roll(self, face: str | None = None) -> list[dict]:
         return records(self.referee.roll(face))
-
-
-def records(events: list) -> list[dict]:
-    out = []
-    for event in events:
-        record = event.to_record()
-        del record["time"]
-        out.append(record)
-    return out
-
-
-def kinds(recs: list[dict]) -> list[str]:
-    return [r["type"] for r in recs]
 
 
 class TestBoardRules:
