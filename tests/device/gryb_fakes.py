@@ -9,9 +9,13 @@ from typing import Any
 
 import numpy as np
 
+from device import gryb_view
 from device.pipeline import Pipeline
+from device.runtime import Runtime
 from device.sources.base import Frame
+from device.store import Store
 from rules.gryb.nodes import NODES, node_index
+from tests.device.fakes_runtime import ScriptedSource
 from vision.observation import Observation
 from vision.tracker import Tracker
 
@@ -67,3 +71,40 @@ class ScriptedBandanna:
             tracker_factory=lambda n: Tracker(stable_frames=n),
             drift_factory=None,
         )
+
+
+def bandanna_runtime(
+    store: Store, script: ScriptedBandanna, *, pin: str = "1234", calibrated: bool = True
+) -> Runtime:
+    """The real runtime on an EZ GRYB game, reading the rings ``script`` shows it."""
+    return Runtime(
+        ScriptedSource(["empty"]),
+        store=store,
+        pin=pin,
+        calibration=bandanna_calibration() if calibrated else None,
+        pipeline_factory=script.pipeline_factory,
+        game_factory=gryb_view.game_factory("ez-gryb"),
+        board="gryb",
+    )
+
+
+def show(runtime: Runtime, script: ScriptedBandanna, rings: dict[str, int]) -> list[dict]:
+    """Two frames of ``rings`` (enough for the tracker to call them stable); their records."""
+    out = []
+    for _ in range(2):
+        out += runtime.process_frame(script.frame(rings))
+    return out
+
+
+def play_to_a_gryb(runtime: Runtime, script: ScriptedBandanna) -> list[dict]:
+    """Player 1 fills the top quadrangle while player 2's rolls are of no use; returns the
+    records of the last ring, the one that completes the GRYB."""
+    show(runtime, script, {})
+    rings: dict[str, int] = {}
+    for colour in "BYR":
+        runtime.roll(colour)
+        rings[colour] = 0
+        show(runtime, script, rings)
+        runtime.roll(colour)  # player 2 cannot use it: the turn passes
+    runtime.roll("G")
+    return show(runtime, script, {**rings, "G": 0})

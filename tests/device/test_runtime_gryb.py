@@ -9,7 +9,8 @@ from device import game_view, gryb_view
 from device.runtime import ControlError, Runtime
 from device.store import Store
 from tests.device.fakes_runtime import ScriptedSource
-from tests.device.gryb_fakes import ScriptedBandanna, bandanna_calibration
+from tests.device.gryb_fakes import ScriptedBandanna, bandanna_runtime, play_to_a_gryb, show
+from tests.device.referee_feed import kinds
 
 
 @pytest.fixture
@@ -17,29 +18,6 @@ def store(tmp_path):
     s = Store(tmp_path / "data")
     yield s
     s.close()
-
-
-def bandanna_runtime(store: Store, script: ScriptedBandanna, *, calibrated: bool = True) -> Runtime:
-    return Runtime(
-        ScriptedSource(["empty"]),
-        store=store,
-        pin="1234",
-        calibration=bandanna_calibration() if calibrated else None,
-        pipeline_factory=script.pipeline_factory,
-        game_factory=gryb_view.game_factory("ez-gryb"),
-        board="gryb",
-    )
-
-
-def show(runtime: Runtime, script: ScriptedBandanna, rings: dict[str, int]) -> list[dict]:
-    out = []
-    for _ in range(2):
-        out += runtime.process_frame(script.frame(rings))
-    return out
-
-
-def kinds(records: list[dict]) -> list[str]:
-    return [r["type"] for r in records]
 
 
 def test_state_of_a_new_bandanna_game(store: Store) -> None:
@@ -76,15 +54,7 @@ def test_roll_move_illegal_and_restored(store: Store) -> None:
 def test_a_gryb_is_announced_and_scored(store: Store) -> None:
     script = ScriptedBandanna()
     runtime = bandanna_runtime(store, script)
-    show(runtime, script, {})
-    rings: dict[str, int] = {}
-    for colour in "BYR":
-        runtime.roll(colour)
-        rings[colour] = 0
-        show(runtime, script, rings)
-        runtime.roll(colour)  # player 2 cannot use it: the turn passes
-    runtime.roll("G")
-    out = show(runtime, script, {**rings, "G": 0})
+    out = play_to_a_gryb(runtime, script)
     assert kinds(out) == ["move", "gryb", "win"]
     state = runtime.state()
     assert state["gryb"]["scores"] == [1, 0] and state["result"] == "win"

@@ -13,6 +13,9 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from device.runtime import Runtime
+from device.store import Store
+from tests.device.gryb_fakes import ScriptedBandanna, bandanna_runtime
 from tests.web.fake_runtime import FakeRuntime
 from web import create_app
 
@@ -31,12 +34,29 @@ def calibration_path(tmp_path: Path) -> Path:
     return tmp_path / "data" / "calibration.json"
 
 
-@pytest.fixture
-def app(runtime: FakeRuntime, calibration_path: Path) -> Flask:
+def make_app(runtime: Any, calibration_path: Path) -> Flask:
+    """The app in test mode around ``runtime``, with a short SSE heartbeat for quick streams."""
     return create_app(
         {"TESTING": True, "BOARDCAM_SSE_HEARTBEAT_S": 0.3, "BOARDCAM_CALIBRATION_PATH": str(calibration_path)},
         runtime=runtime,
     )
+
+
+@pytest.fixture
+def app(runtime: FakeRuntime, calibration_path: Path) -> Flask:
+    return make_app(runtime, calibration_path)
+
+
+@pytest.fixture
+def bandanna_app(
+    tmp_path: Path, calibration_path: Path
+) -> Iterator[tuple[Flask, Runtime, ScriptedBandanna]]:
+    """The app around a real runtime watching the bandanna (scripted ring readings)."""
+    store = Store(tmp_path / "data")
+    script = ScriptedBandanna()
+    runtime = bandanna_runtime(store, script, pin="2468")
+    yield make_app(runtime, calibration_path), runtime, script
+    store.close()
 
 
 @pytest.fixture

@@ -3,44 +3,17 @@ roll route, node names in corrections, refusals."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
-from device import gryb_view
-from device.runtime import Runtime
-from device.store import Store
-from tests.device.fakes_runtime import ScriptedSource
-from tests.device.gryb_fakes import ScriptedBandanna, bandanna_calibration
-from web import create_app
+from tests.device.gryb_fakes import show
 
 PIN = {"X-Boardcam-Pin": "2468"}
 
 
 @pytest.fixture
-def bandanna(tmp_path: Path) -> Iterator[tuple]:
-    store = Store(tmp_path / "data")
-    script = ScriptedBandanna()
-    runtime = Runtime(
-        ScriptedSource(["empty"]),
-        store=store,
-        pin="2468",
-        calibration=bandanna_calibration(),
-        pipeline_factory=script.pipeline_factory,
-        game_factory=gryb_view.game_factory("ez-gryb"),
-        board="gryb",
-    )
-    app = create_app(
-        {"TESTING": True, "BOARDCAM_CALIBRATION_PATH": str(tmp_path / "c.json")}, runtime=runtime
-    )
-    yield app.test_client(), runtime, script
-    store.close()
-
-
-def show(runtime: Runtime, script: ScriptedBandanna, rings: dict[str, int]) -> None:
-    for _ in range(2):
-        runtime.process_frame(script.frame(rings))
+def bandanna(bandanna_app: tuple) -> tuple:
+    app, runtime, script = bandanna_app
+    return app.test_client(), runtime, script
 
 
 def test_state_names_the_bandanna(bandanna) -> None:

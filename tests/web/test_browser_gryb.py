@@ -13,13 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from device import gryb_view
 from device.runtime import Runtime
-from device.store import Store
-from tests.device.fakes_runtime import ScriptedSource
-from tests.device.gryb_fakes import ScriptedBandanna, bandanna_calibration
+from tests.device.gryb_fakes import ScriptedBandanna, play_to_a_gryb, show
 from tests.web.conftest import serve
-from web import create_app
 
 pytestmark = pytest.mark.browser
 
@@ -27,34 +23,10 @@ SHOTS = os.environ.get("BOARDCAM_SCREENSHOTS")
 
 
 @pytest.fixture
-def bandanna(tmp_path: Path) -> Iterator[tuple[str, Runtime, ScriptedBandanna]]:
-    store = Store(tmp_path / "data")
-    script = ScriptedBandanna()
-    runtime = Runtime(
-        ScriptedSource(["empty"]),
-        store=store,
-        pin="2468",
-        calibration=bandanna_calibration(),
-        pipeline_factory=script.pipeline_factory,
-        game_factory=gryb_view.game_factory("ez-gryb"),
-        board="gryb",
-    )
-    app = create_app(
-        {
-            "TESTING": True,
-            "BOARDCAM_SSE_HEARTBEAT_S": 0.3,
-            "BOARDCAM_CALIBRATION_PATH": str(tmp_path / "c.json"),
-        },
-        runtime=runtime,
-    )
+def bandanna(bandanna_app: tuple) -> Iterator[tuple[str, Runtime, ScriptedBandanna]]:
+    app, runtime, script = bandanna_app
     for url in serve(app):
         yield url, runtime, script
-    store.close()
-
-
-def show(runtime: Runtime, script: ScriptedBandanna, rings: dict[str, int]) -> None:
-    for _ in range(2):
-        runtime.process_frame(script.frame(rings))
 
 
 def test_bandanna_dashboard_rolls_reads_rings_and_alerts(phone_page, bandanna) -> None:
@@ -101,15 +73,7 @@ def test_a_gryb_scored_is_announced_with_the_score(desktop_page, bandanna) -> No
     url, runtime, script = bandanna
     page.goto(url + "/", wait_until="domcontentloaded")
     page.wait_for_selector("body[data-live='yes']")
-    show(runtime, script, {})
-    rings: dict[str, int] = {}
-    for colour in "BYR":
-        runtime.roll(colour)
-        rings[colour] = 0
-        show(runtime, script, rings)
-        runtime.roll(colour)  # of no use to player 2: the turn passes
-    runtime.roll("G")
-    show(runtime, script, {**rings, "G": 0})
+    play_to_a_gryb(runtime, script)
     win = page.locator("#win-banner")
     win.wait_for(state="visible")
     assert "Colour 1 wins!" in win.inner_text() and "GRYB under 0" in win.inner_text()
