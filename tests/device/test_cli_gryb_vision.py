@@ -13,49 +13,36 @@ from device.cli import main
 from rules.gryb.nodes import NODES, node_name
 
 
+def gryb(command: str, *args: str) -> int:
+    """The exit status of ``boardcam COMMAND --board gryb ARGS...``, run in-process."""
+    return main([command, "--board", "gryb", *args])
+
+
+def calibrate_args(image: str, clicks: str, out: str) -> list[str]:
+    """``calibrate``'s arguments for a picture of the empty bandanna and its clicks file."""
+    return ["--image", image, "--clicks", clicks, "--out", out]
+
+
+def calibrate_rendered(rendered: Path, out: Path) -> int:
+    """Calibrate from the rendered scene's empty picture and clicks, written to ``out``."""
+    args = calibrate_args(
+        str(rendered / "frame_00003_empty.png"), str(rendered / "frame_00003_clicks.json"), str(out)
+    )
+    return gryb("calibrate", *args)
+
+
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory) -> Path:
     """One rendered scene with its empty picture, truth and clicks, written by the CLI."""
     out = tmp_path_factory.mktemp("gryb")
-    assert (
-        main(
-            [
-                "render",
-                "--board",
-                "gryb",
-                "--out",
-                str(out),
-                "--seed",
-                "3",
-                "--tokens",
-                "25",
-                "--empty",
-            ]
-        )
-        == 0
-    )
+    assert gryb("render", "--out", str(out), "--seed", "3", "--tokens", "25", "--empty") == 0
     return out
 
 
 @pytest.fixture(scope="module")
 def calibrated(rendered: Path) -> Path:
     path = rendered / "calibration.json"
-    assert (
-        main(
-            [
-                "calibrate",
-                "--board",
-                "gryb",
-                "--image",
-                str(rendered / "frame_00003_empty.png"),
-                "--clicks",
-                str(rendered / "frame_00003_clicks.json"),
-                "--out",
-                str(path),
-            ]
-        )
-        == 0
-    )
+    assert calibrate_rendered(rendered, path) == 0
     return path
 
 
@@ -91,22 +78,7 @@ def test_calibrate_locates_every_node(rendered: Path, calibrated: Path) -> None:
 
 def test_calibrate_reports_what_it_found(rendered: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "c.json"
-    assert (
-        main(
-            [
-                "calibrate",
-                "--board",
-                "gryb",
-                "--image",
-                str(rendered / "frame_00003_empty.png"),
-                "--clicks",
-                str(rendered / "frame_00003_clicks.json"),
-                "--out",
-                str(out),
-            ]
-        )
-        == 0
-    )
+    assert calibrate_rendered(rendered, out) == 0
     text = capsys.readouterr().out
     assert "of 341 nodes located on their printed spots" in text and f"wrote {out}" in text
 
@@ -117,40 +89,16 @@ def test_analyze_reads_the_rings_by_node_name(
     truth = _truth(rendered)
     palette = tmp_path / "rings.json"
     palette.write_text(json.dumps(truth["ring_colours_rgb"]))
-    assert (
-        main(
-            [
-                "analyze",
-                "--board",
-                "gryb",
-                "--calibration",
-                str(calibrated),
-                "--palette",
-                str(palette),
-                "--json",
-                str(rendered / "frame_00003.png"),
-            ]
-        )
-        == 0
-    )
+    image = str(rendered / "frame_00003.png")
+    args = ["--calibration", str(calibrated), "--palette", str(palette), "--json", image]
+    assert gryb("analyze", *args) == 0
     record = json.loads(capsys.readouterr().out)
     assert record["rings"] == truth["rings"] and record["hand"] is False and record["hidden"] == []
 
 
 def test_analyze_text_output(rendered: Path, calibrated: Path, capsys) -> None:
-    assert (
-        main(
-            [
-                "analyze",
-                "--board",
-                "gryb",
-                "--calibration",
-                str(calibrated),
-                str(rendered / "frame_00003_empty.png"),
-            ]
-        )
-        == 0
-    )
+    image = str(rendered / "frame_00003_empty.png")
+    assert gryb("analyze", "--calibration", str(calibrated), image) == 0
     assert capsys.readouterr().out.strip().endswith("rings none; hidden none; hand no")
 
 
@@ -160,8 +108,6 @@ def test_analyze_text_output(rendered: Path, calibrated: Path, capsys) -> None:
         (
             [
                 "calibrate",
-                "--board",
-                "gryb",
                 "--image",
                 "{dir}/frame_00003_empty.png",
                 "--aruco",
@@ -173,43 +119,26 @@ def test_analyze_text_output(rendered: Path, calibrated: Path, capsys) -> None:
         (
             [
                 "calibrate",
-                "--board",
-                "gryb",
-                "--image",
-                "{dir}/missing.png",
-                "--clicks",
-                "{dir}/frame_00003_clicks.json",
-                "--out",
-                "{dir}/x.json",
+                *calibrate_args(
+                    "{dir}/missing.png", "{dir}/frame_00003_clicks.json", "{dir}/x.json"
+                ),
             ],
             "cannot read image",
         ),
         (
             [
                 "calibrate",
-                "--board",
-                "gryb",
-                "--image",
-                "{dir}/frame_00003_empty.png",
-                "--clicks",
-                "{dir}/bad_clicks.json",
-                "--out",
-                "{dir}/x.json",
+                *calibrate_args(
+                    "{dir}/frame_00003_empty.png", "{dir}/bad_clicks.json", "{dir}/x.json"
+                ),
             ],
             "BBBB is missing",
         ),
         (
-            [
-                "analyze",
-                "--board",
-                "gryb",
-                "--calibration",
-                "{dir}/frame_00003.json",
-                "{dir}/frame_00003.png",
-            ],
+            ["analyze", "--calibration", "{dir}/frame_00003.json", "{dir}/frame_00003.png"],
             "calibration",
         ),
-        (["render", "--board", "gryb", "--out", "{dir}/r", "--tokens", "342"], "--tokens"),
+        (["render", "--out", "{dir}/r", "--tokens", "342"], "--tokens"),
     ],
 )
 def test_bad_input_exits_2_with_a_message(
@@ -218,17 +147,13 @@ def test_bad_input_exits_2_with_a_message(
     (rendered / "bad_clicks.json").write_text(
         json.dumps({"GGGG": [1, 1], "RRRR": [5, 1], "YYYY": [5, 5]})
     )
-    assert main([a.replace("{dir}", str(rendered)) for a in argv]) == 2
+    assert gryb(*[a.replace("{dir}", str(rendered)) for a in argv]) == 2
     assert message in capsys.readouterr().err
 
 
 def test_bench_vision_gryb(capsys) -> None:
-    assert (
-        main(
-            ["bench", "vision", "--board", "gryb", "--scenes", "1", "--games", "1", "--moves", "1"]
-        )
-        == 0
-    )
+    argv = ["bench", "vision", "--board", "gryb", "--scenes", "1", "--games", "1", "--moves", "1"]
+    assert main(argv) == 0
     text = capsys.readouterr().out
     assert "node location error after refinement" in text and "ring reading:" in text
     assert "move detection: precision 100.0%, recall 100.0%" in text
@@ -236,25 +161,8 @@ def test_bench_vision_gryb(capsys) -> None:
 
 def test_render_can_write_the_exact_calibration(tmp_path: Path, capsys) -> None:
     out = tmp_path / "exact"
-    assert (
-        main(
-            [
-                "render",
-                "--board",
-                "gryb",
-                "--out",
-                str(out),
-                "--seed",
-                "4",
-                "--tokens",
-                "6",
-                "--size",
-                "960x720",
-                "--calibration",
-            ]
-        )
-        == 0
-    )
+    args = ["--out", str(out), "--seed", "4", "--tokens", "6", "--size", "960x720", "--calibration"]
+    assert gryb("render", *args) == 0
     calibration = load_gryb_calibration(out / "frame_00004_calibration.json")
     truth = json.loads((out / "frame_00004.json").read_text())
     expected = np.array([truth["nodes_px"][node_name(n)] for n in NODES])
@@ -299,10 +207,7 @@ def test_replay_an_ez_gryb_opening(ez_gryb_frames: Path, rolls: str, capsys) -> 
     if rolls == "file":
         rolls = str(ez_gryb_frames / "rolls.json")
         Path(rolls).write_text(json.dumps(["G", "R", "B"]))
-    argv = [
-        "replay",
-        "--board",
-        "gryb",
+    args = [
         "--game",
         "ez-gryb",
         "--rolls",
@@ -314,7 +219,7 @@ def test_replay_an_ez_gryb_opening(ez_gryb_frames: Path, rolls: str, capsys) -> 
         str(ez_gryb_frames / "rings.json"),
         str(ez_gryb_frames / "frames"),
     ]
-    assert main(argv) == 0
+    assert gryb("replay", *args) == 0
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     moves = [
         (r["kind"], r.get("point") or r.get("roll"), r["color"])
@@ -343,14 +248,11 @@ def test_replay_an_ez_gryb_opening(ez_gryb_frames: Path, rolls: str, capsys) -> 
 def test_replay_gryb_bad_input(
     ez_gryb_frames: Path, extra: list[str], message: str, capsys
 ) -> None:
-    argv = [
-        "replay",
-        "--board",
-        "gryb",
+    args = [
         *[a.replace("{dir}", str(ez_gryb_frames)) for a in extra],
         "--calibration",
         str(ez_gryb_frames / "calibration.json"),
         str(ez_gryb_frames / "frames"),
     ]
-    assert main(argv) == 2
+    assert gryb("replay", *args) == 2
     assert message in capsys.readouterr().err
