@@ -5,6 +5,7 @@ import { createBoard, preferredLayout } from "./boards/index.js";
 import { RING_COLOURS } from "./boards/gryb.js";
 import { paletteOf, colourName, colourCount } from "./colours.js";
 import { describe, ring, unlockAudio, enableNotifications, notificationsPossible, isSoundOn, setSoundOn } from "./alerts.js";
+import { swatch, actionButton, fillList } from "./dom.js";
 
 const $ = (id) => document.getElementById(id);
 const ALERT_TYPES = new Set(JSON.parse(document.querySelector(".layout").dataset.alertTypes));
@@ -136,36 +137,30 @@ function renderAlertList(s) {
     return true;
   });
   records.sort((a, b) => (b.time || 0) - (a.time || 0));
-  const list = $("alert-list");
-  list.replaceChildren();
-  if (!records.length) {
-    const li = document.createElement("li");
-    li.className = "muted";
-    li.textContent = "No alerts yet.";
-    list.append(li);
-    return;
+  fillList($("alert-list"), records.slice(0, MAX_ALERTS).map((record) => alertItem(record, s)), "No alerts yet.", "muted");
+}
+
+// One alert of the list: its time, and what happened in words.
+function alertItem(record, s) {
+  const text = describe(record, s);
+  const li = document.createElement("li");
+  li.dataset.type = record.type;
+  const time = document.createElement("span");
+  time.className = "time";
+  time.textContent = formatTime(record.time);
+  const body = document.createElement("div");
+  const kind = document.createElement("div");
+  kind.className = `kind ${record.type}`;
+  kind.textContent = text.title;
+  body.append(kind);
+  if (text.detail) {
+    const detail = document.createElement("div");
+    detail.className = "small muted";
+    detail.textContent = text.detail;
+    body.append(detail);
   }
-  for (const record of records.slice(0, MAX_ALERTS)) {
-    const text = describe(record, s);
-    const li = document.createElement("li");
-    li.dataset.type = record.type;
-    const time = document.createElement("span");
-    time.className = "time";
-    time.textContent = formatTime(record.time);
-    const body = document.createElement("div");
-    const kind = document.createElement("div");
-    kind.className = `kind ${record.type}`;
-    kind.textContent = text.title;
-    body.append(kind);
-    if (text.detail) {
-      const detail = document.createElement("div");
-      detail.className = "small muted";
-      detail.textContent = text.detail;
-      body.append(detail);
-    }
-    li.append(time, body);
-    list.append(li);
-  }
+  li.append(time, body);
+  return li;
 }
 
 function renderMismatch(s) {
@@ -178,11 +173,8 @@ function renderMismatch(s) {
   $("hidden-confirm").hidden = !hiddenCandidates.length;
   const holder = $("hidden-candidates");
   holder.replaceChildren(...hiddenCandidates.map((point) => {
-    const button = document.createElement("button");
-    button.type = "button";
-    button.textContent = point;
+    const button = actionButton(() => act("/api/control/confirm", { point }, `Move to ${point} confirmed`), point);
     button.className = "mono";
-    button.addEventListener("click", () => act("/api/control/confirm", { point }, `Move to ${point} confirmed`));
     return button;
   }));
 }
@@ -196,14 +188,9 @@ function renderCorrection(s) {
   const choices = [...Array(Math.min(colours, palette.length)).keys()].map((colour) => [colour, colourName(s, colour), palette[colour]]);
   choices.push([null, "Empty", ""]);
   holder.replaceChildren(...choices.map(([colour, label, css]) => {
-    const button = document.createElement("button");
-    button.type = "button";
+    const correct = () => act("/api/control/correct", { point: selected, color: colour }, `${selected} corrected`);
+    const button = actionButton(correct, swatch(css), label);
     button.disabled = !selected;
-    const swatch = document.createElement("span");
-    swatch.className = "swatch";
-    swatch.style.background = css;
-    button.append(swatch, label);
-    button.addEventListener("click", () => act("/api/control/correct", { point: selected, color: colour }, `${selected} corrected`));
     return button;
   }));
 }
@@ -218,15 +205,10 @@ function renderOpening(s) {
     $("choose-text").textContent = `${seatName(s, s.to_act) || "Second player"}: play the pair (two tokens, `
       + "the other player moves next) or the single token (you move next)?";
     $("choose-buttons").replaceChildren(...[0, 1].map((colour) => {
-      const button = document.createElement("button");
-      button.type = "button";
-      button.dataset.colour = String(colour);
-      const swatch = document.createElement("span");
-      swatch.className = "swatch";
-      swatch.style.background = palette[colour];
       const kind = counts[colour] === 2 ? "pair" : counts[colour] === 1 ? "single" : `${counts[colour]} tokens`;
-      button.append(swatch, `Colour ${colour + 1} (${kind})`);
-      button.addEventListener("click", () => act("/api/control/choose", { color: colour }, `Colour ${colour + 1} chosen`));
+      const choose = () => act("/api/control/choose", { color: colour }, `Colour ${colour + 1} chosen`);
+      const button = actionButton(choose, swatch(palette[colour]), `Colour ${colour + 1} (${kind})`);
+      button.dataset.colour = String(colour);
       return button;
     }));
   }
@@ -246,12 +228,7 @@ function moveItem(s, notation, palette) {
   const choose = /^choose (\d+)$/i.exec(notation);
   const place = /^(swap )?(\w+):(\d+)$/i.exec(notation);
   const colour = choose ? Number(choose[1]) : place ? Number(place[3]) : null;
-  if (colour !== null) {
-    const swatch = document.createElement("span");
-    swatch.className = "swatch";
-    swatch.style.background = palette[colour] || "";
-    li.append(swatch);
-  }
+  if (colour !== null) li.append(swatch(palette[colour] || ""));
   li.dataset.notation = notation;
   li.append(choose ? `${colourName(s, colour)} takes colour ${colour + 1}`
     : place ? `${place[1] ? "swap " : ""}${place[2]}` : notation);
@@ -261,16 +238,8 @@ function moveItem(s, notation, palette) {
 
 function renderMoves(s) {
   const list = $("move-list");
-  const moves = s.moves || [];
-  if (!moves.length) {
-    const li = document.createElement("li");
-    li.className = "muted";
-    li.textContent = "No moves yet.";
-    list.replaceChildren(li);
-    return;
-  }
   const palette = boardPalette(s);
-  list.replaceChildren(...moves.map((notation) => moveItem(s, notation, palette)));
+  fillList(list, (s.moves || []).map((notation) => moveItem(s, notation, palette)), "No moves yet.", "muted");
   list.scrollTop = list.scrollHeight;
 }
 
@@ -298,12 +267,9 @@ function renderGryb(s) {
     const item = document.createElement("span");
     item.className = "gryb-score";
     item.dataset.colour = String(colour);
-    const swatch = document.createElement("span");
-    swatch.className = "swatch";
-    swatch.style.background = palette[colour];
     const value = document.createElement("b");
     value.textContent = String(score);
-    item.append(swatch, `${colourName(s, colour)}: `, value);
+    item.append(swatch(palette[colour]), `${colourName(s, colour)}: `, value);
     return item;
   }));
   $("gryb-die").textContent = game.die || "none due";

@@ -3,6 +3,7 @@
 import { control, getJSON, ApiError } from "./api.js";
 import { setupPage, toast } from "./ui.js";
 import { ring, unlockAudio } from "./alerts.js";
+import { swatch, actionButton, fillList } from "./dom.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -192,10 +193,8 @@ export class TabletopPage {
   showChoices(moves, title) {
     $("choice-title").textContent = title;
     $("choice-list").replaceChildren(...moves.map((move) => {
-      const button = document.createElement("button");
-      button.type = "button";
+      const button = actionButton(() => this.play({ notation: move.notation }), move.notation);
       button.dataset.notation = move.notation;
-      button.textContent = move.notation;
       const why = this.config.describeMove ? this.config.describeMove(move) : "";
       if (why) {
         const span = document.createElement("span");
@@ -203,7 +202,6 @@ export class TabletopPage {
         span.textContent = why;
         button.append(span);
       }
-      button.addEventListener("click", () => this.play({ notation: move.notation }));
       return button;
     }));
     $("choice-card").hidden = false;
@@ -295,15 +293,7 @@ export class TabletopPage {
 
   renderMoves() {
     const list = $("move-list");
-    const moves = this.state.moves || [];
-    if (!moves.length) {
-      const li = document.createElement("li");
-      li.className = "empty";
-      li.textContent = "No moves yet.";
-      list.replaceChildren(li);
-      return;
-    }
-    list.replaceChildren(...moves.map((text, index) => {
+    fillList(list, (this.state.moves || []).map((text, index) => {
       const li = document.createElement("li");
       const number = document.createElement("span");
       number.className = "n";
@@ -311,17 +301,14 @@ export class TabletopPage {
       li.append(number, text);
       li.title = text;
       return li;
-    }));
+    }), "No moves yet.", "empty");
     list.scrollTop = list.scrollHeight;
   }
 
   renderLegend() {
     const items = (this.config.legend ? this.config.legend(this.state) : []).map(([css, label]) => {
       const span = document.createElement("span");
-      const swatch = document.createElement("i");
-      swatch.className = "swatch";
-      swatch.style.background = css;
-      span.append(swatch, label);
+      span.append(swatch(css, "i"), label);
       return span;
     });
     const hint = document.createElement("span");
