@@ -40,6 +40,11 @@ DEMO_FPS = 4.0
 BANDANNA_DEMO_SEED = 21
 
 
+def reaching_hand(shot: Shot) -> HandSpec | None:
+    """The hand in ``shot``'s view, reaching for its ``hand_at`` (``None``: no hand in view)."""
+    return HandSpec(target_point=shot.hand_at) if shot.hand_at is not None else None
+
+
 def demo_camera(size: tuple[int, int] = DEMO_SIZE) -> CameraModel:
     """The demo's fixed camera: high on the south-south-west side, the board filling the view."""
     return CameraModel.looking_at((0.0, 0.0, 150.0), 760.0, 58.0, 25.0, size)
@@ -116,13 +121,12 @@ class ShotRenderer:
 
     def _draw(self, shot: Shot) -> np.ndarray:
         """The BGR picture of ``shot``'s view."""
-        hand = HandSpec(target_point=shot.hand_at) if shot.hand_at is not None else None
         return render_timevectors(
             self.camera,
             self.spec,
             shot.tokens,
             self.colours_rgb,
-            hand=hand,
+            hand=reaching_hand(shot),
             scene=self.scene,
             seed=self.seed,
         ).image_bgr
@@ -157,14 +161,13 @@ class BandannaShotRenderer(ShotRenderer):
     def _draw(self, shot: Shot) -> np.ndarray:
         from vision.gryb_render import render_bandanna
 
-        hand = HandSpec(target_point=shot.hand_at) if shot.hand_at is not None else None
         return render_bandanna(
             self.camera,
             self.bandanna_spec,
             shot.tokens,
             style=self.style,
             wrinkles=self.wrinkles,
-            hand=hand,
+            hand=reaching_hand(shot),
             seed=self.seed,
             noise_seed=0,
         ).image_bgr

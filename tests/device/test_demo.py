@@ -11,7 +11,7 @@ import pytest
 
 from device.demo_script import Script, Shot, demo_script, distinct_views, freeze, scripted_events
 from device.sources.base import SourceError
-from device.sources.demo import DEMO_PALETTE, DemoSource, demo_camera
+from device.sources.demo import DEMO_PALETTE, DemoSource, demo_camera, reaching_hand
 from rules.timevectors import parse_point
 
 SMALL = (320, 240)
@@ -64,6 +64,12 @@ def test_script_helpers() -> None:
     ]
     assert script.board == {}
     assert script.frames() == 3 + 3 * (2 + 1 + 5)
+
+
+def test_a_hand_reaches_for_the_shots_point_only_when_it_has_one() -> None:
+    assert reaching_hand(Shot(board=())) is None
+    hand = reaching_hand(Shot(board=(), hand_at=0))  # node 0 of the bandanna: 0 is not "no hand"
+    assert hand is not None and hand.target_point == 0
 
 
 def test_camera_sees_the_whole_board() -> None:
