@@ -113,6 +113,20 @@ def _evidence(change: np.ndarray) -> np.ndarray:
     return np.clip((change - FAINT_DISTANCE) / (FOREGROUND_DISTANCE - FAINT_DISTANCE), 0.0, 1.0)
 
 
+def _grouped_median(groups: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per point (``groups``: point of each row), the median of each column of ``values``
+    (``(N_POINTS, k)``; the upper median of an even count) and the row count per point."""
+    count = np.bincount(groups, minlength=N_POINTS)
+    start = np.concatenate([[0], np.cumsum(count)[:-1]])
+    middle = start + count // 2
+    out = np.zeros((N_POINTS, values.shape[1]))
+    has = count > 0
+    for k in range(values.shape[1]):
+        order = np.lexsort((values[:, k], groups))
+        out[has, k] = values[order[middle[has]], k]
+    return out, count
+
+
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(x, -30, 30)))
 
@@ -494,18 +508,23 @@ class Observer:
         used = np.zeros(N_POINTS, np.int64)
         tier = self.footprints.tier
         nearest = self._nearest_tier(accepted)
-        # The top (inside the rim) overrides the core where it has pixels.
-        for pixel_sets, inside in ((self._core, True), (self._top, self._top_inside)):
-            idx, pts = pixel_sets.index, pixel_sets.point
-            use = inside & foreground[idx] & accepted[pts] & (nearest[idx] <= tier[pts])
-            n = np.bincount(pts[use], minlength=N_POINTS)
-            sums = np.stack(
-                [np.bincount(pts[use], weights=feats[idx[use], k], minlength=N_POINTS) for k in range(3)],
-                axis=1,
-            )
-            better = n >= 3
-            mean[better] = sums[better] / n[better, None]
-            used[better] = n[better]
+        idx, pts = self._core.index, self._core.point
+        use = foreground[idx] & accepted[pts] & (nearest[idx] <= tier[pts])
+        n = np.bincount(pts[use], minlength=N_POINTS)
+        sums = np.stack(
+            [np.bincount(pts[use], weights=feats[idx[use], k], minlength=N_POINTS) for k in range(3)], axis=1
+        )
+        better = n >= 3
+        mean[better] = sums[better] / n[better, None]
+        used[better] = n[better]
+        # The top (inside the rim) overrides the core where it has pixels: its median, which
+        # printed lines of the plates above crossing the token do not pull.
+        idx, pts = self._top.index, self._top.point
+        use = self._top_inside & accepted[pts] & (nearest[idx] <= tier[pts])
+        median, n = _grouped_median(pts[use], feats[idx[use]])
+        better = n >= 3
+        mean[better] = median[better]
+        used[better] = n[better]
         return mean, used
 
     def _through_plates(self, mean: np.ndarray, readable: np.ndarray, *, learn: bool) -> np.ndarray:

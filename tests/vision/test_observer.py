@@ -9,11 +9,13 @@ import dataclasses
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from calibration.calibfile import Calibration
 from calibration.spec import load_spec
 from rules.timevectors.points import parse_point
-from vision.observer import FrameError, Observer, analyze_image
+from vision.observer import FrameError, Observer, _grouped_median, analyze_image
 from vision.render import random_scene, render_timevectors
 from vision.render_hand import HandSpec
 
@@ -241,3 +243,15 @@ def test_texture_hidden_is_told_from_texture_darkened(scene):
     in_shadow, flattened = replaced(shaded), replaced(flat)
     assert flattened.sum() >= 20  # the board's printed squares give many textured discs
     assert in_shadow.sum() <= 0.1 * flattened.sum()
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 255), st.floats(-50, 50), st.floats(-50, 50)), max_size=300))
+def test_grouped_median_is_each_points_median(rows):
+    groups = np.array([r[0] for r in rows], np.int64)
+    values = np.array([r[1:] for r in rows], np.float64).reshape(-1, 2)
+    median, count = _grouped_median(groups, values)
+    assert count.tolist() == np.bincount(groups, minlength=256).tolist()
+    for point in np.unique(groups):
+        mine = np.sort(values[groups == point], axis=0)
+        assert np.array_equal(median[point], mine[len(mine) // 2])  # the upper median
