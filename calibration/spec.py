@@ -34,6 +34,7 @@ class TimeVectorsSpec:
     post_diameter: float
     post_top: float
     cap_top: float
+    cap_diameter: float
     base_size: float
     base_height: float
     token_diameter: float
@@ -80,6 +81,8 @@ def _spec_from_table(data: dict) -> TimeVectorsSpec:
             post_diameter=float(data["post"]["diameter"]),
             post_top=float(data["post"]["top"]),
             cap_top=float(data["post"]["cap_top"]),
+            # Specs written before the top piece had its own size: as wide as the post.
+            cap_diameter=float(data["post"].get("cap_diameter", data["post"]["diameter"])),
             base_size=float(data["base"]["size"]),
             base_height=float(data["base"]["height"]),
             token_diameter=float(data["token"]["diameter"]),
@@ -113,6 +116,8 @@ def spec_from_values(values: Mapping[str, object]) -> TimeVectorsSpec:
     impossible values."""
     if not isinstance(values, Mapping):
         raise SpecError("board spec values must be an object of named sizes")
+    # Calibration files written before the top piece had its own size: as wide as the post.
+    values = {"cap_diameter": values.get("post_diameter"), **values}
     kwargs: dict[str, float | int] = {}
     for f in fields(TimeVectorsSpec):
         value = values.get(f.name)

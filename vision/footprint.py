@@ -293,9 +293,15 @@ def _project_regions(
     return cores, tops, sils, rings, np.array(in_image)
 
 
+def _post_cylinders(spec: TimeVectorsSpec) -> list[tuple[float, float, float]]:
+    """The centre post as ``(radius, z_low, z_high)`` cylinders: the post and its wider top piece."""
+    return [(spec.post_diameter / 2, 0.0, spec.post_top), (spec.cap_diameter / 2, spec.post_top, spec.cap_top)]
+
+
 def _post_polygon(camera: CameraModel, spec: TimeVectorsSpec) -> np.ndarray:
-    r = spec.post_diameter / 2
-    pts = np.concatenate([_circle(np.zeros(2), r, 0.0), _circle(np.zeros(2), r, spec.cap_top)])
+    pts = np.concatenate(
+        [_circle(np.zeros(2), r, z) for r, z0, z1 in _post_cylinders(spec) for z in (z0, z1)]
+    )
     return cv2.convexHull(camera.project(pts).astype(np.float32)).reshape(-1, 2)
 
 
@@ -327,14 +333,9 @@ def _occlusion(camera: CameraModel, spec: TimeVectorsSpec) -> tuple[np.ndarray, 
         origin, samples, centres[:, :2], radius, centres[:, 2], centres[:, 2] + tall
     )
     blocked[np.arange(len(samples)), owner] = False
-    post = _ray_cylinder_blocked(
-        origin,
-        samples,
-        np.zeros((1, 2)),
-        spec.post_diameter / 2,
-        np.array([0.0]),
-        np.array([spec.cap_top]),
-    )[:, 0]
+    post = np.zeros(len(samples), bool)
+    for r, z0, z1 in _post_cylinders(spec):
+        post |= _ray_cylinder_blocked(origin, samples, np.zeros((1, 2)), r, np.array([z0]), np.array([z1]))[:, 0]
     ray_point, blocking = np.nonzero(blocked)
     post_visibility = 1.0 - post.reshape(N_POINTS, -1).mean(axis=1)
     counts = np.zeros((N_POINTS, N_POINTS))

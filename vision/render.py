@@ -647,7 +647,7 @@ def render_timevectors(
             )
             painter.cylinder(
                 (0.0, 0.0),
-                post_r * 1.35,
+                spec.cap_diameter / 2,
                 spec.post_top,
                 spec.cap_top,
                 _bgr(style.post_rgb),
@@ -755,7 +755,9 @@ def _shadow_mask(
                 (np.vstack([ring + centres[p], ring + centres[p] + [0, 0, spec.token_height]]), 1.0)
             )
     post = _circle(np.zeros(3), spec.post_diameter / 2)
-    solids.append((np.vstack([post + [0, 0, max(z0, 0.0)], post + [0, 0, spec.cap_top]]), 1.0))
+    solids.append((np.vstack([post + [0, 0, max(z0, 0.0)], post + [0, 0, spec.post_top]]), 1.0))
+    cap = _circle(np.zeros(3), spec.cap_diameter / 2)
+    solids.append((np.vstack([cap + [0, 0, max(z0, spec.post_top)], cap + [0, 0, spec.cap_top]]), 1.0))
     half = spec.plate_size / 2
     for tier in range(4):
         z = spec.tier_spacing * tier

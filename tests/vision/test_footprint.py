@@ -125,3 +125,27 @@ def test_property_within_and_tally(data, universe):
     np.testing.assert_array_equal(counts.sum(axis=1), sets.count)
     for p, original in enumerate(per_point):
         np.testing.assert_array_equal(counts[p], np.bincount(labels[original], minlength=3))
+
+
+@pytest.mark.parametrize("seed", [4, 7])
+def test_visibility_model_agrees_with_the_renderer_near_the_post_and_its_top_piece(seed):
+    """The footprints' occlusion model (post, wider top piece, tokens) and the renderer's
+    pixel-exact visibility describe the same board."""
+    from vision.render import random_scene, render_timevectors
+
+    camera, style, colours = random_scene(seed, (640, 480))
+    tokens = {parse_point(name): i % 3 for i, name in enumerate(["D4S", "E5R", "D5Q", "E4P", "C3S"])}
+    rendered = render_timevectors(camera, SPEC, tokens, colours, scene=style, seed=seed)
+    occupied = np.zeros(256, bool)
+    occupied[list(tokens)] = True
+    model = build_footprints(camera, SPEC).token_visibility(occupied)
+    assert np.abs(model - rendered.visibility).max() < 0.2
+
+
+def test_a_spec_without_a_top_piece_size_has_one_as_wide_as_the_post():
+    from calibration.spec import spec_from_values, spec_values
+
+    values = spec_values(SPEC)
+    del values["cap_diameter"]
+    assert spec_from_values(values).cap_diameter == SPEC.post_diameter
+    assert SPEC.cap_diameter > SPEC.post_diameter
