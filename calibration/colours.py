@@ -32,6 +32,9 @@ SATURATION_WEIGHT = 0.2
 LIGHT_WEIGHT = 0.6
 DEFAULT_MAX_COLOURS = 3  # the reference board ships three token sets
 STRAY_SHARE = 0.05  # a cluster with a smaller share of the unmatched samples is not a new colour
+GAP_FACTOR = 2.5  # groups this many times farther apart than their members are two colours
+GAP_FLOOR = 0.5  # a spread below this is sensor noise: no gap is measured against less
+GAP_MIN_SIZE = 4  # members each group needs before a gap can keep it apart
 FOLLOW_RATE = 0.1  # how fast a known colour follows the tokens matched to it
 _EPS = 12.0  # dark pixels carry little chroma information: damp them
 
@@ -319,7 +322,10 @@ def cluster(
     groups merge until every pair is farther apart than ``radius`` and there are at most
     ``max_clusters`` groups of at least ``min_size`` members (smaller groups are stray
     readings: they do not count against the limit, so they cannot force two true
-    colours together).
+    colours together). Within the limit, two well-filled groups (``GAP_MIN_SIZE``
+    members each) much farther apart than their own members are (``GAP_FACTOR``)
+    stay apart even inside ``radius``: a grey set and a dark one differ mostly in
+    brightness, which the distance weighs lightly.
 
     Returns ``[(median feature, member indices), ...]`` ordered by each group's
     first member (so colours are numbered in order of first appearance).
@@ -332,14 +338,23 @@ def cluster(
     np.fill_diagonal(dist, np.inf)
     sizes = np.ones(len(samples))
     alive = np.ones(len(samples), bool)
+    spread_sum = np.zeros(len(samples))  # per group: the sum of its members' pair distances
     while alive.sum() > 1:
         flat = int(np.argmin(dist))
         i, j = divmod(flat, len(samples))
-        if dist[i, j] > radius and (
-            max_clusters is None or np.sum(sizes[alive] >= min_size) <= max_clusters
+        within_limit = max_clusters is None or np.sum(sizes[alive] >= min_size) <= max_clusters
+        if within_limit and dist[i, j] > radius:
+            break
+        if (
+            within_limit
+            and max_clusters is not None
+            and min(sizes[i], sizes[j]) >= GAP_MIN_SIZE
+            and dist[i, j] > GAP_FACTOR * _pooled_spread(spread_sum, sizes, i, j)
         ):
             break
         i, j = min(i, j), max(i, j)
+        # Average linkage: the distance of two groups is the mean of their cross pairs.
+        spread_sum[i] += spread_sum[j] + dist[i, j] * sizes[i] * sizes[j]
         # Average linkage update (Lance-Williams), then retire j.
         merged = (dist[i] * sizes[i] + dist[j] * sizes[j]) / (sizes[i] + sizes[j])
         dist[i, :], dist[:, i] = merged, merged
@@ -356,6 +371,13 @@ def cluster(
             out.append((np.median(samples[members], axis=0).astype(np.float32), np.array(members)))
     out.sort(key=lambda item: item[1][0])
     return out
+
+
+def _pooled_spread(spread_sum: np.ndarray, sizes: np.ndarray, i: int, j: int) -> float:
+    """Mean distance between two members of the same group, over groups ``i`` and ``j``
+    (never below the noise floor)."""
+    pairs = (sizes[i] * (sizes[i] - 1) + sizes[j] * (sizes[j] - 1)) / 2
+    return max(GAP_FLOOR, float((spread_sum[i] + spread_sum[j]) / pairs) if pairs else 0.0)
 
 
 def feature_to_bgr(feature: np.ndarray) -> np.ndarray:

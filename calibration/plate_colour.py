@@ -59,8 +59,9 @@ def estimate_plate_loss(feats: np.ndarray, tiers: np.ndarray) -> tuple[float, fl
 
     For candidate values, every token's corrected colour is compared with the nearest
     token on another tier; the values with the smallest median mismatch win (searched
-    one at a time, chroma first). Returns ``None`` when the tokens cannot tell (too few,
-    or all on one tier). Raises ``ValueError`` if ``feats`` and ``tiers`` differ in length.
+    one at a time, chroma first, each then finely again). Returns ``None`` when the
+    tokens cannot tell (too few, or all on one tier). Raises ``ValueError`` if ``feats``
+    and ``tiers`` differ in length.
     """
     feats = np.asarray(feats, np.float32).reshape(-1, 3)
     tiers = np.asarray(tiers, np.int64).reshape(-1)
@@ -84,6 +85,8 @@ def estimate_plate_loss(feats: np.ndarray, tiers: np.ndarray) -> tuple[float, fl
     step = best(steps, lambda t: cost(factor, t))
     fine = np.clip(np.arange(factor - COARSE_STEP, factor + COARSE_STEP + 1e-9, FACTOR_STEP), *FACTOR_RANGE)
     factor = best(fine, lambda f: cost(f, step))
+    near = np.arange(step - LIGHT_STEP, step + LIGHT_STEP + 1e-9, LIGHT_STEP / 5)
+    step = best(np.clip(near, *LIGHT_RANGE), lambda t: cost(factor, t))
     if cost(factor, 0.0) <= cost(factor, step):  # no evidence for a brightness step
         step = 0.0
     return factor, step

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from calibration.colours import (
+    MERGE_DISTANCE,
     ColourModel,
     PaletteError,
     channel_gain,
@@ -230,3 +231,33 @@ def test_nearest_prototype_uses_the_given_distance_and_reports_no_colour_when_no
 
     index, dist = nearest_prototype(feats, prototypes, along_x)
     assert index.tolist() == [1, 3] and dist.tolist() == pytest.approx([1.0, 1.0])
+
+
+def _grey_and_dark(count: int, rng: np.random.Generator) -> np.ndarray:
+    """Feature rows of a grey set and a dark set: same (no) hue, about 1.5 brightness units
+    apart after the light weighting, well inside the merge radius."""
+    grey = features(np.array([[130.0, 130.0, 130.0]])) + rng.normal(0, 0.15, (count, 3))
+    dark = features(np.array([[48.0, 48.0, 48.0]])) + rng.normal(0, 0.15, (count, 3))
+    return np.concatenate([grey, dark]).astype(np.float32)
+
+
+def test_two_sets_apart_by_brightness_alone_stay_two_when_each_is_well_filled():
+    rng = np.random.default_rng(5)
+    rows = _grey_and_dark(8, rng)
+    assert match_distance(rows[:1], rows[8:9])[0, 0] < MERGE_DISTANCE
+    groups = cluster(rows, max_clusters=3)
+    assert sorted(len(members) for _, members in groups) == [8, 8]
+    assert len(cluster(rows)) == 1  # without a colour limit the radius alone decides
+
+
+def test_a_few_samples_are_not_enough_to_split_on_a_gap():
+    rng = np.random.default_rng(6)
+    assert len(cluster(_grey_and_dark(2, rng), max_clusters=3)) == 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), count=st.integers(4, 40), spread=st.floats(0.1, 0.8))
+def test_one_set_is_never_split_on_a_gap(seed, count, spread):
+    rng = np.random.default_rng(seed)
+    rows = features(np.array([[40.0, 80.0, 200.0]])) + rng.normal(0, spread, (count, 3))
+    assert len(cluster(rows.astype(np.float32), max_clusters=3)) == 1
