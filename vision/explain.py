@@ -55,7 +55,9 @@ class TokenSelector:
     ``n_pixels`` (the observer's gathered pixels).
     """
 
-    def __init__(self, core: PixelSets, ring: PixelSets, silhouette: PixelSets, n_pixels: int) -> None:
+    def __init__(
+        self, core: PixelSets, ring: PixelSets, silhouette: PixelSets, n_pixels: int
+    ) -> None:
         self.core, self.ring, self.silhouette = core, ring, silhouette
         self.n_points = len(core.count)
         self.n_pixels = n_pixels
@@ -66,7 +68,9 @@ class TokenSelector:
         """``evidence``: 0..1 per pixel, how surely it changed; ``core_evidence`` the same per
         entry of ``core`` (default: ``evidence`` there) where a point may count more."""
         n = self.n_points
-        core_net = (evidence[self.core.index] if core_evidence is None else core_evidence) - EVIDENCE_THRESHOLD
+        core_net = (
+            evidence[self.core.index] if core_evidence is None else core_evidence
+        ) - EVIDENCE_THRESHOLD
         core = (self.core.point, self.core.index, core_net)
         ring = (self.ring.point, self.ring.index, evidence[self.ring.index])
         uncovered = np.ones(self.n_pixels, bool)
@@ -74,7 +78,9 @@ class TokenSelector:
         score, open_core = self._scores(core, ring, uncovered)
         # A point without a single changed core pixel can never be a token: later rounds
         # (scores move as pixels get explained) look only at the others.
-        active = np.bincount(self.core.point, weights=core_net > -EVIDENCE_THRESHOLD, minlength=n) > 0
+        active = (
+            np.bincount(self.core.point, weights=core_net > -EVIDENCE_THRESHOLD, minlength=n) > 0
+        )
         core = tuple(part[active[self.core.point]] for part in core)
         ring = tuple(part[active[self.ring.point]] for part in ring)
         for _ in range(MAX_ROUNDS):

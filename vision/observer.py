@@ -64,7 +64,9 @@ COLOUR_RAMP = 0.5  # ... and this much more again to count as a sure token pixel
 COLOUR_RAISE = 0.1  # mean evidence a colour check must add to a point to read the board again
 CHANGE_MARGIN = 0.03  # a point must explain the before/after change this much better to take it
 HAND_AREA_DISCS = 2.0  # an unexplained blob bigger than this many top discs is a hand
-TEXTURE_STD = 0.5  # brightness spread (feature units) over a top disc that counts as printed texture
+TEXTURE_STD = (
+    0.5  # brightness spread (feature units) over a top disc that counts as printed texture
+)
 TEXTURE_KEPT = 0.5  # frame/reference brightness correlation above which the texture is still there
 PLATE_FOLLOW = 0.3  # how fast the learned per-plate colour loss follows new frames
 NOISE_SIGMAS = 5.0  # a change must also stand this far out of the sensor noise
@@ -98,7 +100,9 @@ def shrink(image_bgr: np.ndarray, size: tuple[int, int]) -> np.ndarray:
 def _local(pixel_sets: PixelSets, positions: np.ndarray) -> PixelSets:
     """Re-index a pixel set from working-image indices to positions in the gathered list."""
     return PixelSets(
-        index=np.searchsorted(positions, pixel_sets.index), point=pixel_sets.point, count=pixel_sets.count
+        index=np.searchsorted(positions, pixel_sets.index),
+        point=pixel_sets.point,
+        count=pixel_sets.count,
     )
 
 
@@ -151,7 +155,9 @@ class Observer:
         reference = _reference_of(calibration)
         if reference is not None:
             reference = self._check_reference(reference)
-        size = working_size(self.camera, self.spec, None if reference is None else reference.shape[1])
+        size = working_size(
+            self.camera, self.spec, None if reference is None else reference.shape[1]
+        )
         self.footprints: Footprints = build_footprints(self.camera, self.spec, size)
         fp = self.footprints
         self._prepare_sampling(fp, *size)
@@ -164,7 +170,9 @@ class Observer:
             noise = noise_scale(ref_px)  # feature units per grey level of noise, per pixel
             self._inv_chroma_noise2 = (1.0 / noise[:, 0] ** 2).astype(np.float32)
             self._inv_light_noise2 = (1.0 / noise[:, 1] ** 2).astype(np.float32)
-            self._textured_rows = ref_px[self._grid_local].mean(axis=1).reshape(self._grid.shape).std(axis=1) >= 1.0
+            self._textured_rows = (
+                ref_px[self._grid_local].mean(axis=1).reshape(self._grid.shape).std(axis=1) >= 1.0
+            )
             balance = grey_world(ref_px[self._grid_local])
         else:
             self._ref_px = None
@@ -181,7 +189,9 @@ class Observer:
         self._calm_run = 0
         self._before: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._in_visit = False
-        self._plate_loss: tuple[float, float] | None = None  # per plate: chroma kept, brightness step
+        self._plate_loss: tuple[float, float] | None = (
+            None  # per plate: chroma kept, brightness step
+        )
         self._plate_tokens = b""  # the points it was last learned from
 
     # ------------------------------------------------------------------ setup
@@ -191,7 +201,11 @@ class Observer:
         self._grid = HandGrid.over(fp.board_mask, GRID_SAMPLES)
         grid_flat = self._grid.flat
         self._motion = MotionDetector(self._grid, min_area_px=0.5 * fp.disc_area)
-        core, ring, top = fp.core.thinned(CORE_SAMPLES), fp.ring.thinned(RING_SAMPLES), fp.top.thinned(TOP_SAMPLES)
+        core, ring, top = (
+            fp.core.thinned(CORE_SAMPLES),
+            fp.ring.thinned(RING_SAMPLES),
+            fp.top.thinned(TOP_SAMPLES),
+        )
         positions = np.unique(np.concatenate([core.index, ring.index, top.index, grid_flat]))
         self._positions = positions
         self._grid_local = np.searchsorted(positions, grid_flat)
@@ -202,7 +216,9 @@ class Observer:
         self._silhouette = _local(fp.silhouette.within(positions), positions)
         # Top-disc samples fully inside the token's outline (no table mixed in at the rim).
         n_px = width * height
-        self._top_inside = np.isin(top.point * n_px + top.index, fp.core.point * n_px + fp.core.index)
+        self._top_inside = np.isin(
+            top.point * n_px + top.index, fp.core.point * n_px + fp.core.index
+        )
         order = np.argsort(fp.tier[self._silhouette.point], kind="stable")
         self._silhouette_by_tier = (
             self._silhouette.index[order],
@@ -237,7 +253,11 @@ class Observer:
     def _sample(self, frame: np.ndarray) -> np.ndarray:
         """``(n, 3)`` float32 colours of the gathered working pixels of a full frame."""
         if self._shrink_first:
-            return shrink(frame, self.footprints.size).reshape(-1, 3)[self._positions].astype(np.float32)
+            return (
+                shrink(frame, self.footprints.size)
+                .reshape(-1, 3)[self._positions]
+                .astype(np.float32)
+            )
         flat = frame.reshape(-1, 3)
         total = flat[self._frame_index[:, 0]].astype(np.uint16)
         for k in range(1, self._frame_index.shape[1]):
@@ -287,7 +307,9 @@ class Observer:
             core_evidence[mine] = _evidence(unshaded[self._core.index[mine]])
         else:
             core_evidence = evidence[self._core.index]
-        reading = self._read_tokens(evidence, core_evidence, feats, foreground, still=not compare_previous)
+        reading = self._read_tokens(
+            evidence, core_evidence, feats, foreground, still=not compare_previous
+        )
         score, accepted, visible_core = reading.score, reading.accepted, reading.open_core
         explained = self._paint(self._silhouette, accepted)
         unexplained = foreground & ~explained
@@ -347,7 +369,12 @@ class Observer:
         flipped = accepted != before_accepted
         for a, b in ((self._nms_far, self._nms_near), (self._nms_near, self._nms_far)):
             # a: read as changed; b: its in-line partner, read as unchanged and fitting better.
-            swap = flipped[a] & ~flipped[b] & (fit[b] > fit[a] + CHANGE_MARGIN) & (fit[b] >= TOKEN_SCORE)
+            swap = (
+                flipped[a]
+                & ~flipped[b]
+                & (fit[b] > fit[a] + CHANGE_MARGIN)
+                & (fit[b] >= TOKEN_SCORE)
+            )
             for x, y in zip(a[swap], b[swap]):
                 if flipped[x] and accepted[x] != accepted[y]:  # not already moved this frame
                     accepted[x], accepted[y] = accepted[y], accepted[x]
@@ -377,7 +404,9 @@ class Observer:
     def _blind(self) -> Observation:
         probs = np.zeros((N_POINTS, 1 + self.colours.n_colours))
         probs[:, 0] = 1.0
-        return Observation(probs=probs, visibility=np.zeros(N_POINTS), hand_present=False, quality=0.0)
+        return Observation(
+            probs=probs, visibility=np.zeros(N_POINTS), hand_present=False, quality=0.0
+        )
 
     def _change(self, px: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Gain-normalised features of the gathered pixels and how far each is from the
@@ -398,7 +427,9 @@ class Observer:
         shaded = np.where(light < 0, light * np.float32(SHADOW_WEIGHT), light)
         distance = np.sqrt(chroma2 + shaded * shaded)
         # Noise of a pixel difference (robust: most of the board did not change).
-        sigma = float(np.clip(1.4826 * np.median(np.abs(balanced[grid] - self._ref_px[grid])), 1.0, MAX_NOISE))
+        sigma = float(
+            np.clip(1.4826 * np.median(np.abs(balanced[grid] - self._ref_px[grid])), 1.0, MAX_NOISE)
+        )
         # Squared change in units of this pixel's own noise (chroma and brightness apart).
         noise_units = chroma2 * self._inv_chroma_noise2 + light * light * self._inv_light_noise2
         significant = noise_units > np.float32((NOISE_SIGMAS * sigma) ** 2)
@@ -421,7 +452,9 @@ class Observer:
         return mask
 
     @staticmethod
-    def _fit(core_fg: np.ndarray, core_n: np.ndarray, ring_fg: np.ndarray, ring_n: np.ndarray) -> np.ndarray:
+    def _fit(
+        core_fg: np.ndarray, core_n: np.ndarray, ring_fg: np.ndarray, ring_n: np.ndarray
+    ) -> np.ndarray:
         """How well a token at each point explains the foreground: its core must be filled and
         the ring around it must not be (a point seen *inside* a bigger, nearer token's image
         has its ring filled too, which is what tells the two apart)."""
@@ -493,7 +526,9 @@ class Observer:
 
     def _hand(self, unexplained: np.ndarray) -> bool:
         """Is there an unexplained blob bigger than a couple of tokens on the board?"""
-        return self._grid.has_blob(unexplained[self._grid_local], HAND_AREA_DISCS * self.footprints.disc_area)
+        return self._grid.has_blob(
+            unexplained[self._grid_local], HAND_AREA_DISCS * self.footprints.disc_area
+        )
 
     def _token_colours(
         self, feats: np.ndarray, foreground: np.ndarray, accepted: np.ndarray
@@ -512,7 +547,11 @@ class Observer:
         use = foreground[idx] & accepted[pts] & (nearest[idx] <= tier[pts])
         n = np.bincount(pts[use], minlength=N_POINTS)
         sums = np.stack(
-            [np.bincount(pts[use], weights=feats[idx[use], k], minlength=N_POINTS) for k in range(3)], axis=1
+            [
+                np.bincount(pts[use], weights=feats[idx[use], k], minlength=N_POINTS)
+                for k in range(3)
+            ],
+            axis=1,
         )
         better = n >= 3
         mean[better] = sums[better] / n[better, None]
@@ -538,7 +577,9 @@ class Observer:
             if estimate is not None:
                 known = self._plate_loss
                 self._plate_loss = (
-                    estimate if known is None else tuple(k + PLATE_FOLLOW * (e - k) for k, e in zip(known, estimate))
+                    estimate
+                    if known is None
+                    else tuple(k + PLATE_FOLLOW * (e - k) for k, e in zip(known, estimate))
                 )
         if self._plate_loss is None:
             return mean
@@ -569,7 +610,9 @@ class Observer:
         pixel = feats[idx]
         seen_as = pixel
         if self._plate_loss is not None:
-            seen_as = corrected(pixel, self.footprints.tier[self._core.point[entries]], *self._plate_loss)
+            seen_as = corrected(
+                pixel, self.footprints.tier[self._core.point[entries]], *self._plate_loss
+            )
         to_token = match_distance(seen_as, protos).min(axis=1)
         to_board = pair_distance(pixel, self._ref_features[idx])
         out = np.zeros(len(self._core.index), np.float32)

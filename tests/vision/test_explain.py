@@ -63,7 +63,10 @@ def test_a_near_token_does_not_hide_a_far_one_behind_it() -> None:
     far_core, far_sil, far_ring = [(12, 20)], [(11, 21)], [(10, 11), (21, 22)]
     near_core, near_sil, near_ring = [(3, 15)], [(2, 16)], [(0, 2), (16, 18)]
     selector = TokenSelector(
-        _sets([far_core, near_core]), _sets([far_ring, near_ring]), _sets([far_sil, near_sil]), N_PIXELS
+        _sets([far_core, near_core]),
+        _sets([far_ring, near_ring]),
+        _sets([far_sil, near_sil]),
+        N_PIXELS,
     )
     result = selector.select(_changed((2, 16), (11, 21)))
     assert result.accepted.tolist() == [True, True]
@@ -89,7 +92,9 @@ def test_separate_tokens_are_found_exactly(tokens: set[int]) -> None:
 
 @settings(max_examples=80, deadline=None)
 @given(st.lists(st.sampled_from([0.0, 0.3, 0.7, 1.0]), min_size=N_PIXELS, max_size=N_PIXELS))
-def test_the_selection_is_complete_and_each_token_explains_change_of_its_own(values: list[float]) -> None:
+def test_the_selection_is_complete_and_each_token_explains_change_of_its_own(
+    values: list[float],
+) -> None:
     """Whatever the evidence: against the final set no rejected point would still pass the
     bar (the rounds did not stop early), every accepted point passed it on pixels no earlier
     token explained, and a point without one changed core pixel is never a token."""
@@ -100,6 +105,9 @@ def test_the_selection_is_complete_and_each_token_explains_change_of_its_own(val
     passes = (result.score >= MIN_SCORE) & (result.open_core >= min_open)
     assert (passes[result.accepted]).all()
     assert not (passes & ~result.accepted & result.active).any()
-    quiet = np.bincount(selector.core.point, weights=evidence[selector.core.index] > 0, minlength=7) == 0
+    quiet = (
+        np.bincount(selector.core.point, weights=evidence[selector.core.index] > 0, minlength=7)
+        == 0
+    )
     assert not (result.accepted & quiet).any()
     assert not (result.active & quiet).any()
