@@ -50,7 +50,9 @@ def _disc_samples() -> np.ndarray:
 DISC_SAMPLES = _disc_samples()
 
 
-def working_size(camera: CameraModel, spec: TimeVectorsSpec, max_width: int | None = None) -> tuple[int, int]:
+def working_size(
+    camera: CameraModel, spec: TimeVectorsSpec, max_width: int | None = None
+) -> tuple[int, int]:
     """Working-image size: the frame halved while nearly every top disc stays >= ~12 pixels
     across, and no wider than ``max_width`` (the empty-board reference's width)."""
     w, h = camera.image_size
@@ -87,7 +89,11 @@ def _to_working(pixels: np.ndarray, scale: tuple[float, float]) -> np.ndarray:
 def _circle(centre: np.ndarray, radius: float, z: float) -> np.ndarray:
     angles = np.linspace(0, 2 * np.pi, _CIRCLE_VERTICES, endpoint=False)
     return np.stack(
-        [centre[0] + radius * np.cos(angles), centre[1] + radius * np.sin(angles), np.full_like(angles, z)],
+        [
+            centre[0] + radius * np.cos(angles),
+            centre[1] + radius * np.sin(angles),
+            np.full_like(angles, z),
+        ],
         axis=1,
     )
 
@@ -255,7 +261,9 @@ def _project_regions(
         z = centre[2]
         top_px = _to_working(camera.project(_circle(centre, radius, z + tall)), scale)
         base_px = _to_working(camera.project(_circle(centre, radius, z)), scale)
-        outline = cv2.convexHull(np.concatenate([top_px, base_px]).astype(np.float32)).reshape(-1, 2)
+        outline = cv2.convexHull(np.concatenate([top_px, base_px]).astype(np.float32)).reshape(
+            -1, 2
+        )
         grown = _to_working(
             np.concatenate(
                 [
@@ -295,7 +303,10 @@ def _project_regions(
 
 def _post_cylinders(spec: TimeVectorsSpec) -> list[tuple[float, float, float]]:
     """The centre post as ``(radius, z_low, z_high)`` cylinders: the post and its wider top piece."""
-    return [(spec.post_diameter / 2, 0.0, spec.post_top), (spec.cap_diameter / 2, spec.post_top, spec.cap_top)]
+    return [
+        (spec.post_diameter / 2, 0.0, spec.post_top),
+        (spec.cap_diameter / 2, spec.post_top, spec.cap_top),
+    ]
 
 
 def _post_polygon(camera: CameraModel, spec: TimeVectorsSpec) -> np.ndarray:
@@ -303,6 +314,29 @@ def _post_polygon(camera: CameraModel, spec: TimeVectorsSpec) -> np.ndarray:
         [_circle(np.zeros(2), r, z) for r, z0, z1 in _post_cylinders(spec) for z in (z0, z1)]
     )
     return cv2.convexHull(camera.project(pts).astype(np.float32)).reshape(-1, 2)
+
+
+def _without_post(
+    kinds: tuple[list[np.ndarray], ...],
+    camera: CameraModel,
+    spec: TimeVectorsSpec,
+    scale: tuple[float, float],
+    size: tuple[int, int],
+) -> list[list[np.ndarray]]:
+    """Each kind of per-point pixel list less the pixels where the post (and its top piece)
+    stands in front: a point horizontally farther from the camera than the post's axis is
+    behind it there, so those pixels show the post whatever the point holds. (Rings keep
+    them: the post there stays unchanged, as a ring around a real token should.)"""
+    mask = np.zeros((size[1], size[0]), np.uint8)
+    outline = _to_working(_post_polygon(camera, spec), scale)
+    cv2.fillConvexPoly(mask, np.round(outline * 16).astype(np.int32), 1, shift=4)
+    post = mask.reshape(-1).astype(bool)
+    eye = camera.centre_mm()[:2]
+    behind = np.hypot(*(spec.point_centres()[:, :2] - eye).T) > np.hypot(*eye)
+    return [
+        [pixels[~post[pixels]] if behind[p] else pixels for p, pixels in enumerate(regions)]
+        for regions in kinds
+    ]
 
 
 def _board_mask(
@@ -314,7 +348,9 @@ def _board_mask(
     corners = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
     pts = [np.column_stack([corners, np.full(4, spec.tier_spacing * k)]) for k in range(4)]
     pts.append(np.column_stack([corners, np.full(4, -spec.base_height)]))
-    hull = cv2.convexHull(_to_working(camera.project(np.concatenate(pts)), scale).astype(np.float32))
+    hull = cv2.convexHull(
+        _to_working(camera.project(np.concatenate(pts)), scale).astype(np.float32)
+    )
     mask = np.zeros((size[1], size[0]), np.uint8)
     cv2.fillConvexPoly(mask, np.round(hull.reshape(-1, 2) * 16).astype(np.int32), 1, shift=4)
     return mask.astype(bool)
@@ -335,7 +371,9 @@ def _occlusion(camera: CameraModel, spec: TimeVectorsSpec) -> tuple[np.ndarray, 
     blocked[np.arange(len(samples)), owner] = False
     post = np.zeros(len(samples), bool)
     for r, z0, z1 in _post_cylinders(spec):
-        post |= _ray_cylinder_blocked(origin, samples, np.zeros((1, 2)), r, np.array([z0]), np.array([z1]))[:, 0]
+        post |= _ray_cylinder_blocked(
+            origin, samples, np.zeros((1, 2)), r, np.array([z0]), np.array([z1])
+        )[:, 0]
     ray_point, blocking = np.nonzero(blocked)
     post_visibility = 1.0 - post.reshape(N_POINTS, -1).mean(axis=1)
     counts = np.zeros((N_POINTS, N_POINTS))
@@ -359,6 +397,7 @@ def build_footprints(
     size = size or working_size(camera, spec)
     scale = (size[0] / camera.image_size[0], size[1] / camera.image_size[1])
     cores, tops, sils, rings, in_image = _project_regions(camera, spec, size, scale)
+    cores, tops, sils = _without_post((cores, tops, sils), camera, spec, scale, size)
     ray_point, blocking, post_visibility, overlap = _occlusion(camera, spec)
     tops_ps = PixelSets.from_lists(tops)
     visible_tops = tops_ps.count[tops_ps.count > 0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -23,7 +24,7 @@ def oblique():
 
 def test_every_point_in_view_has_core_top_and_ring(oblique):
     _, fp = oblique
-    seen = fp.in_image > 0.99
+    seen = (fp.in_image > 0.99) & (fp.post_visibility > 0.5)
     assert seen.sum() > 200
     assert (fp.core.count[seen] > 0).all() and (fp.top.count[seen] > 0).all()
     assert (fp.ring.count[seen] > 0).all()
@@ -37,6 +38,22 @@ def test_ring_and_core_never_touch_the_same_pixels(oblique):
         core = set(fp.core.index[fp.core.point == p].tolist())
         assert not ring & sil
         assert core <= sil
+
+
+def test_pixels_the_post_stands_in_front_of_belong_to_no_point_behind_it(oblique):
+    camera, fp = oblique
+    post = np.zeros((fp.size[1], fp.size[0]), np.uint8)
+    outline = (fp.post_polygon + 0.5) * np.asarray(fp.scale) - 0.5
+    cv2.fillConvexPoly(post, np.round(outline * 16).astype(np.int32), 1, shift=4)
+    on_post = post.reshape(-1).astype(bool)
+    eye = camera.centre_mm()[:2]
+    behind = np.hypot(*(SPEC.point_centres()[:, :2] - eye).T) > np.hypot(*eye)
+    on_post_per_point = np.bincount(fp.core.point, weights=on_post[fp.core.index], minlength=256)
+    assert on_post_per_point[behind].sum() == 0
+    assert on_post_per_point[~behind].sum() > 0, (
+        "points in front of the post keep the pixels over it"
+    )
+    assert (fp.post_visibility[behind] < 0.9).any(), "the camera sees some points behind the post"
 
 
 def test_upper_tiers_are_nearer_the_camera(oblique):
@@ -56,7 +73,11 @@ def test_empty_board_visibility_is_post_and_frame_only(oblique):
 
 def test_overlap_rows_name_a_nearer_point(oblique):
     _, fp = oblique
-    far, near, fraction = fp.overlap[:, 0].astype(int), fp.overlap[:, 1].astype(int), fp.overlap[:, 2]
+    far, near, fraction = (
+        fp.overlap[:, 0].astype(int),
+        fp.overlap[:, 1].astype(int),
+        fp.overlap[:, 2],
+    )
     assert len(far) > 0
     assert (fp.depth[near] < fp.depth[far]).all()
     assert ((fraction > 0) & (fraction <= 1)).all()
@@ -75,8 +96,13 @@ def test_token_straight_above_hides_the_points_below():
 
 
 def test_camera_looking_away_is_refused():
-    camera = CameraModel(K=np.eye(3) * [500, 500, 1], dist=np.zeros(5), rvec=np.zeros(3),
-                         tvec=[0, 0, -5000], image_size=(640, 480))
+    camera = CameraModel(
+        K=np.eye(3) * [500, 500, 1],
+        dist=np.zeros(5),
+        rvec=np.zeros(3),
+        tvec=[0, 0, -5000],
+        image_size=(640, 480),
+    )
     with pytest.raises(ValueError, match="does not look at the board"):
         build_footprints(camera, SPEC)
 
@@ -93,8 +119,10 @@ def test_working_size_keeps_discs_readable_and_respects_the_reference():
 @st.composite
 def pixel_sets(draw):
     counts = draw(st.lists(st.integers(0, 30), min_size=1, max_size=6))
-    per_point = [np.array(draw(st.lists(st.integers(0, 99), min_size=c, max_size=c)), np.int64)
-                 for c in counts]
+    per_point = [
+        np.array(draw(st.lists(st.integers(0, 99), min_size=c, max_size=c)), np.int64)
+        for c in counts
+    ]
     return PixelSets.from_lists(per_point), per_point
 
 
@@ -118,7 +146,9 @@ def test_property_within_and_tally(data, universe):
     universe = np.unique(np.array(universe, np.int64))
     inside = sets.within(universe)
     for p, original in enumerate(per_point):
-        np.testing.assert_array_equal(inside.index[inside.point == p], original[np.isin(original, universe)])
+        np.testing.assert_array_equal(
+            inside.index[inside.point == p], original[np.isin(original, universe)]
+        )
     labels = (np.arange(100) % 3).astype(np.int64)
     counts = sets.tally(labels, 3)
     assert counts.shape == (len(per_point), 3)
@@ -134,7 +164,9 @@ def test_visibility_model_agrees_with_the_renderer_near_the_post_and_its_top_pie
     from vision.render import random_scene, render_timevectors
 
     camera, style, colours = random_scene(seed, (640, 480))
-    tokens = {parse_point(name): i % 3 for i, name in enumerate(["D4S", "E5R", "D5Q", "E4P", "C3S"])}
+    tokens = {
+        parse_point(name): i % 3 for i, name in enumerate(["D4S", "E5R", "D5Q", "E4P", "C3S"])
+    }
     rendered = render_timevectors(camera, SPEC, tokens, colours, scene=style, seed=seed)
     occupied = np.zeros(256, bool)
     occupied[list(tokens)] = True
