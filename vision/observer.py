@@ -308,7 +308,7 @@ class Observer:
         else:
             core_evidence = evidence[self._core.index]
         reading = self._read_tokens(
-            evidence, core_evidence, feats, foreground, still=not compare_previous
+            evidence, core_evidence, feats, foreground, unshaded > 0, still=not compare_previous
         )
         score, accepted, visible_core = reading.score, reading.accepted, reading.open_core
         explained = self._paint(self._silhouette, accepted)
@@ -487,6 +487,7 @@ class Observer:
         core_evidence: np.ndarray,
         feats: np.ndarray,
         foreground: np.ndarray,
+        changed: np.ndarray,
         *,
         still: bool,
     ) -> Selection:
@@ -497,8 +498,9 @@ class Observer:
         ``core_evidence`` is the same over each point's core pixels (``self._core`` order),
         where a point with its texture replaced counts darkening in full. Points with
         some change but no token are then checked against the known token colours, and
-        the board is read again if that raises any of them. A ``still`` picture first
-        learns the colours from its own clearest tokens.
+        the board is read again if that raises any of them (``changed``: the pixels that
+        differ from the empty board by more than the sensor noise). A ``still`` picture
+        first learns the colours from its own clearest tokens.
         """
         reading = self._selector.select(evidence, core_evidence)
         if still:
@@ -506,7 +508,9 @@ class Observer:
         undecided = reading.active & ~reading.accepted
         if not undecided.any():
             return reading
-        colour_evidence = self._colour_evidence(feats, undecided[self._core.point])
+        # Pixels within the sensor noise of the empty board are explained by it.
+        asked = undecided[self._core.point] & changed[self._core.index]
+        colour_evidence = self._colour_evidence(feats, asked)
         if colour_evidence is None:
             return reading
         boosted = np.maximum(core_evidence, colour_evidence)
