@@ -10,6 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from device.commands import scene_seed
+
 if TYPE_CHECKING:  # numpy is imported lazily: `boardcam --help` stays quick
     import numpy as np
 
@@ -53,7 +55,7 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     bench.add_argument("--scenes", type=int, default=12, help="still scenes to render (default 12)")
     bench.add_argument("--games", type=int, default=2, help="game sequences to play (default 2)")
     bench.add_argument("--moves", type=int, default=12, help="moves per game sequence (default 12)")
-    bench.add_argument("--seed", type=int, default=1, help="first random seed (default 1)")
+    bench.add_argument("--seed", type=scene_seed, default=1, help="first random seed (default 1)")
     bench.add_argument("--quick", action="store_true", help="a few scenes and one short game")
     bench.add_argument("--board", choices=["timevectors", "gryb"], default="timevectors",
                        help="gryb: wrinkled bandannas, node location error and ring accuracy")
@@ -241,18 +243,18 @@ def _bench_stills(scenes: int, seed: int, out: TextIO) -> list:
     totals = {"all": [0, 0], "visible": [0, 0], "hidden_agree": [0, 0]}
     frames = []
     for k in range(scenes):
-        scene_seed = seed + k
+        this_seed = seed + k
         size = BENCH_SIZES[k % 2]
-        camera, style, colours = random_scene(scene_seed, size)
-        rng = np.random.default_rng(scene_seed)
+        camera, style, colours = random_scene(this_seed, size)
+        rng = np.random.default_rng(this_seed)
         tokens = _scene_tokens(rng, int(rng.integers(8, 100)))
-        empty = render_timevectors(camera, spec, {}, colours, scene=style, seed=scene_seed)
+        empty = render_timevectors(camera, spec, {}, colours, scene=style, seed=this_seed)
         # Every other scene: the light's colour changed after calibration.
         shown = style
         if k % 2:
             cast = np.exp(rng.normal(0, 0.1, 3))
             shown = dataclasses.replace(style, white_balance=tuple(float(v) for v in cast / cast[1]))
-        rendered = render_timevectors(camera, spec, tokens, colours, scene=shown, seed=scene_seed)
+        rendered = render_timevectors(camera, spec, tokens, colours, scene=shown, seed=this_seed)
         reference = _with_noise(empty.image_bgr, style.noise_sigma, rng)
         image = _with_noise(rendered.image_bgr, style.noise_sigma, rng)
         calibration = _calibration(camera, spec, reference)
@@ -272,7 +274,7 @@ def _bench_stills(scenes: int, seed: int, out: TextIO) -> list:
         totals["hidden_agree"][0] += int(np.sum((observation.visibility >= 0.5) == visible))
         totals["hidden_agree"][1] += 256
         print(
-            f"  scene {scene_seed}: {size[0]}x{size[1]}, {len(tokens)} tokens, "
+            f"  scene {this_seed}: {size[0]}x{size[1]}, {len(tokens)} tokens, "
             f"{int(np.sum(wrong & visible))} wrong of {int(visible.sum())} visible points, "
             f"{int(np.sum(wrong))} of 256 all",
             file=out,

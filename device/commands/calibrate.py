@@ -11,6 +11,8 @@ import math
 import sys
 from pathlib import Path
 
+from device.commands import scene_seed
+
 logger = logging.getLogger(__name__)
 
 EXIT_BAD_INPUT = 2
@@ -85,7 +87,7 @@ def register(
     )
     render.add_argument("--board", choices=["timevectors", "gryb"], default="timevectors")
     render.add_argument("--out", required=True, type=Path, metavar="DIR")
-    render.add_argument("--seed", type=int, default=0, help="first scene seed (default 0)")
+    render.add_argument("--seed", type=scene_seed, default=0, help="first scene seed (default 0)")
     render.add_argument("--count", type=int, default=1, help="number of scenes (default 1)")
     render.add_argument(
         "--tokens", type=int, default=20, help=f"tokens per scene, 0..{MAX_TOKENS} (default 20)"
@@ -123,7 +125,7 @@ def register(
         description="Times the synthetic renderer and the calibration steps on random scenes.",
     )
     bench.add_argument("--scenes", type=int, default=4, help="scenes per size (default 4)")
-    bench.add_argument("--seed", type=int, default=0, help="first scene seed (default 0)")
+    bench.add_argument("--seed", type=scene_seed, default=0, help="first scene seed (default 0)")
     bench.set_defaults(func=_run_bench)
 
 

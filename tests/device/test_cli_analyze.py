@@ -120,3 +120,11 @@ def test_bench_maps_learned_colours_to_the_truth():
     truth = np.array([0, 0, 2, -1, 2])
     mapping = _best_mapping(learned, truth)
     assert mapping[1] == 0 and mapping[0] == 2 and mapping[2] == 2 or mapping[2] < -1
+
+
+@pytest.mark.parametrize("command", [["bench", "vision", "--quick"], ["render", "--out", "unused"], ["bench", "calibration"]])
+def test_a_negative_seed_is_refused_clearly(command, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main([*command, "--seed", "-3"])
+    assert stop.value.code == 2
+    assert "a seed is 0 or more, not -3" in capsys.readouterr().err
