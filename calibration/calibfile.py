@@ -110,15 +110,21 @@ class Calibration:
         return None
 
     def with_reference(
-        self, image_bgr: np.ndarray, max_width: int = 640, quality: int = 85
+        self, image_bgr: np.ndarray, max_width: int = 640, quality: int = 95
     ) -> Calibration:
-        """A copy embedding ``image_bgr`` (at most ``max_width`` wide) as the reference JPEG."""
+        """A copy embedding ``image_bgr`` (at most ``max_width`` wide) as the reference JPEG,
+        with full colour resolution: the usual halved chroma smears colour across every sharp
+        edge (the post against the plates), which the observer would read as change."""
         h, w = image_bgr.shape[:2]
         if w > max_width:
             image_bgr = cv2.resize(
                 image_bgr, (max_width, round(h * max_width / w)), interpolation=cv2.INTER_AREA
             )
-        ok, buf = cv2.imencode(".jpg", image_bgr, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        ok, buf = cv2.imencode(
+            ".jpg",
+            image_bgr,
+            [cv2.IMWRITE_JPEG_QUALITY, quality, cv2.IMWRITE_JPEG_SAMPLING_FACTOR, cv2.IMWRITE_JPEG_SAMPLING_FACTOR_444],
+        )
         if not ok:
             raise CalibrationError("could not encode the reference image as JPEG")
         return replace(self, reference_jpeg=buf.tobytes(), reference_path=None)
