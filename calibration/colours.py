@@ -157,6 +157,22 @@ class ColourModel:
         """Nearest prototype index (colour index, -1 if none known) and distance per row."""
         return nearest_prototype(feats, self.prototypes, match_distance)
 
+    def found(self, colour: int, sample: np.ndarray) -> bool:
+        """Make ``sample`` (one token's feature) colour ``colour`` when the game says whose
+        token it is and that colour is not known yet: the first token of a set founds it
+        even when it lies within the merge radius of another set (a dark set after a grey
+        one). Refused (returns False) for a colour out of range, an already known one, or a
+        sample another known colour explains as tightly as its own tokens lie."""
+        limit = len(self.palette) if self.palette is not None else self.max_colours
+        if not 0 <= colour < limit or colour in self.prototypes:
+            return False
+        sample = np.asarray(sample, np.float32).reshape(3)
+        if self.prototypes and self.nearest(sample[None, :])[1][0] <= GAP_FACTOR * GAP_FLOOR:
+            return False
+        self.prototypes[colour] = sample.copy()
+        logger.info("colour %d founded by the game's first token of it: %s", colour, np.round(sample, 2))
+        return True
+
     def learn(self, samples: np.ndarray) -> list[int]:
         """Take in the colours of tokens seen (``(n, 3)`` features, in order of appearance).
 

@@ -289,6 +289,8 @@ class Pipeline:
         for a frame of the wrong size or type is passed on (nothing changes then)."""
         with self._lock:
             stamp = time.time() if now is None else now
+            if hasattr(self._observer, "expected_colour"):  # the stacked board learns colours from the game
+                self._observer.expected_colour = self._referee.rules.turn_color(self._referee.game)
             observation = self._observer.observe(frame.image)
             self._last_observation = observation
             self._last_frame = frame.seq

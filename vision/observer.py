@@ -188,6 +188,9 @@ class Observer:
         self._calm: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._calm_run = 0
         self._before: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        #: The colour the next placed token should have (set by whoever knows the game);
+        #: the first token of a colour not learned yet founds it (see ColourModel.found).
+        self.expected_colour: int | None = None
         self._in_visit = False
         self._plate_loss: tuple[float, float] | None = (
             None  # per plate: chroma kept, brightness step
@@ -597,6 +600,11 @@ class Observer:
         mean, n = self._token_colours(feats, foreground, accepted)
         readable = accepted & (n > 0)
         mean = self._through_plates(mean, readable, learn=learn)
+        if learn and self.expected_colour is not None and self._before is not None:
+            # The one token a hand visit added is the colour the game expects next.
+            new = np.flatnonzero(readable & ~self._before[2])
+            if len(new) == 1:
+                self.colours.found(self.expected_colour, mean[new[0]])
         if learn and readable.any():
             self.colours.learn(mean[readable])
         return mean

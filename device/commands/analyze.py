@@ -317,20 +317,25 @@ def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> None:
         truth_moves: list[tuple[int, int]] = []
         snapshots = []
         index = 0
-        script: list[tuple[dict[int, int], HandSpec | None]] = [(dict(board), None)] * 3
+        # Frames as (board, hand, colour to play): the pipeline tells the observer the colour
+        # the game expects next, so the first token of each set founds its colour.
+        script: list[tuple[dict[int, int], HandSpec | None, int]] = [(dict(board), None, 0)] * 3
         free = [int(p) for p in rng.permutation(256)]
         for m in range(moves):
             point = free.pop()
             hand = HandSpec(target_point=point, scale=float(rng.uniform(0.8, 1.2)))
+            turn = m % 3
             if m % 4 == 3:  # a hand that hovers and leaves without playing
-                script += [(dict(board), HandSpec(target_point=free[-1]))] * 2 + [(dict(board), None)] * 4
-            script += [(dict(board), hand)]
-            board[point] = m % 3
-            truth_moves.append((point, m % 3))
+                hover = HandSpec(target_point=free[-1])
+                script += [(dict(board), hover, turn)] * 2 + [(dict(board), None, turn)] * 4
+            script += [(dict(board), hand, turn)]
+            board[point] = turn
+            truth_moves.append((point, turn))
             # The hand lets go and leaves; the camera then sees a calm board for a second.
-            script += [(dict(board), hand)] + [(dict(board), None)] * 4
-        for tokens, hand in script:
+            script += [(dict(board), hand, turn)] + [(dict(board), None, turn)] * 4
+        for tokens, hand, turn in script:
             image = _with_noise(rendered.get(tokens, hand).image_bgr, style.noise_sigma, rng)
+            observer.expected_colour = turn
             snapshot = tracker.update(observer.observe(image), None, index)
             index += 1
             if snapshot is not None:

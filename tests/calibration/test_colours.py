@@ -266,3 +266,25 @@ def test_one_set_is_never_split_on_a_gap(seed, count, spread):
     rng = np.random.default_rng(seed)
     rows = (features(np.array([[40.0, 80.0, 200.0]])) + rng.normal(0, spread, (count, 3))).astype(np.float32)
     assert len(cluster(rows, max_clusters=3)) <= len(cluster(rows))
+
+
+def test_the_game_founds_a_colour_close_to_a_known_one():
+    """A dark set after a grey one: within the merge radius, yet its own colour."""
+    rng = np.random.default_rng(7)
+    rows = _grey_and_dark(1, rng)
+    model = ColourModel()
+    model.learn(rows[:1])
+    assert model.nearest(rows[1:])[0][0] == 0, "learning alone would call the dark token grey"
+    assert model.found(1, rows[1])
+    assert model.nearest(rows[1:])[0][0] == 1
+
+
+def test_founding_is_refused_for_a_known_colour_an_out_of_range_one_or_a_tight_match():
+    rng = np.random.default_rng(8)
+    rows = _grey_and_dark(1, rng)
+    model = ColourModel()
+    model.learn(rows[:1])
+    assert not model.found(0, rows[1]), "colour 0 is known"
+    assert not model.found(3, rows[1]), "three colours by default"
+    assert not model.found(1, rows[0] + 0.1), "a token of the known set is not a new colour"
+    assert sorted(model.prototypes) == [0]

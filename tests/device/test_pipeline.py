@@ -55,9 +55,12 @@ class FakeObserver:
     def __init__(self, calibration: Any, *, palette: Any = None, script: list[Observation]) -> None:
         self.calibration = calibration
         self.script = script
+        self.expected_colour: int | None = None
+        self.expected_seen: list[int | None] = []
         FakeObserver.made.append(calibration)
 
     def observe(self, frame_bgr: np.ndarray) -> Observation:
+        self.expected_seen.append(self.expected_colour)
         return self.script[int(frame_bgr[0, 0, 0])]
 
 
@@ -170,6 +173,19 @@ def test_frame_counts_are_checked(quick: int, stable: int) -> None:
             tracker_factory=FakeTracker,
             drift_factory=None,
         )
+
+
+def test_the_observer_is_told_the_colour_the_game_expects_next() -> None:
+    """So that the first token of each set founds its colour (a dark set after a grey one)."""
+    h = Harness()
+    board: dict[str, int] = {}
+    h.place(board, "A1P", 0)
+    observer = h.pipeline._observer
+    first_move = observer.expected_seen[:]
+    assert set(first_move[:3]) == {0}, "colour 0 is expected until the first move is judged"
+    assert first_move[-1] == 1, "then colour 1"
+    h.place(board, "B1P", 1)
+    assert observer.expected_seen[-1] == 0
 
 
 def test_hand_frames_never_reach_the_referee() -> None:

@@ -255,3 +255,39 @@ def test_grouped_median_is_each_points_median(rows):
     for point in np.unique(groups):
         mine = np.sort(values[groups == point], axis=0)
         assert np.array_equal(median[point], mine[len(mine) // 2])  # the upper median
+
+
+def test_in_a_game_the_first_token_of_a_close_set_founds_its_own_colour():
+    """Dark then grey (seed 1100's sets, on a wood table): clustering alone reads the grey
+    token as the dark set; told the colour the game expects, the observer gives it its own."""
+    scene = make_scene(1100)
+    grey, dark = 2, 1  # the renderer's indices of the two sets
+    first, second = parse_point("C3R"), parse_point("F6Q")
+    rng = np.random.default_rng(3)
+    cache: dict = {}
+
+    def frame(tokens: dict[int, int], hand_at: int | None = None) -> np.ndarray:
+        key = (tuple(sorted(tokens.items())), hand_at)
+        if key not in cache:
+            hand = None if hand_at is None else HandSpec(target_point=hand_at)
+            cache[key] = scene.render(tokens, hand=hand, rng=rng)[0].image_bgr
+        return noisy(cache[key], scene.style.noise_sigma, rng)
+
+    def play(observer: Observer, *, tell: bool) -> np.ndarray:
+        board: dict[int, int] = {}
+        for _ in range(3):
+            observer.observe(frame(board))
+        for colour_to_play, point, colour in ((0, first, dark), (1, second, grey)):
+            observer.expected_colour = colour_to_play if tell else None
+            for _ in range(2):
+                observer.observe(frame(board, hand_at=point))
+            board[point] = colour
+            observer.observe(frame(board, hand_at=point))
+            for _ in range(3):
+                observation = observer.observe(frame(board))
+        return observation.states()
+
+    untold = play(Observer(scene.calibration), tell=False)
+    assert untold[first] == untold[second] == 0, "the case this guards: one colour for both sets"
+    told = play(Observer(scene.calibration), tell=True)
+    assert (told[first], told[second]) == (0, 1)
