@@ -138,10 +138,11 @@ class ColourModel:
 
     @property
     def n_colours(self) -> int:
-        """How many colour columns an observation has."""
+        """How many colour columns an observation has: up to the highest colour known (the
+        game may found colour 2 before colour 1 is known)."""
         if self.palette is not None:
             return len(self.palette)
-        return len(self.prototypes)
+        return max(self.prototypes) + 1 if self.prototypes else 0
 
     @property
     def is_full(self) -> bool:

@@ -288,3 +288,14 @@ def test_founding_is_refused_for_a_known_colour_an_out_of_range_one_or_a_tight_m
     assert not model.found(3, rows[1]), "three colours by default"
     assert not model.found(1, rows[0] + 0.1), "a token of the known set is not a new colour"
     assert sorted(model.prototypes) == [0]
+
+
+def test_a_colour_founded_out_of_order_gets_its_own_column():
+    rng = np.random.default_rng(9)
+    rows = _grey_and_dark(1, rng)
+    model = ColourModel()
+    model.learn(rows[:1])
+    assert model.found(2, rows[1])
+    assert model.n_colours == 3  # column 1 stays empty until colour 1 is seen
+    keys, _ = model.prototype_array()
+    assert keys.tolist() == [0, 2]
