@@ -170,7 +170,9 @@ class Runtime:
     # -- game lifecycle ----------------------------------------------------
     def _resume_or_create(self) -> None:
         """Resume the latest game unless it was abandoned. A finished one is resumed too: its
-        tokens are still on the table, and clearing them starts the next game as usual."""
+        tokens are still on the table, and clearing them starts the next game as usual. The
+        demo is the exception for a game in progress: its script always starts from an empty
+        board, which a half-played game would call an illegal change for ever."""
         stored = self.store.latest_game()
         if stored is not None and stored.status != "abandoned" and stored.board == self.board:
             try:
@@ -178,6 +180,11 @@ class Runtime:
             except (ValueError, KeyError, TypeError) as exc:
                 logger.error("cannot resume game %s (%s); starting a new one", stored.id, exc)
             else:
+                if self._is_demo and game.move_stack and not game.is_over():
+                    logger.info("the demo starts from an empty board: a new game, not game %s", stored.id)
+                    game_cfg = self.config.game
+                    self.new_game(game_cfg.players, game_cfg.opening, list(game_cfg.names) or None)
+                    return
                 self._install_game(game, stored.id, stored.players, stored.opening, list(stored.names))
                 self._alerts.extend(self.store.alerts(stored.id, ALERT_HISTORY))
                 logger.info("resumed game %s after %d moves", stored.id, len(game.move_stack))

@@ -85,3 +85,20 @@ def test_support_bundle_replays_to_the_same_events(played, tmp_path, capsys):
         return [(r["type"], r["frame"], r.get("point")) for r in items]
 
     assert essence(replayed) == essence(records)
+
+
+def test_a_demo_restarted_mid_game_starts_a_new_game(tmp_path):
+    """The demo's script starts from an empty board: resuming its half-played game would
+    turn every frame into an illegal change."""
+    store = Store(tmp_path)
+    source = DemoSource(fps=0, loop=False)
+    runtime = Runtime(source, store=store, calibration=source.calibration(), pin="1234", palette=source.palette)
+    source.start()
+    while len(runtime.state()["moves"]) < 2:
+        runtime.process_frame(source.read())
+    half_played = runtime.game_id
+    again = Runtime(DemoSource(fps=0, loop=False), store=store, calibration=source.calibration(), pin="1234",
+                    palette=source.palette)
+    assert again.game_id != half_played
+    assert again.state()["moves"] == []
+    store.close()
