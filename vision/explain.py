@@ -71,18 +71,23 @@ class TokenSelector:
         core_net = (
             evidence[self.core.index] if core_evidence is None else core_evidence
         ) - EVIDENCE_THRESHOLD
-        core = (self.core.point, self.core.index, core_net)
-        ring = (self.ring.point, self.ring.index, evidence[self.ring.index])
+        # Core and ring entries in one list (ring points numbered n..2n-1, their evidence
+        # negated and weighted), so that each round is one gather and two bincounts.
+        entries = (
+            np.concatenate([self.core.point, self.ring.point + n]),
+            np.concatenate([self.core.index, self.ring.index]),
+            np.concatenate([core_net, -RING_WEIGHT * evidence[self.ring.index]]),
+        )
         uncovered = np.ones(self.n_pixels, bool)
         accepted = np.zeros(n, bool)
-        score, open_core = self._scores(core, ring, uncovered)
+        score, open_core = self._scores(entries, uncovered)
         # A point without a single changed core pixel can never be a token: later rounds
         # (scores move as pixels get explained) look only at the others.
         active = (
             np.bincount(self.core.point, weights=core_net > -EVIDENCE_THRESHOLD, minlength=n) > 0
         )
-        core = tuple(part[active[self.core.point]] for part in core)
-        ring = tuple(part[active[self.ring.point]] for part in ring)
+        keep = np.concatenate([active, active])[entries[0]]
+        entries = tuple(part[keep] for part in entries)
         for _ in range(MAX_ROUNDS):
             eligible = ~accepted & active & (score >= MIN_SCORE) & (open_core >= self._min_open)
             if not eligible.any():
@@ -90,28 +95,25 @@ class TokenSelector:
             chosen = eligible & ~self._beaten(score, eligible)
             accepted |= chosen
             uncovered[self.silhouette.select(chosen)] = False
-            current, current_open = self._scores(core, ring, uncovered)
+            current, current_open = self._scores(entries, uncovered)
             undecided = ~accepted & active  # accepted points keep the score they were taken with
             score[undecided] = current[undecided]
             open_core[undecided] = current_open[undecided]
         return Selection(accepted=accepted, score=score, open_core=open_core, active=active)
 
     def _scores(
-        self, core: tuple[np.ndarray, ...], ring: tuple[np.ndarray, ...], uncovered: np.ndarray
+        self, entries: tuple[np.ndarray, ...], uncovered: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """Mean net core evidence less the ring penalty over the unexplained pixels, and how
-        many core pixels that was; ``core``/``ring`` are (point, pixel, value) entry arrays."""
+        many core pixels that was; ``entries`` are (point, pixel, value) arrays of core
+        entries and of ring entries (point + n, value already negated and weighted)."""
         n = self.n_points
-        core_point, core_index, core_net = core
-        ring_point, ring_index, ring_ev = ring
-        core_open = uncovered[core_index]
-        ring_open = uncovered[ring_index]
-        open_n = np.bincount(core_point, weights=core_open, minlength=n)
-        net = np.bincount(core_point, weights=core_net * core_open, minlength=n)
-        ring_n = np.bincount(ring_point, weights=ring_open, minlength=n)
-        ring_sum = np.bincount(ring_point, weights=ring_ev * ring_open, minlength=n)
-        mean = net / np.maximum(open_n, 1) - RING_WEIGHT * ring_sum / np.maximum(ring_n, 1)
-        return mean, open_n
+        point, index, value = entries
+        is_open = uncovered[index]
+        counts = np.bincount(point, weights=is_open, minlength=2 * n)
+        sums = np.bincount(point, weights=value * is_open, minlength=2 * n)
+        per_entry = sums / np.maximum(counts, 1)
+        return per_entry[:n] + per_entry[n:], counts[:n]
 
     def _beaten(self, score: np.ndarray, eligible: np.ndarray) -> np.ndarray:
         """Eligible points with an eligible overlapping rival that scores higher (ties: the

@@ -83,7 +83,9 @@ class MotionDetector:
     def update(self, grey: np.ndarray) -> bool:
         """Take this frame's grey level per grid sample; True if enough of the zone moved."""
         previous, self._previous = self._previous, np.asarray(grey, np.float32)
-        if previous is None:
-            return False
-        moved = (np.abs(self._previous - previous) > self.level) & self.grid.on_board
+        return previous is not None and self.differs(self._previous, previous)
+
+    def differs(self, grey: np.ndarray, other: np.ndarray) -> bool:
+        """Do two frames' grid grey levels differ over more than the motion area?"""
+        moved = (np.abs(grey - other) > self.level) & self.grid.on_board
         return bool(np.count_nonzero(moved) * self.grid.cell_area > self.min_area_px)

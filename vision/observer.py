@@ -74,6 +74,8 @@ MAX_NOISE = 6.0  # grey levels; more "noise" than this is a changed scene, not a
 # Pixels read per frame: a sample of each region is enough to measure how filled it is.
 CORE_SAMPLES, RING_SAMPLES, TOP_SAMPLES = 48, 32, 32
 GRID_SAMPLES = 6000  # hand-detection grid over the board's outline
+STILL_SIGMAS = 4.0  # a pixel changed since the last read stands this far out of the noise
+STILL_CORE_SHARE = 0.25  # ... and a quarter of a point's core changed means "read again"
 
 
 def _reference_of(calibration: Any) -> np.ndarray | None:
@@ -196,6 +198,8 @@ class Observer:
             None  # per plate: chroma kept, brightness step
         )
         self._plate_tokens = b""  # the points it was last learned from
+        #: The pixels and result of the last frame read in full (streams only).
+        self._last_read: tuple[np.ndarray, Observation, tuple] | None = None
 
     # ------------------------------------------------------------------ setup
 
@@ -299,6 +303,13 @@ class Observer:
             self._motion.reset()
             return self._blind()
         moving = self._motion.update(grey) if compare_previous else False
+        if compare_previous and not moving and self._nothing_new(px):
+            # The same board as the last read, to within the sensor noise: its reading
+            # stands (most frames of a game; a Raspberry Pi keeps camera rate by it).
+            _, last, read = self._last_read
+            self._remember_calm(*read, calm=not last.hand_present)
+            return last
+        self._last_read = None
         feats, change, unshaded = self._change(px)
         foreground = change > FOREGROUND_DISTANCE
         evidence = _evidence(change)
@@ -346,9 +357,31 @@ class Observer:
         quality = min(
             float(np.clip((0.75 - changed_fraction) / 0.45, 0.0, 1.0)), self._picture_intact(grey)
         )
-        return Observation(
+        observation = Observation(
             probs=probs, visibility=visibility, hand_present=bool(hand_present), quality=quality
         )
+        if compare_previous and not moving:  # (motion is a verdict on two frames, not this one)
+            self._last_read = (px, observation, (feats, explained, accepted))
+        return observation
+
+    def _nothing_new(self, px: np.ndarray) -> bool:
+        """Does the frame show what the last full read saw, to within the sensor noise?
+        Nothing new means no point's core and no token-sized part of the board changed;
+        compared with that read (not the previous frame), slow drifts add up and get read."""
+        if self._last_read is None:
+            return False
+        diff = np.abs(px - self._last_read[0])
+        # Noise of a difference of two frames, robustly (most of the board is unchanged).
+        noise = float(np.clip(1.4826 * np.median(diff[self._grid_local]), 1.0, MAX_NOISE))
+        changed = (diff > STILL_SIGMAS * noise).any(axis=1)
+        in_core = np.bincount(
+            self._core.point, weights=changed[self._core.index], minlength=N_POINTS
+        )
+        if (in_core >= STILL_CORE_SHARE * np.maximum(self._core.count, 1)).any():
+            return False
+        # Elsewhere on the board (a hand come to rest): judged as motion is, on grey levels.
+        grey = px[self._grid_local].mean(axis=1)
+        return not self._motion.differs(grey, self._last_read[0][self._grid_local].mean(axis=1))
 
     def _attribute_changes(
         self, feats: np.ndarray, accepted: np.ndarray, score: np.ndarray

@@ -291,3 +291,37 @@ def test_in_a_game_the_first_token_of_a_close_set_founds_its_own_colour():
     assert untold[first] == untold[second] == 0, "the case this guards: one colour for both sets"
     told = play(Observer(scene.calibration), tell=True)
     assert (told[first], told[second]) == (0, 1)
+
+
+def test_a_stream_reads_again_only_what_changed(scene):
+    """Frames that show the last read's board (fresh sensor noise each) keep its reading;
+    a token that appears between two frames, with no hand seen, is read as soon as the
+    picture is still again."""
+    rng = np.random.default_rng(11)
+    placed = parse_point("C4Q")
+    empty = scene.render({})[0].image_bgr
+    with_token = scene.render({placed: 0})[0].image_bgr
+    observer = Observer(scene.calibration)
+    first = observer.observe(noisy(empty, scene.style.noise_sigma, rng))
+    again = [observer.observe(noisy(empty, scene.style.noise_sigma, rng)) for _ in range(3)]
+    assert all(observation is first for observation in again)
+    observer.observe(noisy(with_token, scene.style.noise_sigma, rng))  # seen as motion
+    changed = observer.observe(noisy(with_token, scene.style.noise_sigma, rng))
+    assert changed is not first
+    assert changed.tokens() == {placed: 0} and not changed.hand_present
+    assert observer.observe(noisy(with_token, scene.style.noise_sigma, rng)) is changed
+
+
+def test_a_hand_that_left_is_not_kept_by_a_still_board(scene):
+    """Motion marks the frame a hand leaves in as "hand"; the still frames after it must
+    not keep that verdict because they look the same."""
+    rng = np.random.default_rng(12)
+    placed = parse_point("E5R")
+    board = {placed: 1}
+    hand = scene.render(board, hand=HandSpec(target_point=placed))[0].image_bgr
+    after = scene.render(board)[0].image_bgr
+    observer = Observer(scene.calibration)
+    for image in (hand, hand, after, after, after, after):
+        observation = observer.observe(noisy(image, scene.style.noise_sigma, rng))
+    assert not observation.hand_present
+    assert observation.tokens() == {placed: 0}
