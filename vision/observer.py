@@ -68,6 +68,7 @@ TEXTURE_STD = (
     0.5  # brightness spread (feature units) over a top disc that counts as printed texture
 )
 TEXTURE_KEPT = 0.5  # frame/reference brightness correlation above which the texture is still there
+TEXTURE_FLAT = 0.5  # a replaced texture whose spread fell below this share of the reference's is gone
 PLATE_FOLLOW = 0.3  # how fast the learned per-plate colour loss follows new frames
 NOISE_SIGMAS = 5.0  # a change must also stand this far out of the sensor noise
 MAX_NOISE = 6.0  # grey levels; more "noise" than this is a changed scene, not a sensor
@@ -303,11 +304,14 @@ class Observer:
         foreground = change > FOREGROUND_DISTANCE
         evidence = _evidence(change)
         # Where a point's printed texture is gone (not merely darker), darkening is a token.
-        replaced = self._texture_replaced(feats)
+        replaced, flattened = self._texture_replaced(feats)
         if replaced.any():
             mine = replaced[self._core.point]
             core_evidence = evidence[self._core.index]
             core_evidence[mine] = _evidence(unshaded[self._core.index[mine]])
+            # A top disc whose texture gave way to a plain surface holds a token even when
+            # that token is the table's colour and changed its pixels little.
+            core_evidence[flattened[self._core.point]] = 1.0
         else:
             core_evidence = evidence[self._core.index]
         reading = self._read_tokens(
@@ -463,12 +467,14 @@ class Observer:
         has its ring filled too, which is what tells the two apart)."""
         return core_fg / np.maximum(core_n, 1) - RING_WEIGHT * ring_fg / np.maximum(ring_n, 1)
 
-    def _texture_replaced(self, feats: np.ndarray) -> np.ndarray:
+    def _texture_replaced(self, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Points whose top disc had printed texture (grid lines) in the reference that the
         frame no longer follows: a shadow darkens texture and keeps it, a token hides it.
-        Measured as the correlation of frame and reference brightness over the top disc."""
+        Measured as the correlation of frame and reference brightness over the top disc.
+        Also which of them are now plain (their brightness spread mostly gone): an opaque
+        surface covers the whole disc there, not a hand's edge or a nearer token's rim."""
         if self._ref_features is None:
-            return np.zeros(N_POINTS, bool)
+            return np.zeros(N_POINTS, bool), np.zeros(N_POINTS, bool)
         pts, idx = self._top.point, self._top.index
         n = np.maximum(self._top.count, 1)
         f, r = feats[idx, 2].astype(np.float64), self._ref_features[idx, 2].astype(np.float64)
@@ -482,7 +488,8 @@ class Observer:
         cov = mean(f * r) - mf * mr
         textured = var_r >= TEXTURE_STD**2
         follows = cov >= TEXTURE_KEPT * np.sqrt(var_r * var_f) + 1e-12
-        return textured & ~follows & (self._top.count >= 8)
+        replaced = textured & ~follows & (self._top.count >= 8)
+        return replaced, replaced & (var_f <= TEXTURE_FLAT**2 * var_r)
 
     def _read_tokens(
         self,

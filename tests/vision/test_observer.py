@@ -240,9 +240,24 @@ def test_texture_hidden_is_told_from_texture_darkened(scene):
         feats, _, _ = observer._change(observer._sample(frame))
         return observer._texture_replaced(feats)
 
-    in_shadow, flattened = replaced(shaded), replaced(flat)
+    (in_shadow, shadow_plain), (flattened, plain) = replaced(shaded), replaced(flat)
     assert flattened.sum() >= 20  # the board's printed squares give many textured discs
     assert in_shadow.sum() <= 0.1 * flattened.sum()
+    assert plain.sum() >= 0.8 * flattened.sum() and not shadow_plain.any()
+
+
+def test_tokens_the_tables_colour_are_found_where_they_hide_the_texture(scene):
+    """A token coloured like the table barely changes its pixels, but its plain top hides
+    the printed lines and grain under it: that alone finds it."""
+    table = dataclasses.replace(scene, colours=[tuple(scene.style.table_rgb)] * 3)
+    tier = Observer(table.calibration).footprints.tier
+    tokens = {int(p): 0 for p in np.flatnonzero(tier == 3)}
+    rendered, image = table.render(tokens)
+    states = Observer(table.calibration).observe(image, compare_previous=False).states()
+    visible = rendered.visibility >= 0.5
+    found = (states >= 0) & visible & (tier == 3)
+    assert found.sum() >= 0.9 * (visible & (tier == 3)).sum()
+    assert not (states[tier != 3] >= 0).any()
 
 
 @settings(max_examples=50, deadline=None)
