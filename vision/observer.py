@@ -194,7 +194,7 @@ class Observer:
         self.expected_colour: int | None = None
         self._in_visit = False
         self._plate_loss: tuple[float, float] | None = (
-            None  # per plate: chroma kept, brightness step
+            None  # per plate: light kept, light added
         )
         self._plate_tokens = b""  # the points it was last learned from
 
@@ -581,8 +581,8 @@ class Observer:
         return mean, used
 
     def _through_plates(self, mean: np.ndarray, readable: np.ndarray, *, learn: bool) -> np.ndarray:
-        """Token colours as on the top tier: undo the chroma the plates above each point took
-        (the per-plate factor is learned from the tokens read, see :mod:`calibration.plate_colour`)."""
+        """Token colours as on the top tier: undo what the plates above each point took and added
+        (learned from the tokens read, see :mod:`calibration.plate_colour`)."""
         tier = self.footprints.tier
         tokens = np.flatnonzero(readable).tobytes()
         if learn and tokens != self._plate_tokens:  # the same tokens as last time teach nothing new
