@@ -260,6 +260,26 @@ def test_tokens_the_tables_colour_are_found_where_they_hide_the_texture(scene):
     assert not (states[tier != 3] >= 0).any()
 
 
+def test_a_tokens_colour_is_read_where_it_changed_most_not_under_the_lines_above(scene):
+    """Lines printed on the plates above lie in front of a token and in the reference alike:
+    where they cross most of its top disc, the pixels that changed most still show it."""
+    observer = Observer(scene.calibration)
+    ref = observer._ref_features
+    inside = observer._top.point[observer._top_inside]
+    point = int(np.argmax(np.bincount(inside, minlength=256)))
+    mine = observer._top.index[observer._top_inside & (observer._top.point == point)]
+    token = np.array([2.0, 14.0, 16.0], np.float32)
+    feats = ref.copy()
+    crossed = np.arange(len(mine)) % 5 < 3  # three pixels in five show a line in front
+    feats[mine[~crossed]] = token
+    feats[mine[crossed]] = 0.8 * ref[mine[crossed]] + 0.2 * token
+    accepted = np.zeros(256, bool)
+    accepted[point] = True
+    mean, used = observer._token_colours(feats, np.ones(len(feats), bool), accepted)
+    assert used[point] >= 3
+    assert np.allclose(mean[point], token, atol=0.3)
+
+
 @settings(max_examples=50, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 255), st.floats(-50, 50), st.floats(-50, 50)), max_size=300))
 def test_grouped_median_is_each_points_median(rows):
