@@ -571,16 +571,18 @@ class Observer:
         mean[better] = sums[better] / n[better, None]
         used[better] = n[better]
         # The top (inside the rim) overrides the core where it has pixels: the median of its
-        # more changed half. Printed lines and reflections of the plates above lie in front of
-        # the token and in the reference alike, so they dilute the change: where it is largest
-        # the token shows most purely, however much of the disc the lines cross.
+        # pixels that changed at least as much as the disc on average. Printed lines and
+        # reflections of the plates above lie in front of the token and in the reference
+        # alike, so they dilute the change: where it is largest the token shows most purely,
+        # however much of the disc the lines cross.
         idx, pts = self._top.index, self._top.point
         use = self._top_inside & accepted[pts] & (nearest[idx] <= tier[pts])
         if self._ref_features is not None:
             use = np.flatnonzero(use)
             moved = np.linalg.norm(feats[idx[use]] - self._ref_features[idx[use]], axis=1)
-            middle, _ = _grouped_median(pts[use], moved[:, None])
-            use = use[moved >= middle[pts[use], 0] - 1e-6]
+            total = np.bincount(pts[use], weights=moved, minlength=N_POINTS)
+            average = total / np.maximum(np.bincount(pts[use], minlength=N_POINTS), 1)
+            use = use[moved >= average[pts[use]] - 1e-6]
         median, n = _grouped_median(pts[use], feats[idx[use]])
         better = n >= 3
         mean[better] = median[better]
