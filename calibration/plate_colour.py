@@ -88,9 +88,10 @@ def estimate_plate_loss(feats: np.ndarray, tiers: np.ndarray) -> tuple[float, fl
         return float(np.median(d.min(axis=1)))
 
     def best(transmissions: np.ndarray, added: np.ndarray) -> tuple[float, float]:
-        grid = [(cost(float(t), float(a)), float(t), float(a)) for t in transmissions for a in added]
+        # Ties go to the clearest plates: what the tokens cannot tell is not corrected.
+        grid = [(cost(float(t), float(a)), -float(t), float(a)) for t in transmissions for a in added]
         _, t, a = min(grid)
-        return t, a
+        return -t, a
 
     t_step, a_step = TRANSMISSION_STEP, ADDED_STEP
     transmission, added = best(

@@ -82,3 +82,13 @@ def test_too_few_tokens_or_one_tier_say_nothing():
 def test_mismatched_lengths_are_refused():
     with pytest.raises(ValueError, match="tiers"):
         estimate_plate_loss(np.ones((8, 3)), np.zeros(7, int))
+
+
+def test_tokens_that_cannot_tell_leave_their_colours_alone():
+    """Black tokens look the same through any plates that add no light: with nothing to
+    tell the candidates apart, no correction is made up."""
+    feats = features(np.zeros((8, 3)))
+    tiers = np.array([0, 0, 0, 0, 3, 3, 3, 3])
+    loss = estimate_plate_loss(feats, tiers)
+    assert loss == (1.0, 0.0)
+    assert np.allclose(corrected(feats, tiers, *loss), feats, atol=1e-3)
