@@ -89,7 +89,9 @@ def estimate_plate_loss(feats: np.ndarray, tiers: np.ndarray) -> tuple[float, fl
 
     def best(transmissions: np.ndarray, added: np.ndarray) -> tuple[float, float]:
         # Ties go to the clearest plates: what the tokens cannot tell is not corrected.
-        grid = [(cost(float(t), float(a)), -float(t), float(a)) for t in transmissions for a in added]
+        grid = [
+            (cost(float(t), float(a)), -float(t), float(a)) for t in transmissions for a in added
+        ]
         _, t, a = min(grid)
         return -t, a
 

@@ -46,7 +46,7 @@ from calibration.colours import (
     pair_distance,
 )
 from calibration.plate_colour import corrected, estimate_plate_loss
-from vision.explain import MIN_SCORE, RING_WEIGHT, Selection, TokenSelector
+from vision.explain import EVIDENCE_THRESHOLD, MIN_SCORE, RING_WEIGHT, Selection, TokenSelector
 from vision.footprint import N_POINTS, Footprints, PixelSets, build_footprints, working_size
 from vision.hands import HandGrid, MotionDetector
 from vision.observation import FrameError, Observation, check_frame
@@ -68,7 +68,7 @@ TEXTURE_STD = (
     0.5  # brightness spread (feature units) over a top disc that counts as printed texture
 )
 TEXTURE_KEPT = 0.5  # frame/reference brightness correlation above which the texture is still there
-TEXTURE_FLAT = 0.5  # a replaced texture whose spread fell below this share of the reference's is gone
+TEXTURE_FLAT = 0.5  # a replaced texture whose spread fell below this share of its own is gone
 PLATE_FOLLOW = 0.3  # how fast the learned per-plate colour loss follows new frames
 NOISE_SIGMAS = 5.0  # a change must also stand this far out of the sensor noise
 MAX_NOISE = 6.0  # grey levels; more "noise" than this is a changed scene, not a sensor
@@ -193,9 +193,7 @@ class Observer:
         #: the first token of a colour not learned yet founds it (see ColourModel.found).
         self.expected_colour: int | None = None
         self._in_visit = False
-        self._plate_loss: tuple[float, float] | None = (
-            None  # per plate: light kept, light added
-        )
+        self._plate_loss: tuple[float, float] | None = None  # per plate: light kept, light added
         self._plate_tokens = b""  # the points it was last learned from
 
     # ------------------------------------------------------------------ setup
@@ -230,6 +228,10 @@ class Observer:
             fp.tier[self._silhouette.point[order]].astype(np.int8),
         )
         self._selector = TokenSelector(self._core, self._ring, self._silhouette, len(positions))
+        # Core pixels a printed line of a plate above crosses: the line hides the token there.
+        self._core_behind_line = (
+            fp.line_tier[positions[self._core.index]] > fp.tier[self._core.point]
+        )
         pairs = fp.overlap[fp.overlap[:, 2] >= 0.5]
         self._nms_far = pairs[:, 0].astype(np.int64)
         self._nms_near = pairs[:, 1].astype(np.int64)
@@ -314,6 +316,10 @@ class Observer:
             core_evidence[flattened[self._core.point]] = 1.0
         else:
             core_evidence = evidence[self._core.index]
+        # An unchanged pixel behind a printed line of a plate above can show neither a token
+        # nor its absence: it counts for neither (lines cross much of a low tier's token).
+        behind = self._core_behind_line
+        core_evidence[behind] = np.maximum(core_evidence[behind], EVIDENCE_THRESHOLD)
         reading = self._read_tokens(
             evidence, core_evidence, feats, foreground, unshaded > 0, still=not compare_previous
         )

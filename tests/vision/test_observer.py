@@ -260,6 +260,27 @@ def test_tokens_the_tables_colour_are_found_where_they_hide_the_texture(scene):
     assert not (states[tier != 3] >= 0).any()
 
 
+def test_a_token_behind_the_printed_lines_of_the_plates_above_is_found(scene):
+    """Lines printed on the plates above lie in front of a low token and keep their look:
+    where they cross most of its core, those unchanged pixels must not count against it."""
+    observer = Observer(scene.calibration)
+    core, behind = observer._core, observer._core_behind_line
+    share = np.bincount(core.point, weights=behind, minlength=256) / np.maximum(core.count, 1)
+    point = int(np.argmax(np.where(core.count >= 20, share, 0.0)))
+    assert share[point] >= 0.5
+    width, height = observer.footprints.size
+    token = np.zeros(width * height, np.uint8)
+    token[observer._positions[core.index[(core.point == point) & ~behind]]] = 1
+    shown = cv2.resize(token.reshape(height, width), scene.camera.image_size, cv2.INTER_NEAREST)
+    frame = cv2.resize(
+        scene.calibration.reference_image(), scene.camera.image_size, interpolation=cv2.INTER_LINEAR
+    )
+    frame[shown > 0] = (40, 40, 200)
+    states = Observer(scene.calibration).observe(frame, compare_previous=False).states()
+    assert states[point] >= 0
+    assert (states >= 0).sum() == 1
+
+
 def test_a_tokens_colour_is_read_where_it_changed_most_not_under_the_lines_above(scene):
     """Lines printed on the plates above lie in front of a token and in the reference alike:
     where they cross most of its top disc, the pixels that changed most still show it."""
