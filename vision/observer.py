@@ -15,13 +15,15 @@ arrays precomputed in :mod:`vision.footprint`):
    where two points' tokens would cover the same image area, as a token on Q and
    the empty point on P in line with it, the change counts once). Points with a
    little change but no token are checked against the learned token colours: a
-   token the table's colour changes the picture little but matches its set.
+   token the table's colour changes the picture little but matches its set, and
+   its plain top hides the printed texture under it. Unchanged pixels behind a
+   printed line of a plate above count neither for nor against a token.
 4. Change the accepted tokens do not explain, in a blob larger than a couple of
    tokens (against the empty board, or weaker change against the last calm
    frame), or motion since the last frame, is a hand.
 5. After a hand visit, the calm board before it and the one after it are
    compared: the changed pixels are given to the in-line point they fit best.
-6. Each accepted token's colour is the mean of its changed top-disc pixels,
+6. Each accepted token's colour is the median of its most changed top-disc pixels,
    matched to the learned colour prototypes (learned when no hand is in view).
 """
 
