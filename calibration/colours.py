@@ -398,17 +398,17 @@ def _pooled_spread(spread_sum: np.ndarray, sizes: np.ndarray, i: int, j: int) ->
 
 
 def feature_to_bgr(feature: np.ndarray) -> np.ndarray:
-    """Inverse of :func:`features` for one row: the BGR colour (0..255 floats) it stands for."""
-    c1, c2, light = np.asarray(feature, np.float64) * np.array(
-        [CHROMA_SCALE, CHROMA_SCALE, LIGHT_SCALE]
-    )
+    """Inverse of :func:`features`: the BGR colour (0..255 floats) each ``(..., 3)`` row
+    stands for."""
+    scaled = np.asarray(feature, np.float64) * np.array([CHROMA_SCALE, CHROMA_SCALE, LIGHT_SCALE])
+    c1, c2, light = scaled[..., 0], scaled[..., 1], scaled[..., 2]
     total = 3 * np.exp(light)
     plain = total - _EPS  # r + g + b
     # r - g = c1 * total and r + g - 2b = c2 * total.
     b = (plain - c2 * total) / 3
     r = (plain - b + c1 * total) / 2
     g = plain - b - r
-    return np.array([b, g, r])
+    return np.stack([b, g, r], axis=-1)
 
 
 def display_colours(model: ColourModel) -> dict[int, RGB]:

@@ -23,6 +23,22 @@ def grid_crossings(spec: TimeVectorsSpec) -> np.ndarray:
     )
 
 
+def grid_lines(spec: TimeVectorsSpec, tier: int) -> list[np.ndarray]:
+    """The printed 4x4 grids' lines of one tier as 3D polylines in millimetres, subdivided
+    so that lens distortion can bend them when projected."""
+    half = spec.marking_half_size
+    inner = half - 4 * spec.pitch
+    z = spec.tier_spacing * tier
+    lines = []
+    for lo, hi in ((-half, -inner), (inner, half)):
+        for c in np.linspace(lo, hi, 5):
+            for span_lo, span_hi in ((-half, -inner), (inner, half)):
+                t = np.linspace(span_lo, span_hi, 6)
+                lines.append(np.column_stack([np.full(6, c), t, np.full(6, z)]))
+                lines.append(np.column_stack([t, np.full(6, c), np.full(6, z)]))
+    return lines
+
+
 def thin_lines(image_bgr: np.ndarray) -> np.ndarray:
     """Grey image where thin dark or light lines (the printed marking) stand out and broad
     texture (the table and base seen through the clear plates) fades."""

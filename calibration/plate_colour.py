@@ -1,35 +1,35 @@
 """How the clear plates above a token wash out its colour, learned from the tokens themselves.
 
 A token on a lower tier is seen through every plate above it. Each plate lets
-through a fraction of the light and adds some of its own (tint, reflections),
-so the token's chroma shrinks towards grey by roughly the same factor per plate,
-and its brightness moves by roughly the same step (darker through a clean plate,
-lighter through a hazy one): a navy token on the top tier and a blue one two
-tiers down can look alike. The plates are identical, so one factor ``q`` (chroma
-kept per plate) and one step (log brightness per plate) describe them all: a
-token ``k`` plates down shows ``q**k`` of its chroma.
+through a fraction ``t`` of the light from behind it and adds light of its own
+(reflections of the room, haze, tint): seen through one plate, a colour ``c``
+becomes ``t * c + a``, and through ``k`` plates ``t**k * c + a * (1 + t + ... +
+t**(k-1))``. The added light is the same for every token, so it washes out a
+dark token far more than a light one: a dark set two tiers down drifts towards
+a grey set, and a navy token on the top tier and a blue one below can look
+alike. The plates are identical, so one ``t`` and one ``a`` (grey levels of the
+gain-normalised frame) describe them all, and undoing them is exact.
 
 Both are estimated from the tokens of one frame: every set of tokens has members
-on several tiers, and only the right ``q`` makes each token's corrected colour
+on several tiers, and only the right values make each token's corrected colour
 land on tokens of the same set on *other* tiers. The estimate needs no known
 colours, so it also works on the first picture of a game.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
-from calibration.colours import match_distance
+from calibration.colours import feature_to_bgr, features, match_distance
 
 TOP_TIER = 3
-FACTOR_RANGE = (0.4, 1.0)  # chroma kept per plate that is searched
-COARSE_STEP = 0.06  # searched on a coarse grid, then finely around the best coarse factor
-FACTOR_STEP = 0.015
-LIGHT_RANGE = (-0.6, 0.6)  # brightness step per plate searched, feature units
-LIGHT_STEP = 0.05
-MIN_TOKENS = 6  # fewer tokens than this (over at least two tiers) say nothing about q
+TRANSMISSION_RANGE = (0.5, 1.0)  # light kept per plate that is searched
+TRANSMISSION_STEP = 0.05  # coarse grid steps; each refinement halves them around the best
+ADDED_RANGE = (0.0, 60.0)  # light added per plate that is searched, grey levels
+ADDED_STEP = 4.0
+REFINEMENTS = 2
+MIN_TOKENS = 6  # fewer tokens than this (over at least two tiers) say nothing about the plates
+MAX_DARKER_SHARE = 0.1  # the plates cannot have added more light than most tokens show
 
 
 def plates_above(tiers: np.ndarray) -> np.ndarray:
@@ -37,31 +37,37 @@ def plates_above(tiers: np.ndarray) -> np.ndarray:
     return TOP_TIER - np.asarray(tiers, np.int64)
 
 
-def corrected(feats: np.ndarray, tiers: np.ndarray, factor: float, light_step: float = 0.0) -> np.ndarray:
-    """Token colour features as they would look on the top tier: chroma divided by
-    ``factor`` and ``light_step`` taken off the brightness per plate above. ``feats`` is ``(n, 3)``."""
-    out = np.array(feats, np.float32, copy=True).reshape(-1, 3)
-    plates = plates_above(tiers).astype(np.float32)
-    out[:, :2] *= np.power(np.float32(factor), -plates)[:, None]
-    out[:, 2] -= np.float32(light_step) * plates
-    return out
+def _through(plates: np.ndarray, transmission: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: the share of a token's light that ``plates`` plates pass, and how many
+    plates' worth of added light they gather (``1 + t + ... + t**(k-1)``)."""
+    plates = np.asarray(plates, np.float64)
+    kept = np.power(float(transmission), plates)
+    if abs(1.0 - transmission) < 1e-9:
+        return kept, plates
+    return kept, (1.0 - kept) / (1.0 - transmission)
 
 
-def estimate_factor(feats: np.ndarray, tiers: np.ndarray) -> float | None:
-    """Chroma kept per plate (see :func:`estimate_plate_loss`)."""
-    loss = estimate_plate_loss(feats, tiers)
-    return None if loss is None else loss[0]
+def corrected(
+    feats: np.ndarray, tiers: np.ndarray, transmission: float, added: float = 0.0
+) -> np.ndarray:
+    """Token colour features as they would look on the top tier: the light the plates above
+    added taken off and what they let through scaled back up. ``feats`` is ``(n, 3)``."""
+    kept, gathered = _through(plates_above(tiers), transmission)
+    seen = feature_to_bgr(np.asarray(feats, np.float32).reshape(-1, 3))
+    own = (seen - float(added) * gathered[:, None]) / kept[:, None]
+    return features(np.maximum(own, 0.0))
 
 
 def estimate_plate_loss(feats: np.ndarray, tiers: np.ndarray) -> tuple[float, float] | None:
-    """Chroma kept and brightness step per plate, from the colours and tiers of the tokens
-    of one frame.
+    """Light kept per plate and light (grey levels) each plate adds, from the colours and
+    tiers of the tokens of one frame.
 
     For candidate values, every token's corrected colour is compared with the nearest
-    token on another tier; the values with the smallest median mismatch win (searched
-    one at a time, chroma first, each then finely again). Returns ``None`` when the
-    tokens cannot tell (too few, or all on one tier). Raises ``ValueError`` if ``feats``
-    and ``tiers`` differ in length.
+    token on another tier; the values with the smallest median mismatch win (a coarse
+    grid, then finer ones around its best). Added light that would leave more than a
+    tenth of the tokens darker than black is not considered. Returns
+    ``None`` when the tokens cannot tell (too few, or all on one tier). Raises
+    ``ValueError`` if ``feats`` and ``tiers`` differ in length.
     """
     feats = np.asarray(feats, np.float32).reshape(-1, 3)
     tiers = np.asarray(tiers, np.int64).reshape(-1)
@@ -70,23 +76,36 @@ def estimate_plate_loss(feats: np.ndarray, tiers: np.ndarray) -> tuple[float, fl
     if len(feats) < MIN_TOKENS or len(np.unique(tiers)) < 2:
         return None
     other_tier = tiers[:, None] != tiers[None, :]
+    darkest = feature_to_bgr(feats).min(axis=1)
+    plates = plates_above(tiers)
 
-    def cost(factor: float, step: float) -> float:
-        fixed = corrected(feats, tiers, factor, step)
+    def cost(transmission: float, added: float) -> float:
+        _, gathered = _through(plates, transmission)
+        if np.mean(darkest < added * gathered) > MAX_DARKER_SHARE:
+            return np.inf
+        fixed = corrected(feats, tiers, transmission, added)
         d = np.where(other_tier, match_distance(fixed, fixed), np.inf)
         return float(np.median(d.min(axis=1)))
 
-    def best(candidates: np.ndarray, of: Callable[[float], float]) -> float:
-        return float(candidates[int(np.argmin([of(float(c)) for c in candidates]))])
+    def best(transmissions: np.ndarray, added: np.ndarray) -> tuple[float, float]:
+        # Ties go to the clearest plates: what the tokens cannot tell is not corrected.
+        grid = [
+            (cost(float(t), float(a)), -float(t), float(a)) for t in transmissions for a in added
+        ]
+        _, t, a = min(grid)
+        return -t, a
 
-    factors = np.arange(FACTOR_RANGE[0], FACTOR_RANGE[1] + 1e-9, COARSE_STEP)
-    steps = np.arange(LIGHT_RANGE[0], LIGHT_RANGE[1] + 1e-9, LIGHT_STEP)
-    factor = best(factors, lambda f: cost(f, 0.0))
-    step = best(steps, lambda t: cost(factor, t))
-    fine = np.clip(np.arange(factor - COARSE_STEP, factor + COARSE_STEP + 1e-9, FACTOR_STEP), *FACTOR_RANGE)
-    factor = best(fine, lambda f: cost(f, step))
-    near = np.arange(step - LIGHT_STEP, step + LIGHT_STEP + 1e-9, LIGHT_STEP / 5)
-    step = best(np.clip(near, *LIGHT_RANGE), lambda t: cost(factor, t))
-    if cost(factor, 0.0) <= cost(factor, step):  # no evidence for a brightness step
-        step = 0.0
-    return factor, step
+    t_step, a_step = TRANSMISSION_STEP, ADDED_STEP
+    transmission, added = best(
+        np.arange(TRANSMISSION_RANGE[0], TRANSMISSION_RANGE[1] + 1e-9, t_step),
+        np.arange(ADDED_RANGE[0], ADDED_RANGE[1] + 1e-9, a_step),
+    )
+    for _ in range(REFINEMENTS):  # each time a finer grid around the best so far
+        t_step, a_step = t_step / 2, a_step / 2
+        transmission, added = best(
+            np.clip(transmission + np.arange(-2, 3) * t_step, *TRANSMISSION_RANGE),
+            np.clip(added + np.arange(-2, 3) * a_step, *ADDED_RANGE),
+        )
+    if cost(transmission, 0.0) <= cost(transmission, added):  # no evidence for added light
+        added = 0.0
+    return transmission, added

@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from calibration.camera import CameraModel
+from calibration.markings import grid_lines
 from calibration.spec import TimeVectorsSpec
 
 logger = logging.getLogger(__name__)
@@ -219,6 +220,8 @@ class Footprints:
       post) plus a margin, where anything unexplained counts as a hand.
     - ``post_polygon``: the post's silhouette in full-frame pixels.
     - ``disc_area``: median top-disc area in working pixels.
+    - ``line_tier``: per working-image pixel, the highest tier whose printed grid lines
+      cross it (-1: none). A line on a plate above a token lies in front of it.
     """
 
     size: tuple[int, int]
@@ -238,6 +241,7 @@ class Footprints:
     post_polygon: np.ndarray
     disc_area: float
     tier: np.ndarray
+    line_tier: np.ndarray
 
     def token_visibility(self, occupied: np.ndarray) -> np.ndarray:
         """Fraction of each point's top disc not hidden by the post, the frame edge or
@@ -383,6 +387,23 @@ def _occlusion(camera: CameraModel, spec: TimeVectorsSpec) -> tuple[np.ndarray, 
     return ray_point, blocking, post_visibility, overlap
 
 
+def _line_tier(
+    camera: CameraModel, spec: TimeVectorsSpec, size: tuple[int, int], scale: tuple[float, float]
+) -> np.ndarray:
+    """Per working pixel, the highest tier whose printed grid lines pass through it (-1: none):
+    each line drawn one working pixel wide, anti-aliased, a pixel counting where the line
+    covers at least a quarter of it."""
+    width, height = size
+    out = np.full(width * height, -1, np.int8)
+    for tier in range(4):
+        canvas = np.zeros((height, width), np.uint8)
+        lines = [_to_working(camera.project(line), scale) for line in grid_lines(spec, tier)]
+        fixed = [np.round(px * 16).astype(np.int32) for px in lines]
+        cv2.polylines(canvas, fixed, False, 255, 1, cv2.LINE_AA, 4)
+        out[canvas.reshape(-1) >= 64] = tier
+    return out
+
+
 def build_footprints(
     camera: CameraModel, spec: TimeVectorsSpec, size: tuple[int, int] | None = None
 ) -> Footprints:
@@ -422,6 +443,7 @@ def build_footprints(
         post_polygon=_post_polygon(camera, spec),
         disc_area=float(np.median(visible_tops)) if len(visible_tops) else 0.0,
         tier=np.arange(N_POINTS) // 16 % 4,
+        line_tier=_line_tier(camera, spec, size, scale),
     )
     logger.debug("footprints: working size %s, disc %.0f px", size, footprints.disc_area)
     return footprints

@@ -15,13 +15,15 @@ arrays precomputed in :mod:`vision.footprint`):
    where two points' tokens would cover the same image area, as a token on Q and
    the empty point on P in line with it, the change counts once). Points with a
    little change but no token are checked against the learned token colours: a
-   token the table's colour changes the picture little but matches its set.
+   token the table's colour changes the picture little but matches its set, and
+   its plain top hides the printed texture under it. Unchanged pixels behind a
+   printed line of a plate above count neither for nor against a token.
 4. Change the accepted tokens do not explain, in a blob larger than a couple of
    tokens (against the empty board, or weaker change against the last calm
    frame), or motion since the last frame, is a hand.
 5. After a hand visit, the calm board before it and the one after it are
    compared: the changed pixels are given to the in-line point they fit best.
-6. Each accepted token's colour is the mean of its changed top-disc pixels,
+6. Each accepted token's colour is the median of its most changed top-disc pixels,
    matched to the learned colour prototypes (learned when no hand is in view).
 """
 
@@ -46,7 +48,7 @@ from calibration.colours import (
     pair_distance,
 )
 from calibration.plate_colour import corrected, estimate_plate_loss
-from vision.explain import MIN_SCORE, RING_WEIGHT, Selection, TokenSelector
+from vision.explain import EVIDENCE_THRESHOLD, MIN_SCORE, RING_WEIGHT, Selection, TokenSelector
 from vision.footprint import N_POINTS, Footprints, PixelSets, build_footprints, working_size
 from vision.hands import HandGrid, MotionDetector
 from vision.observation import FrameError, Observation, check_frame
@@ -68,6 +70,7 @@ TEXTURE_STD = (
     0.5  # brightness spread (feature units) over a top disc that counts as printed texture
 )
 TEXTURE_KEPT = 0.5  # frame/reference brightness correlation above which the texture is still there
+TEXTURE_FLAT = 0.5  # a replaced texture whose spread fell below this share of its own is gone
 PLATE_FOLLOW = 0.3  # how fast the learned per-plate colour loss follows new frames
 NOISE_SIGMAS = 5.0  # a change must also stand this far out of the sensor noise
 MAX_NOISE = 6.0  # grey levels; more "noise" than this is a changed scene, not a sensor
@@ -194,9 +197,7 @@ class Observer:
         #: the first token of a colour not learned yet founds it (see ColourModel.found).
         self.expected_colour: int | None = None
         self._in_visit = False
-        self._plate_loss: tuple[float, float] | None = (
-            None  # per plate: chroma kept, brightness step
-        )
+        self._plate_loss: tuple[float, float] | None = None  # per plate: light kept, light added
         self._plate_tokens = b""  # the points it was last learned from
         #: The pixels and result of the last frame read in full (streams only).
         self._last_read: tuple[np.ndarray, Observation, tuple] | None = None
@@ -233,6 +234,10 @@ class Observer:
             fp.tier[self._silhouette.point[order]].astype(np.int8),
         )
         self._selector = TokenSelector(self._core, self._ring, self._silhouette, len(positions))
+        # Core pixels a printed line of a plate above crosses: the line hides the token there.
+        self._core_behind_line = (
+            fp.line_tier[positions[self._core.index]] > fp.tier[self._core.point]
+        )
         pairs = fp.overlap[fp.overlap[:, 2] >= 0.5]
         self._nms_far = pairs[:, 0].astype(np.int64)
         self._nms_near = pairs[:, 1].astype(np.int64)
@@ -314,13 +319,20 @@ class Observer:
         foreground = change > FOREGROUND_DISTANCE
         evidence = _evidence(change)
         # Where a point's printed texture is gone (not merely darker), darkening is a token.
-        replaced = self._texture_replaced(feats)
+        replaced, flattened = self._texture_replaced(feats)
         if replaced.any():
             mine = replaced[self._core.point]
             core_evidence = evidence[self._core.index]
             core_evidence[mine] = _evidence(unshaded[self._core.index[mine]])
+            # A top disc whose texture gave way to a plain surface holds a token even when
+            # that token is the table's colour and changed its pixels little.
+            core_evidence[flattened[self._core.point]] = 1.0
         else:
             core_evidence = evidence[self._core.index]
+        # An unchanged pixel behind a printed line of a plate above can show neither a token
+        # nor its absence: it counts for neither (lines cross much of a low tier's token).
+        behind = self._core_behind_line
+        core_evidence[behind] = np.maximum(core_evidence[behind], EVIDENCE_THRESHOLD)
         reading = self._read_tokens(
             evidence, core_evidence, feats, foreground, unshaded > 0, still=not compare_previous
         )
@@ -496,12 +508,14 @@ class Observer:
         has its ring filled too, which is what tells the two apart)."""
         return core_fg / np.maximum(core_n, 1) - RING_WEIGHT * ring_fg / np.maximum(ring_n, 1)
 
-    def _texture_replaced(self, feats: np.ndarray) -> np.ndarray:
+    def _texture_replaced(self, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Points whose top disc had printed texture (grid lines) in the reference that the
         frame no longer follows: a shadow darkens texture and keeps it, a token hides it.
-        Measured as the correlation of frame and reference brightness over the top disc."""
+        Measured as the correlation of frame and reference brightness over the top disc.
+        Also which of them are now plain (their brightness spread mostly gone): an opaque
+        surface covers the whole disc there, not a hand's edge or a nearer token's rim."""
         if self._ref_features is None:
-            return np.zeros(N_POINTS, bool)
+            return np.zeros(N_POINTS, bool), np.zeros(N_POINTS, bool)
         pts, idx = self._top.point, self._top.index
         n = np.maximum(self._top.count, 1)
         f, r = feats[idx, 2].astype(np.float64), self._ref_features[idx, 2].astype(np.float64)
@@ -515,7 +529,8 @@ class Observer:
         cov = mean(f * r) - mf * mr
         textured = var_r >= TEXTURE_STD**2
         follows = cov >= TEXTURE_KEPT * np.sqrt(var_r * var_f) + 1e-12
-        return textured & ~follows & (self._top.count >= 8)
+        replaced = textured & ~follows & (self._top.count >= 8)
+        return replaced, replaced & (var_f <= TEXTURE_FLAT**2 * var_r)
 
     def _read_tokens(
         self,
@@ -596,10 +611,19 @@ class Observer:
         better = n >= 3
         mean[better] = sums[better] / n[better, None]
         used[better] = n[better]
-        # The top (inside the rim) overrides the core where it has pixels: its median, which
-        # printed lines of the plates above crossing the token do not pull.
+        # The top (inside the rim) overrides the core where it has pixels: the median of its
+        # pixels that changed at least as much as the disc on average. Printed lines and
+        # reflections of the plates above lie in front of the token and in the reference
+        # alike, so they dilute the change: where it is largest the token shows most purely,
+        # however much of the disc the lines cross.
         idx, pts = self._top.index, self._top.point
         use = self._top_inside & accepted[pts] & (nearest[idx] <= tier[pts])
+        if self._ref_features is not None:
+            use = np.flatnonzero(use)
+            moved = np.linalg.norm(feats[idx[use]] - self._ref_features[idx[use]], axis=1)
+            total = np.bincount(pts[use], weights=moved, minlength=N_POINTS)
+            average = total / np.maximum(np.bincount(pts[use], minlength=N_POINTS), 1)
+            use = use[moved >= average[pts[use]] - 1e-6]
         median, n = _grouped_median(pts[use], feats[idx[use]])
         better = n >= 3
         mean[better] = median[better]
@@ -607,8 +631,8 @@ class Observer:
         return mean, used
 
     def _through_plates(self, mean: np.ndarray, readable: np.ndarray, *, learn: bool) -> np.ndarray:
-        """Token colours as on the top tier: undo the chroma the plates above each point took
-        (the per-plate factor is learned from the tokens read, see :mod:`calibration.plate_colour`)."""
+        """Token colours as on the top tier: undo what the plates above each point took and added
+        (learned from the tokens read, see :mod:`calibration.plate_colour`)."""
         tier = self.footprints.tier
         tokens = np.flatnonzero(readable).tobytes()
         if learn and tokens != self._plate_tokens:  # the same tokens as last time teach nothing new

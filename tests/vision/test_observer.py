@@ -240,9 +240,65 @@ def test_texture_hidden_is_told_from_texture_darkened(scene):
         feats, _, _ = observer._change(observer._sample(frame))
         return observer._texture_replaced(feats)
 
-    in_shadow, flattened = replaced(shaded), replaced(flat)
+    (in_shadow, shadow_plain), (flattened, plain) = replaced(shaded), replaced(flat)
     assert flattened.sum() >= 20  # the board's printed squares give many textured discs
     assert in_shadow.sum() <= 0.1 * flattened.sum()
+    assert plain.sum() >= 0.8 * flattened.sum() and not shadow_plain.any()
+
+
+def test_tokens_the_tables_colour_are_found_where_they_hide_the_texture(scene):
+    """A token coloured like the table barely changes its pixels, but its plain top hides
+    the printed lines and grain under it: that alone finds it."""
+    table = dataclasses.replace(scene, colours=[tuple(scene.style.table_rgb)] * 3)
+    tier = Observer(table.calibration).footprints.tier
+    tokens = {int(p): 0 for p in np.flatnonzero(tier == 3)}
+    rendered, image = table.render(tokens)
+    states = Observer(table.calibration).observe(image, compare_previous=False).states()
+    visible = rendered.visibility >= 0.5
+    found = (states >= 0) & visible & (tier == 3)
+    assert found.sum() >= 0.9 * (visible & (tier == 3)).sum()
+    assert not (states[tier != 3] >= 0).any()
+
+
+def test_a_token_behind_the_printed_lines_of_the_plates_above_is_found(scene):
+    """Lines printed on the plates above lie in front of a low token and keep their look:
+    where they cross most of its core, those unchanged pixels must not count against it."""
+    observer = Observer(scene.calibration)
+    core, behind = observer._core, observer._core_behind_line
+    share = np.bincount(core.point, weights=behind, minlength=256) / np.maximum(core.count, 1)
+    point = int(np.argmax(np.where(core.count >= 20, share, 0.0)))
+    assert share[point] >= 0.5
+    width, height = observer.footprints.size
+    token = np.zeros(width * height, np.uint8)
+    token[observer._positions[core.index[(core.point == point) & ~behind]]] = 1
+    shown = cv2.resize(token.reshape(height, width), scene.camera.image_size, cv2.INTER_NEAREST)
+    frame = cv2.resize(
+        scene.calibration.reference_image(), scene.camera.image_size, interpolation=cv2.INTER_LINEAR
+    )
+    frame[shown > 0] = (40, 40, 200)
+    states = Observer(scene.calibration).observe(frame, compare_previous=False).states()
+    assert states[point] >= 0
+    assert (states >= 0).sum() == 1
+
+
+def test_a_tokens_colour_is_read_where_it_changed_most_not_under_the_lines_above(scene):
+    """Lines printed on the plates above lie in front of a token and in the reference alike:
+    where they cross most of its top disc, the pixels that changed most still show it."""
+    observer = Observer(scene.calibration)
+    ref = observer._ref_features
+    inside = observer._top.point[observer._top_inside]
+    point = int(np.argmax(np.bincount(inside, minlength=256)))
+    mine = observer._top.index[observer._top_inside & (observer._top.point == point)]
+    token = np.array([2.0, 14.0, 16.0], np.float32)
+    feats = ref.copy()
+    crossed = np.arange(len(mine)) % 5 < 3  # three pixels in five show a line in front
+    feats[mine[~crossed]] = token
+    feats[mine[crossed]] = 0.8 * ref[mine[crossed]] + 0.2 * token
+    accepted = np.zeros(256, bool)
+    accepted[point] = True
+    mean, used = observer._token_colours(feats, np.ones(len(feats), bool), accepted)
+    assert used[point] >= 3
+    assert np.allclose(mean[point], token, atol=0.3)
 
 
 @settings(max_examples=50, deadline=None)
