@@ -76,9 +76,9 @@ class TokenSelector:
         entries = (
             np.concatenate([self.core.point, self.ring.point + n]),
             np.concatenate([self.core.index, self.ring.index]),
-            np.concatenate([core_net, -RING_WEIGHT * evidence[self.ring.index]]),
+            np.concatenate([core_net, -RING_WEIGHT * evidence[self.ring.index]]).astype(np.float64),
         )
-        uncovered = np.ones(self.n_pixels, bool)
+        uncovered = np.ones(self.n_pixels)  # 1.0 or 0.0: bincount weighs with it as it is
         accepted = np.zeros(n, bool)
         score, open_core = self._scores(entries, uncovered)
         # A point without a single changed core pixel can never be a token: later rounds
@@ -94,7 +94,7 @@ class TokenSelector:
                 break
             chosen = eligible & ~self._beaten(score, eligible)
             accepted |= chosen
-            uncovered[self.silhouette.select(chosen)] = False
+            uncovered[self.silhouette.select(chosen)] = 0.0
             current, current_open = self._scores(entries, uncovered)
             undecided = ~accepted & active  # accepted points keep the score they were taken with
             score[undecided] = current[undecided]
