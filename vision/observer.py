@@ -179,9 +179,8 @@ class Observer:
             self._ref_px = ref_px
             self._ref_features = features(ref_px)
             self._ref_columns = [np.ascontiguousarray(self._ref_features[:, k]) for k in range(3)]
-            self._ref_grid_px = _rows(
-                ref_px, self._grid_local[::3]
-            )  # where gain and noise are measured
+            # Where the frame's gain and noise are measured: a third of the hand grid.
+            self._ref_grid_px = _rows(ref_px, self._grid_local[::3])
             noise = noise_scale(ref_px)  # feature units per grey level of noise, per pixel
             self._inv_chroma_noise2 = (1.0 / noise[:, 0] ** 2).astype(np.float32)
             self._inv_light_noise2 = (1.0 / noise[:, 1] ** 2).astype(np.float32)
