@@ -65,7 +65,7 @@ COLOUR_MARGIN = 0.0  # a pixel must match a token colour this much better than t
 COLOUR_RAMP = 0.5  # ... and this much more again to count as a sure token pixel
 COLOUR_RAISE = 0.1  # mean evidence a colour check must add to a point to read the board again
 CHANGE_MARGIN = 0.03  # a point must explain the before/after change this much better to take it
-SLIVER_AGREEMENT = 0.5  # share of a sliver's pixels that must show the colour of the rest of the core
+SLIVER_AGREEMENT = 0.5  # share of a sliver's pixels that must show the rest of the core's colour
 HAND_AREA_DISCS = 2.0  # an unexplained blob bigger than this many top discs is a hand
 TEXTURE_STD = (
     0.5  # brightness spread (feature units) over a top disc that counts as printed texture
@@ -595,9 +595,10 @@ class Observer:
         """Drop accepted points taken on a sliver whose colour is not that of the rest of their
         core. A token is one colour all over: where most of a point's core lies in front of
         farther accepted tokens, a token there would show its own colour in that part too, so
-        the few pixels outside them must show the same colour. A shadow or the edge of
-        another token next to a farther token shows something else, and the farther token
-        is then read from its whole core again (a token taken in front of it hides it)."""
+        the few pixels outside them must show the same colour (each pixel labelled with the
+        nearest known colour). A shadow or the edge of another token next to a farther token
+        shows something else, and the farther token is then read from its whole core again
+        (a token taken in front of it hides it)."""
         keys, protos = self.colours.prototype_array()
         accepted = reading.accepted
         if len(keys) < 2 or not accepted.any():
