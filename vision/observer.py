@@ -610,20 +610,21 @@ class Observer:
         nearest[index[chosen]] = sil_tier[chosen]  # ordered by tier: the last write is nearest
         farthest = np.full(len(self._positions), 4, np.int8)
         farthest[index[chosen][::-1]] = sil_tier[chosen][::-1]
-        idx, pts = self._core.index, self._core.point
+        entries = np.flatnonzero(accepted[self._core.point] & ~self._core_behind_line)
+        idx, pts = self._core.index[entries], self._core.point[entries]
         own_tier = tier[pts]
-        seen = accepted[pts] & (nearest[idx] <= own_tier) & ~self._core_behind_line
+        seen = nearest[idx] <= own_tier
         behind = seen & (farthest[idx] < own_tier)  # in front of a farther accepted token
         count = np.bincount(pts, weights=behind, minlength=N_POINTS)
         suspect = accepted & (count >= 0.5 * self._core.count)
         if not suspect.any():
             return reading
-        entries = np.flatnonzero(seen & suspect[pts])
-        pixel = _rows(feats, idx[entries])
+        asked = seen & suspect[pts]
+        pixel = _rows(feats, idx[asked])
         if self._plate_loss is not None:
-            pixel = corrected(pixel, own_tier[entries], *self._plate_loss)
+            pixel = corrected(pixel, own_tier[asked], *self._plate_loss)
         label = np.argmin(match_distance(pixel, protos), axis=1)
-        owner, in_rest = pts[entries], behind[entries]
+        owner, in_rest = pts[asked], behind[asked]
         n_keys = len(keys)
         rest = np.bincount(owner[in_rest] * n_keys + label[in_rest], minlength=N_POINTS * n_keys)
         colour = rest.reshape(N_POINTS, n_keys).argmax(axis=1)
