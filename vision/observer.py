@@ -65,6 +65,7 @@ COLOUR_MARGIN = 0.0  # a pixel must match a token colour this much better than t
 COLOUR_RAMP = 0.5  # ... and this much more again to count as a sure token pixel
 COLOUR_RAISE = 0.1  # mean evidence a colour check must add to a point to read the board again
 CHANGE_MARGIN = 0.03  # a point must explain the before/after change this much better to take it
+SLIVER_AGREEMENT = 0.5  # share of a sliver's pixels that must show the rest of the core's colour
 HAND_AREA_DISCS = 2.0  # an unexplained blob bigger than this many top discs is a hand
 TEXTURE_STD = (
     0.5  # brightness spread (feature units) over a top disc that counts as printed texture
@@ -577,17 +578,70 @@ class Observer:
             self._read_colours(feats, foreground, reading.accepted, learn=True)
         undecided = reading.active & ~reading.accepted
         if not undecided.any():
-            return reading
+            return self._without_stray_slivers(feats, reading)
         # Pixels within the sensor noise of the empty board are explained by it.
         asked = undecided[self._core.point] & changed[self._core.index]
         colour_evidence = self._colour_evidence(feats, asked)
         if colour_evidence is None:
-            return reading
+            return self._without_stray_slivers(feats, reading)
         boosted = np.maximum(core_evidence, colour_evidence)
         raised = np.bincount(self._core.point, weights=boosted - core_evidence, minlength=N_POINTS)
         if not (raised >= COLOUR_RAISE * self._core.count).any():
+            return self._without_stray_slivers(feats, reading)
+        return self._without_stray_slivers(feats, self._selector.select(evidence, boosted))
+
+    def _without_stray_slivers(self, feats: np.ndarray, reading: Selection) -> Selection:
+        """Drop accepted points taken on a sliver whose colour is not that of the rest of their
+        core. A token is one colour all over: where most of a point's core lies in front of
+        farther accepted tokens, a token there would show its own colour in that part too, so
+        the few pixels outside them must show the same colour (each pixel labelled with the
+        nearest known colour). A shadow or the edge of another token next to a farther token
+        shows something else, and the farther token is then read from its whole core again
+        (a token taken in front of it hides it)."""
+        keys, protos = self.colours.prototype_array()
+        accepted = reading.accepted
+        if len(keys) < 2 or not accepted.any():
             return reading
-        return self._selector.select(evidence, boosted)
+        tier = self.footprints.tier
+        index, point, sil_tier = self._silhouette_by_tier
+        chosen = accepted[point]
+        nearest = np.full(len(self._positions), -1, np.int8)
+        nearest[index[chosen]] = sil_tier[chosen]  # ordered by tier: the last write is nearest
+        farthest = np.full(len(self._positions), 4, np.int8)
+        farthest[index[chosen][::-1]] = sil_tier[chosen][::-1]
+        entries = np.flatnonzero(accepted[self._core.point] & ~self._core_behind_line)
+        idx, pts = self._core.index[entries], self._core.point[entries]
+        own_tier = tier[pts]
+        seen = nearest[idx] <= own_tier
+        behind = seen & (farthest[idx] < own_tier)  # in front of a farther accepted token
+        count = np.bincount(pts, weights=behind, minlength=N_POINTS)
+        suspect = accepted & (count >= 0.5 * self._core.count)
+        if not suspect.any():
+            return reading
+        asked = seen & suspect[pts]
+        pixel = _rows(feats, idx[asked])
+        if self._plate_loss is not None:
+            pixel = corrected(pixel, own_tier[asked], *self._plate_loss)
+        label = np.argmin(match_distance(pixel, protos), axis=1)
+        owner, in_rest = pts[asked], behind[asked]
+        n_keys = len(keys)
+        rest = np.bincount(owner[in_rest] * n_keys + label[in_rest], minlength=N_POINTS * n_keys)
+        colour = rest.reshape(N_POINTS, n_keys).argmax(axis=1)
+        sliver = ~in_rest
+        size = np.bincount(owner[sliver], minlength=N_POINTS)
+        agree = np.bincount(
+            owner[sliver], weights=label[sliver] == colour[owner[sliver]], minlength=N_POINTS
+        )
+        stray = suspect & (size > 0) & (agree < SLIVER_AGREEMENT * size)
+        if not stray.any():
+            return reading
+        logger.debug("sliver points dropped: %s", np.flatnonzero(stray).tolist())
+        return Selection(
+            accepted=accepted & ~stray,
+            score=reading.score,
+            open_core=reading.open_core,
+            active=reading.active,
+        )
 
     def _nearest_tier(self, points: np.ndarray) -> np.ndarray:
         """Per gathered pixel, the highest tier of the given points' silhouettes there (-1: none).

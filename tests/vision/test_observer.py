@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from calibration.calibfile import Calibration
 from calibration.spec import load_spec
 from rules.timevectors.points import parse_point
+from vision.explain import Selection
 from vision.observer import FrameError, Observer, _grouped_median, analyze_image
 from vision.render import random_scene, render_timevectors
 from vision.render_hand import HandSpec
@@ -381,3 +382,41 @@ def test_a_hand_that_left_is_not_kept_by_a_still_board(scene):
         observation = observer.observe(noisy(image, scene.style.noise_sigma, rng))
     assert not observation.hand_present
     assert observation.tokens() == {placed: 0}
+
+
+def _point_in_front_of_another(observer: Observer) -> tuple[int, int, np.ndarray, np.ndarray]:
+    """A point ``near`` most of whose core lies in the silhouette of a point ``far`` on a lower
+    tier, with a few core pixels outside it; returns both and those two parts of the core."""
+    core, silhouette, tier = observer._core, observer._silhouette, observer.footprints.tier
+    for far, near, _ in sorted(observer.footprints.overlap.tolist(), key=lambda row: -row[2]):
+        far, near = int(far), int(near)
+        if tier[near] <= tier[far]:
+            continue
+        mine = core.index[core.point == near]
+        inside = np.isin(mine, silhouette.index[silhouette.point == far])
+        if inside.mean() >= 0.6 and (~inside).sum() >= 4:
+            return far, near, mine[inside], mine[~inside]
+    pytest.skip("this camera sees no such pair")  # pragma: no cover - geometry guarantees one
+
+
+def test_a_point_taken_on_a_sliver_of_another_colour_is_dropped(scene):
+    """A far token accepted, and beside it a few changed pixels of a nearer point whose core
+    lies mostly over the far token: unless those pixels show the colour of the rest of its
+    core, the nearer point is no token (there, the edge of a token of another colour)."""
+    observer = Observer(scene.calibration)
+    far, near, behind, sliver = _point_in_front_of_another(observer)
+    red, green = np.array([2.0, 14.0, 16.0], np.float32), np.array([-12.0, 4.0, 12.0], np.float32)
+    observer.colours.prototypes = {0: red, 1: green}
+    feats = observer._ref_features.copy()
+    feats[observer._silhouette.index[observer._silhouette.point == far]] = red
+    feats[sliver] = green
+    accepted = np.zeros(256, bool)
+    accepted[[far, near]] = True
+    reading = Selection(
+        accepted=accepted, score=np.zeros(256), open_core=np.zeros(256), active=accepted
+    )
+    kept = observer._without_stray_slivers(feats, reading).accepted
+    assert kept[far] and not kept[near]
+    feats[sliver] = red  # a token in front of the far one: one colour over its whole core
+    feats[behind] = red
+    assert observer._without_stray_slivers(feats, reading).accepted[near]
