@@ -17,7 +17,9 @@ arrays precomputed in :mod:`vision.footprint`):
    little change but no token are checked against the learned token colours: a
    token the table's colour changes the picture little but matches its set, and
    its plain top hides the printed texture under it. Unchanged pixels behind a
-   printed line of a plate above count neither for nor against a token.
+   printed line of a plate above count neither for nor against a token. A point taken
+   on a sliver beside farther tokens whose sliver is not the colour of the rest of its
+   core is dropped (a token is one colour all over).
 4. Change the accepted tokens do not explain, in a blob larger than a couple of
    tokens (against the empty board, or weaker change against the last calm
    frame), or motion since the last frame, is a hand.
