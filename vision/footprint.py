@@ -37,6 +37,8 @@ _HAND_MARGIN_MM = 60.0
 _RING_MIN_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 _CORE_COVERAGE = 0.9
 _TOP_COVERAGE = 0.5
+_RIM_PAIRS = 32  # pixel pairs straddling each token's top-disc rim (and as many on its base)
+_RIM_OFFSET_PX = 1.5  # working pixels from the outline to each pixel of a pair
 
 
 def _disc_samples() -> np.ndarray:
@@ -198,6 +200,19 @@ class PixelSets:
 
 
 @dataclass(frozen=True)
+class RimPairs:
+    """Pixel pairs straddling each point's token outline along its normal: ``inside[k]`` just
+    inside the outline, ``outside[k]`` just outside, both flat working-image indices, for point
+    ``point[k]``. A token draws an edge across each pair that the empty board need not have."""
+
+    inside: np.ndarray
+    outside: np.ndarray
+    point: np.ndarray
+    count: np.ndarray
+    quarter: np.ndarray  # which quarter of the outline (by angle around the point) the pair is on
+
+
+@dataclass(frozen=True)
 class Footprints:
     """Everything the observer needs to know about where each point's token shows.
 
@@ -242,6 +257,7 @@ class Footprints:
     disc_area: float
     tier: np.ndarray
     line_tier: np.ndarray
+    rim: RimPairs | None = None
 
     def token_visibility(self, occupied: np.ndarray) -> np.ndarray:
         """Fraction of each point's top disc not hidden by the post, the frame edge or
@@ -303,6 +319,79 @@ def _project_regions(
         widened = cv2.dilate(touched.astype(np.uint8), _RING_MIN_KERNEL) > 0
         rings.append(flat[((grown_cov > 0.5) | widened) & ~touched])
     return cores, tops, sils, rings, np.array(in_image)
+
+
+def _rim_pairs(
+    camera: CameraModel,
+    spec: TimeVectorsSpec,
+    size: tuple[int, int],
+    scale: tuple[float, float],
+    line_tier: np.ndarray,
+) -> RimPairs:
+    """Per point, pixel pairs across the rim of the token's top disc and across the part of its
+    base outline that bounds the silhouette (the bottom of the wall facing the camera), each
+    pixel ``_RIM_OFFSET_PX`` from the outline along its normal. Pairs touching a printed line
+    of a plate above are left out (the line draws an edge there whatever the point holds), as
+    are pairs leaving the image and, for points behind the post, pairs touching the post."""
+    width, height = size
+    centres = spec.point_centres()
+    radius, tall = spec.token_diameter / 2, spec.token_height
+    angles = 2 * np.pi * (np.arange(_RIM_PAIRS) + 0.5) / _RIM_PAIRS
+    ring = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    post = np.zeros((height, width), np.uint8)
+    cv2.fillConvexPoly(
+        post, np.round(_to_working(_post_polygon(camera, spec), scale) * 16).astype(np.int32), 1,
+        shift=4,
+    )
+    post = post.reshape(-1).astype(bool)
+    eye = camera.centre_mm()[:2]
+    behind_post = np.hypot(*(centres[:, :2] - eye).T) > np.hypot(*eye)
+    quarter_of = (np.arange(_RIM_PAIRS) * 4 // _RIM_PAIRS).astype(np.int8)
+    inside, outside, owner, quarters = [], [], [], []
+    for p, centre in enumerate(centres):
+        rims = []
+        for z in (centre[2] + tall, centre[2]):
+            at = [
+                np.column_stack([centre[:2] + r * ring, np.full(_RIM_PAIRS, z)])
+                for r in (radius, radius - 1.0, radius + 1.0)
+            ]
+            rims.append([_to_working(camera.project(pts), scale) for pts in at])
+        outline = cv2.convexHull(
+            np.concatenate([rims[0][0], rims[1][0]]).astype(np.float32)
+        ).reshape(-1, 2)
+        for k, (rim, inner, outer) in enumerate(rims):
+            normal = outer - inner
+            normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-9)
+            a = rim - _RIM_OFFSET_PX * normal
+            b = rim + _RIM_OFFSET_PX * normal
+            keep = np.ones(_RIM_PAIRS, bool)
+            if k == 1:  # the base: only where its outline is the silhouette's
+                keep = np.array(
+                    [cv2.pointPolygonTest(outline, (float(x), float(y)), True) < -0.5 for x, y in b]
+                )
+            ia, ib = np.round(a).astype(int), np.round(b).astype(int)
+            keep &= (ia >= 0).all(1) & (ib >= 0).all(1)
+            keep &= (ia[:, 0] < width) & (ib[:, 0] < width) & (ia[:, 1] < height)
+            keep &= ib[:, 1] < height
+            fa = np.where(keep, ia[:, 1] * width + ia[:, 0], 0)
+            fb = np.where(keep, ib[:, 1] * width + ib[:, 0], 0)
+            keep &= fa != fb
+            tier = p // 16 % 4
+            keep &= (line_tier[fa] <= tier) & (line_tier[fb] <= tier)
+            if behind_post[p]:
+                keep &= ~post[fa] & ~post[fb]
+            inside.append(fa[keep])
+            outside.append(fb[keep])
+            owner.append(np.full(int(keep.sum()), p))
+            quarters.append(quarter_of[keep])
+    point = np.concatenate(owner).astype(np.int64)
+    return RimPairs(
+        inside=np.concatenate(inside).astype(np.int64),
+        outside=np.concatenate(outside).astype(np.int64),
+        point=point,
+        count=np.bincount(point, minlength=N_POINTS),
+        quarter=np.concatenate(quarters),
+    )
 
 
 def _post_cylinders(spec: TimeVectorsSpec) -> list[tuple[float, float, float]]:
@@ -422,6 +511,7 @@ def build_footprints(
     ray_point, blocking, post_visibility, overlap = _occlusion(camera, spec)
     tops_ps = PixelSets.from_lists(tops)
     visible_tops = tops_ps.count[tops_ps.count > 0]
+    line_tier = _line_tier(camera, spec, size, scale)
     tops_top = centres.copy()
     tops_top[:, 2] += spec.token_height
     depth = np.linalg.norm(tops_top - camera.centre_mm()[None, :], axis=1)
@@ -443,7 +533,8 @@ def build_footprints(
         post_polygon=_post_polygon(camera, spec),
         disc_area=float(np.median(visible_tops)) if len(visible_tops) else 0.0,
         tier=np.arange(N_POINTS) // 16 % 4,
-        line_tier=_line_tier(camera, spec, size, scale),
+        line_tier=line_tier,
+        rim=_rim_pairs(camera, spec, size, scale, line_tier),
     )
     logger.debug("footprints: working size %s, disc %.0f px", size, footprints.disc_area)
     return footprints

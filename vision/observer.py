@@ -67,6 +67,10 @@ COLOUR_MARGIN = 0.0  # a pixel must match a token colour this much better than t
 COLOUR_RAMP = 0.5  # ... and this much more again to count as a sure token pixel
 COLOUR_RAISE = 0.1  # mean evidence a colour check must add to a point to read the board again
 CHANGE_MARGIN = 0.03  # a point must explain the before/after change this much better to take it
+RIM_SIGMAS = 3.0  # a pair's contrast must grow this far out of its noise to be a new edge
+RIM_SHARE = 0.5  # share of a point's open rim pairs with a new edge that outlines a token
+RIM_ASKED = 0.5  # share of an undecided point's core that must have changed to look at its rim
+RIM_OPEN = 0.25  # share of its rim pairs that must be clear of accepted tokens to judge it
 SLIVER_AGREEMENT = 0.5  # share of a sliver's pixels that must show the rest of the core's colour
 HAND_AREA_DISCS = 2.0  # an unexplained blob bigger than this many top discs is a hand
 TEXTURE_STD = (
@@ -187,6 +191,7 @@ class Observer:
             noise = noise_scale(ref_px)  # feature units per grey level of noise, per pixel
             self._inv_chroma_noise2 = (1.0 / noise[:, 0] ** 2).astype(np.float32)
             self._inv_light_noise2 = (1.0 / noise[:, 1] ** 2).astype(np.float32)
+            self._prepare_rim(shrink(reference, size).reshape(-1, 3).astype(np.float32))
             self._textured_rows = (
                 ref_px[self._grid_local].mean(axis=1).reshape(self._grid.shape).std(axis=1) >= 1.0
             )
@@ -202,6 +207,10 @@ class Observer:
             palette=[tuple(int(v) for v in c) for c in palette] if palette is not None else None,
             reference_balance=balance,
         )
+        self._sigma = 1.0  # the last frame's noise of a pixel difference, grey levels
+        self._gain = np.ones(3, np.float32)  # ... and its gain against the reference
+        self._frame: np.ndarray | None = None  # the frame being read
+        self._small: np.ndarray | None = None  # ... shrunk to the working size
         self._calm: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._calm_run = 0
         self._before: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
@@ -256,6 +265,43 @@ class Observer:
         self._nms_far = pairs[:, 0].astype(np.int64)
         self._nms_near = pairs[:, 1].astype(np.int64)
 
+    def _prepare_rim(self, reference_px: np.ndarray) -> None:
+        """The rim pairs (:class:`vision.footprint.RimPairs`): where each pixel is read in a
+        frame, their contrast in the empty board and its noise per grey level of noise (the
+        contrast of two pixels, in the frame and in the reference, chroma and brightness
+        added up). They are read only for the few points that ask (not gathered with the rest)."""
+        rim = self.footprints.rim
+        self._rim_point, self._rim_count = rim.point, rim.count
+        self._rim_frame = [self._frame_indices(rim.inside), self._frame_indices(rim.outside)]
+        ref_in, ref_out = _rows(reference_px, rim.inside), _rows(reference_px, rim.outside)
+        self._rim_ref_contrast = np.linalg.norm(features(ref_in) - features(ref_out), axis=1)
+        n_in, n_out = noise_scale(ref_in), noise_scale(ref_out)
+        pair = np.sqrt(n_in**2 + n_out**2)
+        self._rim_noise = (np.sqrt(2.0) * pair.sum(axis=1)).astype(np.float32)
+
+    def _frame_indices(self, working: np.ndarray) -> np.ndarray:
+        """``(n, k)`` flat indices of the frame pixels averaged into each working pixel (with
+        exact halvings: the working pixel itself, read from the shrunk frame)."""
+        width, height = self.footprints.size
+        frame_w, frame_h = self.camera.image_size
+        if self._shrink_first:
+            return working[:, None]
+        sx, sy = self.footprints.scale
+        x, y = working % width, working // width
+        offsets = (0.25, 0.75)
+        columns = [np.clip(np.floor((x + f) / sx), 0, frame_w - 1) for f in offsets]
+        rows = [np.clip(np.floor((y + f) / sy), 0, frame_h - 1) for f in offsets]
+        return np.stack([(r * frame_w + c).astype(np.int64) for r in rows for c in columns], axis=1)
+
+    def _read_at(self, index: np.ndarray) -> np.ndarray:
+        """``(n, 3)`` float32 colours of working pixels (``_frame_indices`` rows) of the frame
+        being read."""
+        source = self._small if self._shrink_first else self._frame.reshape(-1, 3)
+        total = _rows(source, index[:, 0]).astype(np.float32)
+        for k in range(1, index.shape[1]):
+            total += _rows(source, index[:, k])
+        return total * np.float32(1.0 / index.shape[1])
+
     def _prepare_frame_sampling(self) -> None:
         """Where in the full frame each gathered working pixel is read: a 2x2 spread of frame
         pixels inside its area (shrinking the whole frame would cost more than the rest)."""
@@ -278,13 +324,10 @@ class Observer:
 
     def _sample(self, frame: np.ndarray) -> np.ndarray:
         """``(n, 3)`` float32 colours of the gathered working pixels of a full frame."""
+        self._frame = frame
         if self._shrink_first:
-            return (
-                shrink(frame, self.footprints.size)
-                .reshape(-1, 3)
-                .take(self._positions, axis=0)
-                .astype(np.float32)
-            )
+            self._small = shrink(frame, self.footprints.size).reshape(-1, 3)
+            return self._small.take(self._positions, axis=0).astype(np.float32)
         flat = frame.reshape(-1, 3)
         total = _rows(flat, self._frame_index[:, 0]).astype(np.uint16)
         for k in range(1, self._frame_index.shape[1]):
@@ -500,6 +543,7 @@ class Observer:
                 MAX_NOISE,
             )
         )
+        self._sigma, self._gain = sigma, gain
         # Squared change in units of this pixel's own noise (chroma and brightness apart).
         noise_units = chroma2 * self._inv_chroma_noise2 + light * light * self._inv_light_noise2
         significant = noise_units > np.float32((NOISE_SIGMAS * sigma) ** 2)
@@ -584,13 +628,46 @@ class Observer:
         # Pixels within the sensor noise of the empty board are explained by it.
         asked = undecided[self._core.point] & changed[self._core.index]
         colour_evidence = self._colour_evidence(feats, asked)
-        if colour_evidence is None:
+        boosted = core_evidence
+        if colour_evidence is not None:
+            boosted = np.maximum(boosted, colour_evidence)
+        # Points with most of their core changed a little may be a token the table's colour.
+        changed_core = np.bincount(self._core.point, weights=asked, minlength=N_POINTS)
+        outlined = self._outlined(reading.accepted, changed_core >= RIM_ASKED * self._core.count)
+        if outlined.any():
+            boosted = np.where(asked & outlined[self._core.point], np.float32(1.0), boosted)
+        if boosted is core_evidence:
             return self._without_stray_slivers(feats, reading)
-        boosted = np.maximum(core_evidence, colour_evidence)
         raised = np.bincount(self._core.point, weights=boosted - core_evidence, minlength=N_POINTS)
         if not (raised >= COLOUR_RAISE * self._core.count).any():
             return self._without_stray_slivers(feats, reading)
         return self._without_stray_slivers(feats, self._selector.select(evidence, boosted))
+
+    def _outlined(self, accepted: np.ndarray, asked: np.ndarray) -> np.ndarray:
+        """Which of the ``asked`` points show a token's outline: most pixel pairs straddling the
+        rim of the point's top disc (and the bottom of its wall) contrast more than in the
+        empty board, beyond the noise. A token the table's colour changes its pixels little
+        but still draws its outline (a brighter top, a shaded wall). Pairs touching an
+        accepted token's silhouette say nothing (that token draws edges there, and a nearer
+        one hides the rim), and a point needs a fair share of its rim clear of them."""
+        out = np.zeros(N_POINTS, bool)
+        if self._ref_features is None or self._frame is None or not asked.any():
+            return out
+        rim = self.footprints.rim
+        pairs = np.flatnonzero(asked[self._rim_point])
+        taken = np.zeros(self.footprints.size[0] * self.footprints.size[1], bool)
+        taken[self.footprints.silhouette.select(accepted)] = True
+        pairs = pairs[~taken[rim.inside[pairs]] & ~taken[rim.outside[pairs]]]
+        colours = [
+            features(self._read_at(_rows(index, pairs)) / self._gain) for index in self._rim_frame
+        ]
+        contrast = np.linalg.norm(colours[0] - colours[1], axis=1) - self._rim_ref_contrast[pairs]
+        new = contrast > RIM_SIGMAS * self._sigma * self._rim_noise[pairs]
+        point = self._rim_point[pairs]
+        n_clear = np.bincount(point, minlength=N_POINTS)
+        n_new = np.bincount(point, weights=new, minlength=N_POINTS)
+        judged = asked & (n_clear >= RIM_OPEN * self._rim_count) & (n_clear > 0)
+        return judged & (n_new >= RIM_SHARE * n_clear)
 
     def _without_stray_slivers(self, feats: np.ndarray, reading: Selection) -> Selection:
         """Drop accepted points taken on a sliver whose colour is not that of the rest of their
