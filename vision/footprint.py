@@ -209,7 +209,6 @@ class RimPairs:
     outside: np.ndarray
     point: np.ndarray
     count: np.ndarray
-    quarter: np.ndarray  # which quarter of the outline (by angle around the point) the pair is on
 
 
 @dataclass(frozen=True)
@@ -237,6 +236,7 @@ class Footprints:
     - ``disc_area``: median top-disc area in working pixels.
     - ``line_tier``: per working-image pixel, the highest tier whose printed grid lines
       cross it (-1: none). A line on a plate above a token lies in front of it.
+    - ``rim``: pixel pairs straddling each token's outline (:class:`RimPairs`).
     """
 
     size: tuple[int, int]
@@ -346,8 +346,7 @@ def _rim_pairs(
     post = post.reshape(-1).astype(bool)
     eye = camera.centre_mm()[:2]
     behind_post = np.hypot(*(centres[:, :2] - eye).T) > np.hypot(*eye)
-    quarter_of = (np.arange(_RIM_PAIRS) * 4 // _RIM_PAIRS).astype(np.int8)
-    inside, outside, owner, quarters = [], [], [], []
+    inside, outside, owner = [], [], []
     for p, centre in enumerate(centres):
         rims = []
         for z in (centre[2] + tall, centre[2]):
@@ -383,14 +382,12 @@ def _rim_pairs(
             inside.append(fa[keep])
             outside.append(fb[keep])
             owner.append(np.full(int(keep.sum()), p))
-            quarters.append(quarter_of[keep])
     point = np.concatenate(owner).astype(np.int64)
     return RimPairs(
         inside=np.concatenate(inside).astype(np.int64),
         outside=np.concatenate(outside).astype(np.int64),
         point=point,
         count=np.bincount(point, minlength=N_POINTS),
-        quarter=np.concatenate(quarters),
     )
 
 

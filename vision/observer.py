@@ -16,7 +16,9 @@ arrays precomputed in :mod:`vision.footprint`):
    the empty point on P in line with it, the change counts once). Points with a
    little change but no token are checked against the learned token colours: a
    token the table's colour changes the picture little but matches its set, and
-   its plain top hides the printed texture under it. Unchanged pixels behind a
+   its plain top hides the printed texture under it; where most of such a point's core
+   changed a little, pixel pairs straddling its token's rim that now contrast beyond the
+   noise (an outline the empty board lacks) take it too. Unchanged pixels behind a
    printed line of a plate above count neither for nor against a token. A point taken
    on a sliver beside farther tokens whose sliver is not the colour of the rest of its
    core is dropped (a token is one colour all over).

@@ -181,3 +181,21 @@ def test_a_spec_without_a_top_piece_size_has_one_as_wide_as_the_post():
     del values["cap_diameter"]
     assert spec_from_values(values).cap_diameter == SPEC.post_diameter
     assert SPEC.cap_diameter > SPEC.post_diameter
+
+
+def test_rim_pairs_straddle_each_tokens_outline(oblique):
+    """The inside pixel of a rim pair lies on the token's silhouette, the outside one mostly off
+    its core (the near half of the top's rim borders the wall), and no pair touches a printed
+    line of a plate above the point."""
+    _, fp = oblique
+    rim = fp.rim
+    assert np.median(rim.count) >= 16  # (lines of the plates above leave low points fewer)
+    n_px = fp.size[0] * fp.size[1]
+    silhouette = set((fp.silhouette.point * n_px + fp.silhouette.index).tolist())
+    core = set((fp.core.point * n_px + fp.core.index).tolist())
+    inside = (rim.point * n_px + rim.inside).tolist()
+    outside = (rim.point * n_px + rim.outside).tolist()
+    assert np.mean([k in silhouette for k in inside]) >= 0.95
+    assert np.mean([k in core for k in outside]) <= 0.5
+    tier = fp.tier[rim.point]
+    assert (fp.line_tier[rim.inside] <= tier).all() and (fp.line_tier[rim.outside] <= tier).all()
