@@ -274,6 +274,14 @@ class Observer:
         added up). They are read only for the few points that ask (not gathered with the rest)."""
         rim = self.footprints.rim
         self._rim_point, self._rim_count = rim.point, rim.count
+        # Accepted silhouettes are painted over the rim pixels only (not the whole image).
+        universe = np.unique(np.concatenate([rim.inside, rim.outside]))
+        self._rim_silhouette = _local(self.footprints.silhouette.within(universe), universe)
+        self._rim_pixels = len(universe)
+        self._rim_local = (
+            np.searchsorted(universe, rim.inside),
+            np.searchsorted(universe, rim.outside),
+        )
         self._rim_frame = [self._frame_indices(rim.inside), self._frame_indices(rim.outside)]
         ref_in, ref_out = _rows(reference_px, rim.inside), _rows(reference_px, rim.outside)
         self._rim_ref_contrast = np.linalg.norm(features(ref_in) - features(ref_out), axis=1)
@@ -655,11 +663,11 @@ class Observer:
         out = np.zeros(N_POINTS, bool)
         if self._ref_features is None or self._frame is None or not asked.any():
             return out
-        rim = self.footprints.rim
         pairs = np.flatnonzero(asked[self._rim_point])
-        taken = np.zeros(self.footprints.size[0] * self.footprints.size[1], bool)
-        taken[self.footprints.silhouette.select(accepted)] = True
-        pairs = pairs[~taken[rim.inside[pairs]] & ~taken[rim.outside[pairs]]]
+        taken = np.zeros(self._rim_pixels, bool)
+        taken[self._rim_silhouette.select(accepted)] = True
+        inside, outside = self._rim_local
+        pairs = pairs[~taken[inside[pairs]] & ~taken[outside[pairs]]]
         colours = [
             features(self._read_at(_rows(index, pairs)) / self._gain) for index in self._rim_frame
         ]
