@@ -156,7 +156,16 @@ def run_live_bench(seconds: float = 60.0, fps: float = 4.0, soak_frames: int = 2
         app = create_app({"BOARDCAM_SSE_HEARTBEAT_S": 1.0}, runtime=runtime)
         server = waitress.server.create_server(app, host="127.0.0.1", port=0, threads=8)
         port = server.socket.getsockname()[1]
-        serving = threading.Thread(target=server.run, name="bench-server", daemon=True)
+        closing = threading.Event()
+
+        def serve() -> None:
+            try:
+                server.run()
+            except (OSError, ValueError):  # its sockets closed under a select(): the end
+                if not closing.is_set():
+                    raise
+
+        serving = threading.Thread(target=serve, name="bench-server", daemon=True)
         serving.start()
         stop = threading.Event()
         arrivals: list[tuple[float, dict[str, Any]]] = []
@@ -178,7 +187,9 @@ def run_live_bench(seconds: float = 60.0, fps: float = 4.0, soak_frames: int = 2
         runtime.stop()  # ends the SSE stream, so its server thread finishes
         reader.join(5)
         server.task_dispatcher.shutdown(timeout=2)
+        closing.set()
         server.close()
+        serving.join(5)
         timed = latencies(record["leave_times"], arrivals)
         process_ms = list(record["process_ms"])
 
