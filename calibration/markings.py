@@ -23,12 +23,11 @@ def grid_crossings(spec: TimeVectorsSpec) -> np.ndarray:
     )
 
 
-def grid_lines(spec: TimeVectorsSpec, tier: int) -> list[np.ndarray]:
-    """The printed 4x4 grids' lines of one tier as 3D polylines in millimetres, subdivided
-    so that lens distortion can bend them when projected."""
+def grid_lines(spec: TimeVectorsSpec, z: float) -> list[np.ndarray]:
+    """The printed 4x4 grids' lines of the tier at height ``z`` (mm) as 3D polylines in
+    millimetres, subdivided so that lens distortion can bend them when projected."""
     half = spec.marking_half_size
     inner = half - 4 * spec.pitch
-    z = spec.tier_spacing * tier
     lines = []
     for lo, hi in ((-half, -inner), (inner, half)):
         for c in np.linspace(lo, hi, 5):

@@ -327,6 +327,7 @@ def _rim_pairs(
     size: tuple[int, int],
     scale: tuple[float, float],
     line_tier: np.ndarray,
+    tiers: np.ndarray,
 ) -> RimPairs:
     """Per point, pixel pairs across the rim of the token's top disc and across the part of its
     base outline that bounds the silhouette (the bottom of the wall facing the camera), each
@@ -375,8 +376,7 @@ def _rim_pairs(
             fa = np.where(keep, ia[:, 1] * width + ia[:, 0], 0)
             fb = np.where(keep, ib[:, 1] * width + ib[:, 0], 0)
             keep &= fa != fb
-            tier = p // 16 % 4
-            keep &= (line_tier[fa] <= tier) & (line_tier[fb] <= tier)
+            keep &= (line_tier[fa] <= tiers[p]) & (line_tier[fb] <= tiers[p])
             if behind_post[p]:
                 keep &= ~post[fa] & ~post[fb]
             inside.append(fa[keep])
@@ -483,7 +483,8 @@ def _line_tier(
     out = np.full(width * height, -1, np.int8)
     for tier in range(4):
         canvas = np.zeros((height, width), np.uint8)
-        lines = [_to_working(camera.project(line), scale) for line in grid_lines(spec, tier)]
+        z = spec.tier_spacing * tier
+        lines = [_to_working(camera.project(line), scale) for line in grid_lines(spec, z)]
         fixed = [np.round(px * 16).astype(np.int32) for px in lines]
         cv2.polylines(canvas, fixed, False, 255, 1, cv2.LINE_AA, 4)
         out[canvas.reshape(-1) >= 64] = tier
@@ -509,6 +510,7 @@ def build_footprints(
     tops_ps = PixelSets.from_lists(tops)
     visible_tops = tops_ps.count[tops_ps.count > 0]
     line_tier = _line_tier(camera, spec, size, scale)
+    tiers = np.arange(N_POINTS) // 16 % 4
     tops_top = centres.copy()
     tops_top[:, 2] += spec.token_height
     depth = np.linalg.norm(tops_top - camera.centre_mm()[None, :], axis=1)
@@ -529,9 +531,9 @@ def build_footprints(
         board_mask=_board_mask(camera, spec, size, scale),
         post_polygon=_post_polygon(camera, spec),
         disc_area=float(np.median(visible_tops)) if len(visible_tops) else 0.0,
-        tier=np.arange(N_POINTS) // 16 % 4,
+        tier=tiers,
         line_tier=line_tier,
-        rim=_rim_pairs(camera, spec, size, scale, line_tier),
+        rim=_rim_pairs(camera, spec, size, scale, line_tier, tiers),
     )
     logger.debug("footprints: working size %s, disc %.0f px", size, footprints.disc_area)
     return footprints

@@ -184,7 +184,8 @@ class Observer:
         self._prepare_frame_sampling()
         self.has_reference = reference is not None
         if reference is not None:
-            ref_px = shrink(reference, size).reshape(-1, 3)[self._positions].astype(np.float32)
+            ref_small = shrink(reference, size).reshape(-1, 3).astype(np.float32)
+            ref_px = _rows(ref_small, self._positions)
             self._ref_px = ref_px
             self._ref_features = features(ref_px)
             self._ref_columns = [np.ascontiguousarray(self._ref_features[:, k]) for k in range(3)]
@@ -193,7 +194,7 @@ class Observer:
             noise = noise_scale(ref_px)  # feature units per grey level of noise, per pixel
             self._inv_chroma_noise2 = (1.0 / noise[:, 0] ** 2).astype(np.float32)
             self._inv_light_noise2 = (1.0 / noise[:, 1] ** 2).astype(np.float32)
-            self._prepare_rim(shrink(reference, size).reshape(-1, 3).astype(np.float32))
+            self._prepare_rim(ref_small)
             self._textured_rows = (
                 ref_px[self._grid_local].mean(axis=1).reshape(self._grid.shape).std(axis=1) >= 1.0
             )
@@ -317,32 +318,17 @@ class Observer:
         pixels inside its area (shrinking the whole frame would cost more than the rest)."""
         width, height = self.footprints.size
         frame_w, frame_h = self.camera.image_size
-        sx, sy = self.footprints.scale
-        x, y = self._positions % width, self._positions // width
         halvings = round(float(np.log2(frame_w / width)))
         # Exact halvings are OpenCV's fast path: shrink, then gather from the small image.
         self._shrink_first = (frame_w >> halvings, frame_h >> halvings) == (width, height)
-        if self._shrink_first:
-            self._frame_index = self._positions[:, None]
-            return
-        offsets = (0.25, 0.75)
-        columns = [np.clip(np.floor((x + f) / sx), 0, frame_w - 1) for f in offsets]
-        rows = [np.clip(np.floor((y + f) / sy), 0, frame_h - 1) for f in offsets]
-        self._frame_index = np.stack(
-            [(r * frame_w + c).astype(np.int64) for r in rows for c in columns], axis=1
-        )
+        self._frame_index = self._frame_indices(self._positions)
 
     def _sample(self, frame: np.ndarray) -> np.ndarray:
         """``(n, 3)`` float32 colours of the gathered working pixels of a full frame."""
         self._frame = frame
         if self._shrink_first:
             self._small = shrink(frame, self.footprints.size).reshape(-1, 3)
-            return self._small.take(self._positions, axis=0).astype(np.float32)
-        flat = frame.reshape(-1, 3)
-        total = _rows(flat, self._frame_index[:, 0]).astype(np.uint16)
-        for k in range(1, self._frame_index.shape[1]):
-            total += _rows(flat, self._frame_index[:, k])
-        return total.astype(np.float32) * np.float32(1.0 / self._frame_index.shape[1])
+        return self._read_at(self._frame_index)
 
     def _check_reference(self, image: np.ndarray) -> np.ndarray:
         """The reference may be stored smaller than the frames, never with another shape."""
@@ -627,14 +613,28 @@ class Observer:
         some change but no token are then checked against the known token colours, and
         the board is read again if that raises any of them (``changed``: the pixels that
         differ from the empty board by more than the sensor noise). A ``still`` picture
-        first learns the colours from its own clearest tokens.
+        first learns the colours from its own clearest tokens. Last, points taken on a sliver
+        of another colour are dropped (:meth:`_without_stray_slivers`).
         """
+        reading = self._select_tokens(evidence, core_evidence, feats, foreground, changed, still)
+        return self._without_stray_slivers(feats, reading)
+
+    def _select_tokens(
+        self,
+        evidence: np.ndarray,
+        core_evidence: np.ndarray,
+        feats: np.ndarray,
+        foreground: np.ndarray,
+        changed: np.ndarray,
+        still: bool,
+    ) -> Selection:
+        """The selection, read again with colour and outline evidence when that raises points."""
         reading = self._selector.select(evidence, core_evidence)
         if still:
             self._read_colours(feats, foreground, reading.accepted, learn=True)
         undecided = reading.active & ~reading.accepted
         if not undecided.any():
-            return self._without_stray_slivers(feats, reading)
+            return reading
         # Pixels within the sensor noise of the empty board are explained by it.
         asked = undecided[self._core.point] & changed[self._core.index]
         colour_evidence = self._colour_evidence(feats, asked)
@@ -647,11 +647,11 @@ class Observer:
         if outlined.any():
             boosted = np.where(asked & outlined[self._core.point], np.float32(1.0), boosted)
         if boosted is core_evidence:
-            return self._without_stray_slivers(feats, reading)
+            return reading
         raised = np.bincount(self._core.point, weights=boosted - core_evidence, minlength=N_POINTS)
         if not (raised >= COLOUR_RAISE * self._core.count).any():
-            return self._without_stray_slivers(feats, reading)
-        return self._without_stray_slivers(feats, self._selector.select(evidence, boosted))
+            return reading
+        return self._selector.select(evidence, boosted)
 
     def _outlined(self, accepted: np.ndarray, asked: np.ndarray) -> np.ndarray:
         """Which of the ``asked`` points show a token's outline: most pixel pairs straddling the
@@ -692,12 +692,8 @@ class Observer:
         if len(keys) < 2 or not accepted.any():
             return reading
         tier = self.footprints.tier
-        index, point, sil_tier = self._silhouette_by_tier
-        chosen = accepted[point]
-        nearest = np.full(len(self._positions), -1, np.int8)
-        nearest[index[chosen]] = sil_tier[chosen]  # ordered by tier: the last write is nearest
-        farthest = np.full(len(self._positions), 4, np.int8)
-        farthest[index[chosen][::-1]] = sil_tier[chosen][::-1]
+        nearest = self._nearest_tier(accepted)
+        farthest = self._nearest_tier(accepted, farthest=True)
         entries = np.flatnonzero(accepted[self._core.point] & ~self._core_behind_line)
         idx, pts = self._core.index[entries], self._core.point[entries]
         own_tier = tier[pts]
@@ -732,13 +728,18 @@ class Observer:
             active=reading.active,
         )
 
-    def _nearest_tier(self, points: np.ndarray) -> np.ndarray:
-        """Per gathered pixel, the highest tier of the given points' silhouettes there (-1: none).
-        Silhouette pixels are stored ordered by tier, so the last write is the nearest token."""
+    def _nearest_tier(self, points: np.ndarray, *, farthest: bool = False) -> np.ndarray:
+        """Per gathered pixel, the highest tier of the given points' silhouettes there (-1: none);
+        with ``farthest``, the lowest (4: none). Silhouette pixels are stored ordered by tier,
+        so the last write is the nearest token (the first, written last in reverse, the farthest)."""
         index, point, tier = self._silhouette_by_tier
-        out = np.full(len(self._positions), -1, np.int8)
         chosen = points[point]
-        out[index[chosen]] = tier[chosen]
+        if not farthest:
+            out = np.full(len(self._positions), -1, np.int8)
+            out[index[chosen]] = tier[chosen]
+            return out
+        out = np.full(len(self._positions), 4, np.int8)
+        out[index[chosen][::-1]] = tier[chosen][::-1]
         return out
 
     def _hand(self, unexplained: np.ndarray) -> bool:

@@ -28,6 +28,7 @@ import numpy as np
 
 from calibration.camera import CameraModel
 from calibration.fiducials import marker_corners_mm, marker_image
+from calibration.markings import grid_lines
 from calibration.spec import TimeVectorsSpec
 from rules.timevectors.points import POINTS, point_coords
 from vision.render_hand import HandSpec, draw_hand
@@ -296,16 +297,7 @@ _LETTER_POSITIONS = {"N": (0.0, 125.0), "E": (125.0, 0.0), "S": (0.0, -125.0), "
 
 def _marking_polylines(spec: TimeVectorsSpec, z: float) -> list[np.ndarray]:
     """The printed lines of one tier as 3D polylines (subdivided so lens distortion bends them)."""
-    half = spec.marking_half_size
-    inner = half - 4 * spec.pitch  # inner edge of each 4x4 grid (15 mm with the reference board)
-    lines = []
-    for lo, hi in ((-half, -inner), (inner, half)):
-        offsets = np.linspace(lo, hi, 5)
-        for span_lo, span_hi in ((-half, -inner), (inner, half)):
-            for c in offsets:
-                t = np.linspace(span_lo, span_hi, 6)
-                lines.append(np.column_stack([np.full(6, c), t, np.full(6, z)]))
-                lines.append(np.column_stack([t, np.full(6, c), np.full(6, z)]))
+    lines = grid_lines(spec, z)
     for letter, (x, y) in _LETTER_POSITIONS.items():
         for stroke in _LETTER_STROKES[letter]:
             pts = np.array(stroke, dtype=np.float64) - 0.5
