@@ -230,35 +230,43 @@ def _scene_tokens(rng: np.random.Generator, count: int) -> dict[int, int]:
     return {int(p): int(i % 3) for i, p in enumerate(points)}
 
 
-def _bench_stills(scenes: int, seed: int, out: TextIO) -> list:
-    """Per-point accuracy over rendered still scenes; returns the frames for timing."""
+def still_scene(seed: int, size: tuple[int, int], *, cast: bool) -> tuple[dict, object, object, object]:
+    """One still scene of the bench: ``(tokens, rendered, noisy image, calibration)``, a random
+    camera, table and light, and with ``cast`` a light whose colour changed after calibration."""
     import dataclasses
 
     import numpy as np
 
     from calibration.spec import load_spec
-    from vision.observer import Observer
     from vision.render import random_scene, render_timevectors
 
     spec = load_spec()
+    camera, style, colours = random_scene(seed, size)
+    rng = np.random.default_rng(seed)
+    tokens = _scene_tokens(rng, int(rng.integers(8, 100)))
+    empty = render_timevectors(camera, spec, {}, colours, scene=style, seed=seed)
+    shown = style
+    if cast:
+        tint = np.exp(rng.normal(0, 0.1, 3))
+        shown = dataclasses.replace(style, white_balance=tuple(float(v) for v in tint / tint[1]))
+    rendered = render_timevectors(camera, spec, tokens, colours, scene=shown, seed=seed)
+    reference = _with_noise(empty.image_bgr, style.noise_sigma, rng)
+    image = _with_noise(rendered.image_bgr, style.noise_sigma, rng)
+    return tokens, rendered, image, _calibration(camera, spec, reference)
+
+
+def _bench_stills(scenes: int, seed: int, out: TextIO) -> list:
+    """Per-point accuracy over rendered still scenes; returns the frames for timing."""
+    import numpy as np
+
+    from vision.observer import Observer
+
     totals = {"all": [0, 0], "visible": [0, 0], "hidden_agree": [0, 0]}
     frames = []
     for k in range(scenes):
         this_seed = seed + k
         size = BENCH_SIZES[k % 2]
-        camera, style, colours = random_scene(this_seed, size)
-        rng = np.random.default_rng(this_seed)
-        tokens = _scene_tokens(rng, int(rng.integers(8, 100)))
-        empty = render_timevectors(camera, spec, {}, colours, scene=style, seed=this_seed)
-        # Every other scene: the light's colour changed after calibration.
-        shown = style
-        if k % 2:
-            cast = np.exp(rng.normal(0, 0.1, 3))
-            shown = dataclasses.replace(style, white_balance=tuple(float(v) for v in cast / cast[1]))
-        rendered = render_timevectors(camera, spec, tokens, colours, scene=shown, seed=this_seed)
-        reference = _with_noise(empty.image_bgr, style.noise_sigma, rng)
-        image = _with_noise(rendered.image_bgr, style.noise_sigma, rng)
-        calibration = _calibration(camera, spec, reference)
+        tokens, rendered, image, calibration = still_scene(this_seed, size, cast=bool(k % 2))
         observer = Observer(calibration)
         observation = observer.observe(image, compare_previous=False)
         truth = np.full(256, -1)

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from calibration.calibfile import Calibration
 from calibration.spec import load_spec
+from device.commands.analyze import still_scene
 from rules.timevectors.points import parse_point
 from vision.explain import Selection
 from vision.observer import FrameError, Observer, _grouped_median, analyze_image
@@ -425,20 +426,7 @@ def test_a_point_taken_on_a_sliver_of_another_colour_is_dropped(scene):
 def test_a_token_that_changes_its_pixels_little_is_found_by_its_outline():
     """A token close to the table's colour changes its core too little to count, but its rim
     draws an edge the empty board lacks (a scene of the vision bench where it was missed)."""
-    seed, size = 6, (1640, 1232)
-    camera, style, colours = random_scene(seed, size)
-    rng = np.random.default_rng(seed)
-    points = rng.choice(256, size=int(rng.integers(8, 100)), replace=False)
-    tokens = {int(p): i % 3 for i, p in enumerate(points)}
-    empty = render_timevectors(camera, SPEC, {}, colours, scene=style, seed=seed).image_bgr
-    cast = np.exp(rng.normal(0, 0.1, 3))  # the light's colour changed after calibration
-    shown = dataclasses.replace(style, white_balance=tuple(float(v) for v in cast / cast[1]))
-    rendered = render_timevectors(camera, SPEC, tokens, colours, scene=shown, seed=seed)
-    reference = noisy(empty, style.noise_sigma, rng)
-    image = noisy(rendered.image_bgr, style.noise_sigma, rng)
-    calibration = Calibration(
-        board="timevectors", spec=SPEC, camera=camera, rms_px=0.0
-    ).with_reference(reference)
+    tokens, rendered, image, calibration = still_scene(6, (1640, 1232), cast=True)
     states = Observer(calibration).observe(image, compare_previous=False).states()
     assert 27 in tokens and rendered.visibility[27] >= 0.5
     assert states[27] >= 0
