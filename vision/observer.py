@@ -387,8 +387,11 @@ class Observer:
         # nor its absence: it counts for neither (lines cross much of a low tier's token).
         behind = self._core_behind_line
         core_evidence[behind] = np.maximum(core_evidence[behind], EVIDENCE_THRESHOLD)
-        reading = self._read_tokens(
-            evidence, core_evidence, feats, foreground, unshaded > 0, still=not compare_previous
+        reading = self._without_stray_slivers(
+            feats,
+            self._read_tokens(
+                evidence, core_evidence, feats, foreground, unshaded > 0, still=not compare_previous
+            ),
         )
         score, accepted, visible_core = reading.score, reading.accepted, reading.open_core
         explained = self._paint(self._silhouette, accepted)
@@ -613,22 +616,8 @@ class Observer:
         some change but no token are then checked against the known token colours, and
         the board is read again if that raises any of them (``changed``: the pixels that
         differ from the empty board by more than the sensor noise). A ``still`` picture
-        first learns the colours from its own clearest tokens. Last, points taken on a sliver
-        of another colour are dropped (:meth:`_without_stray_slivers`).
+        first learns the colours from its own clearest tokens.
         """
-        reading = self._select_tokens(evidence, core_evidence, feats, foreground, changed, still)
-        return self._without_stray_slivers(feats, reading)
-
-    def _select_tokens(
-        self,
-        evidence: np.ndarray,
-        core_evidence: np.ndarray,
-        feats: np.ndarray,
-        foreground: np.ndarray,
-        changed: np.ndarray,
-        still: bool,
-    ) -> Selection:
-        """The selection, read again with colour and outline evidence when that raises points."""
         reading = self._selector.select(evidence, core_evidence)
         if still:
             self._read_colours(feats, foreground, reading.accepted, learn=True)
