@@ -11,8 +11,10 @@ explained, and everyone else is scored again on what is left. A farther token
 partly hidden by a nearer one is still found from its uncovered part, while an
 empty point that only saw someone else's token has nothing left to explain.
 
-All work per round is a few bincounts over precomputed index arrays, and the
-rounds are few (each accepts all non-overlapping winners at once).
+The rounds are few (each accepts all non-overlapping winners at once), and a
+round after the first costs in proportion to the pixels it explained: their
+entries, found through a precomputed pixel-ordered index, are subtracted from
+each point's running sums.
 """
 
 from __future__ import annotations
@@ -63,6 +65,12 @@ class TokenSelector:
         self.n_pixels = n_pixels
         self._min_open = np.maximum(MIN_OPEN_PIXELS, MIN_OPEN_SHARE * core.count)
         self._rival_a, self._rival_b = _rivals(silhouette)
+        # Core and ring entries in one list (ring points numbered n..2n-1), and the same
+        # entries grouped by pixel, so that a round touches only the pixels it explained.
+        self._entry_point = np.concatenate([core.point, ring.point + self.n_points])
+        entry_pixel = np.concatenate([core.index, ring.index])
+        self._by_pixel = np.argsort(entry_pixel, kind="stable")
+        self._pixel_start = np.searchsorted(entry_pixel[self._by_pixel], np.arange(n_pixels + 1))
 
     def select(self, evidence: np.ndarray, core_evidence: np.ndarray | None = None) -> Selection:
         """``evidence``: 0..1 per pixel, how surely it changed; ``core_evidence`` the same per
@@ -71,49 +79,52 @@ class TokenSelector:
         core_net = (
             evidence[self.core.index] if core_evidence is None else core_evidence
         ) - EVIDENCE_THRESHOLD
-        # Core and ring entries in one list (ring points numbered n..2n-1, their evidence
-        # negated and weighted), so that each round is one gather and two bincounts.
-        entries = (
-            np.concatenate([self.core.point, self.ring.point + n]),
-            np.concatenate([self.core.index, self.ring.index]),
-            np.concatenate([core_net, -RING_WEIGHT * evidence[self.ring.index]]).astype(np.float64),
+        # Ring evidence is negated and weighted: change around an outline counts against it.
+        value = np.concatenate([core_net, -RING_WEIGHT * evidence[self.ring.index]]).astype(
+            np.float64
         )
-        uncovered = np.ones(self.n_pixels)  # 1.0 or 0.0: bincount weighs with it as it is
+        # Per entry point (core, then ring): open entries and the sum of their values. Each
+        # round subtracts the entries of the pixels it explained (far fewer than all).
+        counts = np.bincount(self._entry_point, minlength=2 * n).astype(np.float64)
+        sums = np.bincount(self._entry_point, weights=value, minlength=2 * n)
+        uncovered = np.ones(self.n_pixels, bool)
         accepted = np.zeros(n, bool)
-        score, open_core = self._scores(entries, uncovered)
-        # A point without a single changed core pixel can never be a token: later rounds
-        # (scores move as pixels get explained) look only at the others.
+        score, open_core = _score(sums, counts, n)
+        # A point without a single changed core pixel can never be a token.
         active = (
             np.bincount(self.core.point, weights=core_net > -EVIDENCE_THRESHOLD, minlength=n) > 0
         )
-        keep = np.concatenate([active, active])[entries[0]]
-        entries = tuple(part[keep] for part in entries)
         for _ in range(MAX_ROUNDS):
             eligible = ~accepted & active & (score >= MIN_SCORE) & (open_core >= self._min_open)
             if not eligible.any():
                 break
             chosen = eligible & ~self._beaten(score, eligible)
             accepted |= chosen
-            uncovered[self.silhouette.select(chosen)] = 0.0
-            current, current_open = self._scores(entries, uncovered)
+            entries = self._explain(uncovered, self.silhouette.select(chosen))
+            points = self._entry_point[entries]
+            counts -= np.bincount(points, minlength=2 * n)
+            sums -= np.bincount(points, weights=value[entries], minlength=2 * n)
+            current, current_open = _score(sums, counts, n)
             undecided = ~accepted & active  # accepted points keep the score they were taken with
             score[undecided] = current[undecided]
             open_core[undecided] = current_open[undecided]
         return Selection(accepted=accepted, score=score, open_core=open_core, active=active)
 
-    def _scores(
-        self, entries: tuple[np.ndarray, ...], uncovered: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Mean net core evidence less the ring penalty over the unexplained pixels, and how
-        many core pixels that was; ``entries`` are (point, pixel, value) arrays of core
-        entries and of ring entries (point + n, value already negated and weighted)."""
-        n = self.n_points
-        point, index, value = entries
-        is_open = uncovered[index]
-        counts = np.bincount(point, weights=is_open, minlength=2 * n)
-        sums = np.bincount(point, weights=value * is_open, minlength=2 * n)
-        per_entry = sums / np.maximum(counts, 1)
-        return per_entry[:n] + per_entry[n:], counts[:n]
+    def _explain(self, uncovered: np.ndarray, pixels: np.ndarray) -> np.ndarray:
+        """Mark ``pixels`` explained; returns the entries of those that were still open."""
+        fresh = np.zeros(self.n_pixels, bool)
+        fresh[pixels] = True
+        fresh &= uncovered
+        newly = np.flatnonzero(fresh)
+        uncovered[newly] = False
+        start = self._pixel_start[newly]
+        length = self._pixel_start[newly + 1] - start
+        total = int(length.sum())
+        if total == 0:
+            return np.zeros(0, np.int64)
+        # Concatenated ranges start..start+length of the pixel-ordered entry list.
+        offset = np.repeat(start - np.cumsum(length) + length, length)
+        return self._by_pixel[offset + np.arange(total)]
 
     def _beaten(self, score: np.ndarray, eligible: np.ndarray) -> np.ndarray:
         """Eligible points with an eligible overlapping rival that scores higher (ties: the
@@ -126,6 +137,14 @@ class TokenSelector:
         beaten[a[b_wins]] = True
         beaten[b[a_wins]] = True
         return beaten
+
+
+def _score(sums: np.ndarray, counts: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Mean net core evidence less the ring penalty over the open pixels, and how many core
+    pixels were open. Rounded to 1e-9: a score built by subtracting explained entries carries
+    float dust, and rivals with equal evidence must still tie (the lower point number wins)."""
+    per_entry = sums / np.maximum(counts, 1.0)
+    return np.round(per_entry[:n] + per_entry[n:], 9), counts[:n].copy()
 
 
 def _rivals(silhouette: PixelSets) -> tuple[np.ndarray, np.ndarray]:
