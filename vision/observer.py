@@ -24,7 +24,8 @@ arrays precomputed in :mod:`vision.footprint`):
    core is dropped (a token is one colour all over).
 4. Change the accepted tokens do not explain, in a blob larger than a couple of
    tokens (against the empty board, or weaker change against the last calm
-   frame), or motion since the last frame, is a hand.
+   frame), is a hand. So is motion since the last frame, found before anything
+   else: such a frame is not read at all, and the last reading stands.
 5. After a hand visit, the calm board before it and the one after it are
    compared: the changed pixels are given to the in-line point they fit best.
 6. Each accepted token's colour is the median of its most changed top-disc pixels,
@@ -227,6 +228,9 @@ class Observer:
         #: The pixels and result of the last frame read in full (streams only).
         self._last_read: tuple[np.ndarray, Observation, tuple, np.ndarray] | None = None
         self._colours_memo: tuple[np.ndarray, bytes, tuple] | None = None
+        self._last_observation: Observation | None = None  # what the last full read saw
+        #: Frames read in full so far (the others showed motion, or nothing new).
+        self.full_reads = 0
 
     # ------------------------------------------------------------------ setup
 
@@ -362,13 +366,16 @@ class Observer:
             self._motion.reset()
             return self._blind()
         moving = self._motion.update(grey) if compare_previous else False
-        if compare_previous and not moving and self._nothing_new(px, grey):
+        if moving:
+            return self._while_moving(grey)
+        if compare_previous and self._nothing_new(px, grey):
             # The same board as the last read, to within the sensor noise: its reading
             # stands (most frames of a game; a Raspberry Pi keeps camera rate by it).
             _, last, read, _ = self._last_read
             self._remember_calm(*read, calm=not last.hand_present)
             return last
         self._last_read = None
+        self.full_reads += 1
         feats, change, unshaded = self._change(px)
         foreground = change > FOREGROUND_DISTANCE
         evidence = _evidence(change)
@@ -396,7 +403,7 @@ class Observer:
         score, accepted, visible_core = reading.score, reading.accepted, reading.open_core
         explained = self._paint(self._silhouette, accepted)
         unexplained = foreground & ~explained
-        hand_blob = self._hand(unexplained)
+        hand_present = self._hand(unexplained)
         changed_fraction = self._grid.changed_fraction(unexplained[self._grid_local])
         if compare_previous and self._calm is not None:
             # Weaker changes count against the last calm frame (its shadows and tokens are
@@ -404,9 +411,8 @@ class Observer:
             calm_feats, calm_explained, _ = self._calm
             since_calm = _distance(feats - calm_feats) > HAND_DISTANCE
             newly = since_calm & ~explained & ~calm_explained
-            hand_blob = self._hand(newly) or hand_blob
+            hand_present = self._hand(newly) or hand_present
             unexplained |= newly
-        hand_present = hand_blob or moving
         if compare_previous:
             if hand_present and not self._in_visit:
                 self._before = self._calm  # the board as it was before the hand came
@@ -429,9 +435,30 @@ class Observer:
         observation = Observation(
             probs=probs, visibility=visibility, hand_present=bool(hand_present), quality=quality
         )
-        if compare_previous and not moving:  # (motion is a verdict on two frames, not this one)
+        if compare_previous:
             self._last_read = (px, observation, (feats, explained, accepted), grey)
+        self._last_observation = observation
         return observation
+
+    def _while_moving(self, grey: np.ndarray) -> Observation:
+        """Motion since the last frame is a hand (or the camera itself moving): nothing is
+        read until it stops, since no reading taken in motion may ever count. The board
+        keeps its last reading, and the calm board before the visit is kept for the
+        before/after comparison once the hand has gone."""
+        if not self._in_visit:
+            self._before = self._calm
+        self._in_visit = True
+        self._calm_run = 0
+        self._last_read = None
+        last = self._last_observation
+        if last is None:
+            last = self._blind()
+        return Observation(
+            probs=last.probs,
+            visibility=last.visibility,
+            hand_present=True,
+            quality=self._picture_intact(grey),
+        )
 
     def _nothing_new(self, px: np.ndarray, grey: np.ndarray) -> bool:
         """Does the frame show what the last full read saw, to within the sensor noise?

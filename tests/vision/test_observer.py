@@ -370,6 +370,27 @@ def test_a_stream_reads_again_only_what_changed(scene):
     assert observer.observe(noisy(with_token, scene.style.noise_sigma, rng)) is changed
 
 
+def test_a_frame_in_motion_is_a_hand_and_is_not_read(scene):
+    """Motion since the last frame means "wait": the frame is not read (no reading taken in
+    motion may count), the last reading stands, and the token the hand put down is read
+    once the picture is still again."""
+    rng = np.random.default_rng(13)
+    placed = parse_point("B7S")
+    empty = scene.render({})[0].image_bgr
+    hand = scene.render({placed: 0}, hand=HandSpec(target_point=placed))[0].image_bgr
+    after = scene.render({placed: 0})[0].image_bgr
+    observer = Observer(scene.calibration)
+    calm = [observer.observe(noisy(empty, scene.style.noise_sigma, rng)) for _ in range(3)]
+    reads = observer.full_reads
+    moving = observer.observe(noisy(hand, scene.style.noise_sigma, rng))
+    assert moving.hand_present
+    assert observer.full_reads == reads, "a frame in motion was read"
+    assert np.array_equal(moving.probs, calm[-1].probs) and moving.tokens() == {}
+    for _ in range(3):
+        settled = observer.observe(noisy(after, scene.style.noise_sigma, rng))
+    assert not settled.hand_present and settled.tokens() == {placed: 0}
+
+
 def test_a_hand_that_left_is_not_kept_by_a_still_board(scene):
     """Motion marks the frame a hand leaves in as "hand"; the still frames after it must
     not keep that verdict because they look the same."""
