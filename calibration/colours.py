@@ -98,7 +98,11 @@ def channel_gain(frame_bgr: np.ndarray, reference_bgr: np.ndarray) -> np.ndarray
     """
     frame = np.asarray(frame_bgr, np.float32)
     ref = np.asarray(reference_bgr, np.float32)
-    usable = (ref.min(axis=1) > 20) & (frame.min(axis=1) > 5) & (frame.max(axis=1) < 250)
+    # Channel by channel: numpy reduces along rows of three many times slower.
+    lowest_ref = np.minimum(np.minimum(ref[:, 0], ref[:, 1]), ref[:, 2])
+    lowest = np.minimum(np.minimum(frame[:, 0], frame[:, 1]), frame[:, 2])
+    highest = np.maximum(np.maximum(frame[:, 0], frame[:, 1]), frame[:, 2])
+    usable = (lowest_ref > 20) & (lowest > 5) & (highest < 250)
     if usable.sum() < 50:
         return np.ones(3, np.float32)
     ratio = frame[usable] / ref[usable]

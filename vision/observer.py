@@ -146,8 +146,12 @@ def _grouped_median(groups: np.ndarray, values: np.ndarray) -> tuple[np.ndarray,
     middle = start + count // 2
     out = np.zeros((N_POINTS, values.shape[1]))
     has = count > 0
+    # Sort by value, then stably by group (small ints: a radix sort); together less than
+    # half the time of a two-key lexsort.
+    small_groups = groups.astype(np.int16)
     for k in range(values.shape[1]):
-        order = np.lexsort((values[:, k], groups))
+        order = np.argsort(values[:, k])
+        order = order[np.argsort(small_groups[order], kind="stable")]
         out[has, k] = values[order[middle[has]], k]
     return out, count
 
@@ -361,7 +365,8 @@ class Observer:
         frame = self._check_frame(frame_bgr)
         fp = self.footprints
         px = self._sample(frame)
-        grey = _rows(px, self._grid_local).mean(axis=1)
+        grid_px = _rows(px, self._grid_local)
+        grey = (grid_px[:, 0] + grid_px[:, 1] + grid_px[:, 2]) * np.float32(1.0 / 3.0)
         if float(grey.std()) < 2.0:  # blank, covered lens, or a failed decode
             self._motion.reset()
             return self._blind()
@@ -811,7 +816,8 @@ class Observer:
         if self._ref_features is not None:
             use = np.flatnonzero(use)
             rows = idx[use]
-            moved = np.linalg.norm(_rows(feats, rows) - _rows(self._ref_features, rows), axis=1)
+            delta = _rows(feats, rows) - _rows(self._ref_features, rows)
+            moved = np.sqrt(delta[:, 0] ** 2 + delta[:, 1] ** 2 + delta[:, 2] ** 2)
             total = np.bincount(pts[use], weights=moved, minlength=N_POINTS)
             average = total / np.maximum(np.bincount(pts[use], minlength=N_POINTS), 1)
             use = use[moved >= average[pts[use]] - 1e-6]
