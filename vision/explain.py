@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.footprint import PixelSets
+from vision.footprint import PixelSets, concatenated_ranges
 
 EVIDENCE_THRESHOLD = 0.5  # per-pixel evidence above this argues for a token, below against
 RING_WEIGHT = 0.5  # change around a token's outline that it does not explain counts against it
@@ -118,13 +118,7 @@ class TokenSelector:
         newly = np.flatnonzero(fresh)
         uncovered[newly] = False
         start = self._pixel_start[newly]
-        length = self._pixel_start[newly + 1] - start
-        total = int(length.sum())
-        if total == 0:
-            return np.zeros(0, np.int64)
-        # Concatenated ranges start..start+length of the pixel-ordered entry list.
-        offset = np.repeat(start - np.cumsum(length) + length, length)
-        return self._by_pixel[offset + np.arange(total)]
+        return self._by_pixel[concatenated_ranges(start, self._pixel_start[newly + 1] - start)]
 
     def _beaten(self, score: np.ndarray, eligible: np.ndarray) -> np.ndarray:
         """Eligible points with an eligible overlapping rival that scores higher (ties: the

@@ -148,17 +148,31 @@ def _ray_cylinder_blocked(
     return hit & (start < end)
 
 
+def concatenated_ranges(start: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """``start[i] .. start[i] + length[i] - 1`` for every ``i``, one after the other."""
+    total = int(length.sum())
+    if total == 0:
+        return np.zeros(0, np.int64)
+    return np.repeat(start - np.cumsum(length) + length, length) + np.arange(total)
+
+
 @dataclass(frozen=True)
 class PixelSets:
     """Concatenated flat pixel indices of one kind of region for all points.
 
     ``index[k]`` is a flat index into the working image and ``point[k]`` the point
-    it belongs to; ``count[p]`` is how many pixels point ``p`` has.
+    it belongs to; ``count[p]`` is how many pixels point ``p`` has. Entries are grouped
+    by point in point order (every constructor keeps that), so a point's pixels are one
+    slice. Raises ``ValueError`` otherwise.
     """
 
     index: np.ndarray
     point: np.ndarray
     count: np.ndarray
+
+    def __post_init__(self) -> None:
+        if len(self.point) and (np.diff(self.point) < 0).any():
+            raise ValueError("pixel set entries must be grouped by point in point order")
 
     @classmethod
     def from_lists(cls, per_point: list[np.ndarray]) -> PixelSets:
@@ -190,8 +204,11 @@ class PixelSets:
         )
 
     def select(self, points_mask: np.ndarray) -> np.ndarray:
-        """Flat indices of the pixels of every point where ``points_mask`` is true."""
-        return self.index[points_mask[self.point]]
+        """Flat indices of the pixels of every point where ``points_mask`` is true (their
+        slices: far fewer entries than masking every pixel when few points are asked)."""
+        points = np.flatnonzero(points_mask)
+        length = self.count[points]
+        return self.index[concatenated_ranges(np.cumsum(self.count)[points] - length, length)]
 
     def tally(self, labels: np.ndarray, n_labels: int) -> np.ndarray:
         """``(n_points, n_labels)`` counts of each label value over each point's pixels."""
@@ -341,7 +358,9 @@ def _rim_pairs(
     ring = np.stack([np.cos(angles), np.sin(angles)], axis=1)
     post = np.zeros((height, width), np.uint8)
     cv2.fillConvexPoly(
-        post, np.round(_to_working(_post_polygon(camera, spec), scale) * 16).astype(np.int32), 1,
+        post,
+        np.round(_to_working(_post_polygon(camera, spec), scale) * 16).astype(np.int32),
+        1,
         shift=4,
     )
     post = post.reshape(-1).astype(bool)
