@@ -90,6 +90,19 @@ def noise_scale(reference_bgr: np.ndarray) -> np.ndarray:
     return np.stack([chroma, light], axis=1)
 
 
+def lowest_channel(bgr: np.ndarray) -> np.ndarray:
+    """Each ``(n, 3)`` row's smallest value, channel by channel (numpy reduces along rows of
+    three many times slower)."""
+    return np.minimum(np.minimum(bgr[:, 0], bgr[:, 1]), bgr[:, 2])
+
+
+def ratio_usable(frame_bgr: np.ndarray) -> np.ndarray:
+    """Frame pixels whose ratio to the reference means something: not near black, not
+    clipped (the reference side must not be dark either: ``lowest_channel(ref) > 20``)."""
+    highest = np.maximum(np.maximum(frame_bgr[:, 0], frame_bgr[:, 1]), frame_bgr[:, 2])
+    return (lowest_channel(frame_bgr) > 5) & (highest < 250)
+
+
 def channel_gain(frame_bgr: np.ndarray, reference_bgr: np.ndarray) -> np.ndarray:
     """Per-channel gain of a frame against the reference over the same ``(N, 3)`` pixels.
 
@@ -98,11 +111,7 @@ def channel_gain(frame_bgr: np.ndarray, reference_bgr: np.ndarray) -> np.ndarray
     """
     frame = np.asarray(frame_bgr, np.float32)
     ref = np.asarray(reference_bgr, np.float32)
-    # Channel by channel: numpy reduces along rows of three many times slower.
-    lowest_ref = np.minimum(np.minimum(ref[:, 0], ref[:, 1]), ref[:, 2])
-    lowest = np.minimum(np.minimum(frame[:, 0], frame[:, 1]), frame[:, 2])
-    highest = np.maximum(np.maximum(frame[:, 0], frame[:, 1]), frame[:, 2])
-    usable = (lowest_ref > 20) & (lowest > 5) & (highest < 250)
+    usable = (lowest_channel(ref) > 20) & ratio_usable(frame)
     if usable.sum() < 50:
         return np.ones(3, np.float32)
     ratio = frame[usable] / ref[usable]

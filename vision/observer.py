@@ -6,7 +6,8 @@ arrays precomputed in :mod:`vision.footprint`):
 1. Read only the working-image pixels that some token footprint or the hand
    grid needs (the working image is the frame at the reference's resolution).
 2. Divide by the per-channel gain against the empty-board reference (light and
-   white balance changes cancel) and measure how far each pixel's colour moved
+   white balance changes cancel), undo a smooth tilt of brightness across the
+   image (light that now falls unevenly: :mod:`vision.illumination`) and measure how far each pixel's colour moved
    from the reference there, ignoring what the sensor noise explains. Small
    moves count as partial evidence, so a faint token adds up over its footprint.
 3. A token at point ``p`` must fill ``p``'s silhouette (top disc and the side
@@ -42,9 +43,9 @@ import cv2
 import numpy as np
 
 from calibration.colours import (
+    LIGHT_SCALE,
     RGB,
     ColourModel,
-    channel_gain,
     colour_shares,
     features,
     grey_world,
@@ -56,6 +57,7 @@ from calibration.plate_colour import corrected, estimate_plate_loss
 from vision.explain import EVIDENCE_THRESHOLD, MIN_SCORE, RING_WEIGHT, Selection, TokenSelector
 from vision.footprint import N_POINTS, Footprints, PixelSets, build_footprints, working_size
 from vision.hands import HandGrid, MotionDetector
+from vision.illumination import UNCHANGED, LightField, coordinates
 from vision.observation import FrameError, Observation, check_frame
 
 logger = logging.getLogger(__name__)
@@ -194,8 +196,11 @@ class Observer:
             self._ref_px = ref_px
             self._ref_features = features(ref_px)
             self._ref_columns = [np.ascontiguousarray(self._ref_features[:, k]) for k in range(3)]
-            # Where the frame's gain and noise are measured: a third of the hand grid.
+            # Where the frame's light and noise are measured: a third of the hand grid.
             self._ref_grid_px = _rows(ref_px, self._grid_local[::3])
+            self._light_field = LightField(
+                size, self._positions[self._grid_local[::3]], self._ref_grid_px
+            )
             noise = noise_scale(ref_px)  # feature units per grey level of noise, per pixel
             self._inv_chroma_noise2 = (1.0 / noise[:, 0] ** 2).astype(np.float32)
             self._inv_light_noise2 = (1.0 / noise[:, 1] ** 2).astype(np.float32)
@@ -216,7 +221,7 @@ class Observer:
             reference_balance=balance,
         )
         self._sigma = 1.0  # the last frame's noise of a pixel difference, grey levels
-        self._gain = np.ones(3, np.float32)  # ... and its gain against the reference
+        self._light = UNCHANGED  # ... and its light against the reference
         self._frame: np.ndarray | None = None  # the frame being read
         self._small: np.ndarray | None = None  # ... shrunk to the working size
         self._calm: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
@@ -250,6 +255,7 @@ class Observer:
         )
         positions = np.unique(np.concatenate([core.index, ring.index, top.index, grid_flat]))
         self._positions = positions
+        self._x, self._y = coordinates(positions, (width, height))  # where the light is undone
         self._grid_local = np.searchsorted(positions, grid_flat)
         self._grid_on_board = self._grid.on_board
         self._core = _local(core, positions)
@@ -292,6 +298,7 @@ class Observer:
             np.searchsorted(universe, rim.outside),
         )
         self._rim_frame = [self._frame_indices(rim.inside), self._frame_indices(rim.outside)]
+
         ref_in, ref_out = _rows(reference_px, rim.inside), _rows(reference_px, rim.outside)
         self._rim_ref_contrast = np.linalg.norm(features(ref_in) - features(ref_out), axis=1)
         n_in, n_out = noise_scale(ref_in), noise_scale(ref_out)
@@ -558,9 +565,15 @@ class Observer:
             delta = feats - self._estimated_background(feats)
             return feats, _distance(delta, shadow_weight=SHADOW_WEIGHT), _distance(delta)
         grid = self._grid_local[::3]
-        gain = channel_gain(_rows(px, grid), self._ref_grid_px)
-        balanced = px / gain
+        lighting = self._light_field.measure(_rows(px, grid))
+        balanced = px / lighting.gain
         feats = features(balanced)
+        grid_balanced = _rows(balanced, grid)
+        if lighting.tilt.any():  # uneven light moves brightness only (see vision.illumination)
+            feats[:, 2] -= lighting.brightness(self._x, self._y) * np.float32(1.0 / LIGHT_SCALE)
+            grid_balanced = grid_balanced * np.exp(
+                -lighting.brightness(self._x[grid], self._y[grid])
+            )[:, None]
         # One contiguous array per feature axis: the arithmetic below runs at memory speed.
         d0, d1, light = (feats[:, k] - self._ref_columns[k] for k in range(3))
         chroma2 = d0 * d0 + d1 * d1
@@ -569,12 +582,12 @@ class Observer:
         # Noise of a pixel difference (robust: most of the board did not change).
         sigma = float(
             np.clip(
-                1.4826 * np.median(np.abs(_rows(balanced, grid) - self._ref_grid_px)),
+                1.4826 * np.median(np.abs(grid_balanced - self._ref_grid_px)),
                 1.0,
                 MAX_NOISE,
             )
         )
-        self._sigma, self._gain = sigma, gain
+        self._sigma, self._light = sigma, lighting
         # Squared change in units of this pixel's own noise (chroma and brightness apart).
         noise_units = chroma2 * self._inv_chroma_noise2 + light * light * self._inv_light_noise2
         significant = noise_units > np.float32((NOISE_SIGMAS * sigma) ** 2)
@@ -690,7 +703,9 @@ class Observer:
         inside, outside = self._rim_local
         pairs = pairs[~taken[inside[pairs]] & ~taken[outside[pairs]]]
         colours = [
-            features(self._read_at(_rows(index, pairs)) / self._gain) for index in self._rim_frame
+            # (the tilt of uneven light is the same on both sides of an edge: gains suffice)
+            features(self._read_at(_rows(index, pairs)) / self._light.gain)
+            for index in self._rim_frame
         ]
         contrast = np.linalg.norm(colours[0] - colours[1], axis=1) - self._rim_ref_contrast[pairs]
         new = contrast > RIM_SIGMAS * self._sigma * self._rim_noise[pairs]

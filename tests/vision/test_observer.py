@@ -17,7 +17,13 @@ from calibration.spec import load_spec
 from device.commands.analyze import still_scene
 from rules.timevectors.points import parse_point
 from vision.explain import Selection
-from vision.observer import FrameError, Observer, _grouped_median, analyze_image
+from vision.observer import (
+    FOREGROUND_DISTANCE,
+    FrameError,
+    Observer,
+    _grouped_median,
+    analyze_image,
+)
 from vision.render import random_scene, render_timevectors
 from vision.render_hand import HandSpec
 
@@ -138,6 +144,30 @@ def _stacked_pair(observer: Observer) -> tuple[int, int]:
         if fp.tier[far] == 0 and fp.tier[near] == 1 and fraction >= 0.7 and fp.in_image[far] == 1:
             return far, near
     pytest.skip("this camera sees no P/Q pair in line")  # pragma: no cover - geometry guarantees one
+
+
+def test_light_that_changed_unevenly_after_calibration_is_undone(scene):
+    """Light that now falls off the other way across the board (a lamp switched on at one
+    side) changes the two ends' brightness in opposite directions; the observer undoes it,
+    so two tokens of one set at opposite corners still read nearly as alike as under the
+    calibration's light (with channel gains alone their brightness difference moved by
+    more than one feature unit, the distance that tells two sets apart)."""
+    ends = (parse_point("A1S"), parse_point("H8S"))
+    tokens = dict.fromkeys(ends, 0)
+    turned = dataclasses.replace(
+        scene.style, gradient=0.35, gradient_angle_deg=scene.style.gradient_angle_deg + 180
+    )
+    differences = []
+    for style in (scene.style, turned):
+        image = scene.render(tokens, style=style)[1]
+        observer = Observer(scene.calibration)
+        assert observer.observe(image, compare_previous=False).tokens() == tokens
+        feats, change, _ = observer._change(observer._sample(image))
+        colour, _ = observer._measure_token_colours(
+            feats, change > FOREGROUND_DISTANCE, np.isin(np.arange(256), ends)
+        )
+        differences.append(colour[ends[0], 2] - colour[ends[1], 2])
+    assert abs(differences[1] - differences[0]) < 0.5
 
 
 def test_token_on_q_versus_p_at_the_same_image_position(scene):

@@ -1,0 +1,80 @@
+"""The frame's light against the reference: channel gains and a bounded brightness tilt,
+fitted robustly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vision.illumination import MAX_TILT, UNCHANGED, Light, LightField, coordinates
+
+SIZE = (640, 480)
+
+
+def _field(seed: int, n: int = 2000) -> tuple[LightField, np.ndarray, tuple]:
+    """A field over ``n`` random samples, the reference there and the samples' coordinates."""
+    rng = np.random.default_rng(seed)
+    flat = rng.choice(SIZE[0] * SIZE[1], n, replace=False)
+    reference = rng.uniform(40, 200, (n, 3)).astype(np.float32)
+    return LightField(SIZE, flat, reference), reference, coordinates(flat, SIZE)
+
+
+def _lit(reference: np.ndarray, light: Light, xy: tuple) -> np.ndarray:
+    return reference * light.gain * np.exp(light.brightness(*xy))[:, None]
+
+
+lights = st.tuples(
+    st.lists(st.floats(0.6, 1.5), min_size=3, max_size=3),
+    st.floats(-0.2, 0.2),
+    st.floats(-0.2, 0.2),
+).map(lambda v: Light(gain=np.array(v[0], np.float32), tilt=np.array(v[1:])))
+
+
+@settings(max_examples=40, deadline=None)
+@given(lights, st.integers(0, 10_000))
+def test_property_gains_and_a_smooth_light_change_are_recovered(light, seed):
+    field, reference, xy = _field(seed)
+    rng = np.random.default_rng(seed + 1)
+    frame = np.clip(_lit(reference, light, xy) + rng.normal(0, 1.5, reference.shape), 0, 255)
+    measured = field.measure(frame)
+    np.testing.assert_allclose(measured.gain, light.gain, rtol=0.02)
+    np.testing.assert_allclose(measured.tilt, light.tilt, atol=0.02)
+
+
+@settings(max_examples=40, deadline=None)
+@given(lights, st.integers(0, 10_000), st.floats(0.0, 0.3))
+def test_property_tokens_and_hands_are_not_taken_for_light(light, seed, share):
+    """Up to 30% of the samples changed for other reasons (new colours anywhere, a dark
+    blob on one side): the light is still measured on the rest."""
+    field, reference, xy = _field(seed)
+    rng = np.random.default_rng(seed + 2)
+    frame = _lit(reference, light, xy)
+    changed = rng.random(len(frame)) < share / 2
+    frame[changed] = rng.uniform(0, 255, (int(changed.sum()), 3))
+    left = xy[0] < -0.4  # a dark "hand" over the left side
+    hand = left & (rng.random(len(frame)) < share / 2 / max(left.mean(), 1e-9))
+    frame[hand] = rng.uniform(20, 60, (int(hand.sum()), 3))
+    measured = field.measure(np.clip(frame, 0, 255))
+    np.testing.assert_allclose(measured.gain, light.gain, rtol=0.03)
+    np.testing.assert_allclose(measured.tilt, light.tilt, atol=0.03)
+
+
+def test_the_tilt_is_bounded():
+    field, reference, xy = _field(3)
+    steep = Light(gain=np.ones(3, np.float32), tilt=np.array([0.8, 0.0]))
+    measured = field.measure(np.clip(_lit(reference, steep, xy), 0, 255))
+    assert np.hypot(*measured.tilt) == pytest.approx(MAX_TILT)
+
+
+def test_without_usable_samples_the_light_is_unchanged():
+    field, reference, _ = _field(4, n=30)
+    assert field.measure(reference * 1.2) is UNCHANGED
+
+
+def test_coordinates_span_the_image():
+    corners = np.array([0, SIZE[0] - 1, (SIZE[1] - 1) * SIZE[0], SIZE[0] * SIZE[1] - 1])
+    x, y = coordinates(corners, SIZE)
+    np.testing.assert_array_equal(x, [-1, 1, -1, 1])
+    np.testing.assert_array_equal(y, [-1, -1, 1, 1])

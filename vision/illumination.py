@@ -1,0 +1,93 @@
+"""How the light on the board changed since the empty-board reference.
+
+One gain per colour channel cancels a change of exposure or white balance. Real light
+also changes unevenly: the sun moves across a window, a lamp is switched on at one
+side, so one end of the board brightens more than the other. Over the board that
+change is smooth, so on top of the channel gains the log brightness is modelled as a
+plane over the image (a tilt), fitted robustly to sampled pixels: pixels that changed
+for other reasons (tokens, a hand) are outliers and are left out. The tilt is bounded,
+so nothing local (a hand resting on one side) can be explained away as light. A tilt
+scales all three channels of a pixel alike, so it moves only the brightness feature,
+never the chroma ones: applying it costs one multiply-add per pixel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from calibration.colours import lowest_channel, ratio_usable
+
+MAX_TILT = 0.35  # largest log-brightness change from the image centre to its edge
+MIN_SAMPLES = 50  # fewer usable samples than this: the light is unknown (no change)
+INLIER_SIGMAS = 2.5  # residuals beyond this many robust deviations are not the light
+MIN_BAND = 0.04  # ... but a band of at least this much log gain is always kept
+
+
+@dataclass(frozen=True)
+class Light:
+    """A frame's light against the reference: ``gain`` (B, G, R) at the image centre and
+    ``tilt``, the log-brightness slope along x and y (both running -1..1 across the image)."""
+
+    gain: np.ndarray
+    tilt: np.ndarray
+
+    def brightness(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Log-brightness factor of the tilt at coordinates ``x``, ``y`` (float32)."""
+        return np.float32(self.tilt[0]) * x + np.float32(self.tilt[1]) * y
+
+
+UNCHANGED = Light(gain=np.ones(3, np.float32), tilt=np.zeros(2))
+
+
+def coordinates(flat: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """float32 ``x``, ``y`` of flat working-image indices, from -1 to 1 across the image."""
+    width, height = size
+    rows, columns = np.divmod(flat, width)
+    x = columns / max(width - 1, 1) * 2.0 - 1.0
+    y = rows / max(height - 1, 1) * 2.0 - 1.0
+    return x.astype(np.float32), y.astype(np.float32)
+
+
+class LightField:
+    """Measures a frame's :class:`Light` on fixed sample pixels of the working image
+    (``sample_flat``, of an image of ``size``), whose empty-board BGR colours are
+    ``reference_samples``."""
+
+    def __init__(
+        self, size: tuple[int, int], sample_flat: np.ndarray, reference_samples: np.ndarray
+    ) -> None:
+        x, y = coordinates(sample_flat, size)
+        self._design = np.column_stack([np.ones(len(sample_flat)), x, y]).astype(np.float64)
+        reference = np.asarray(reference_samples, np.float32)
+        self._reference_ok = lowest_channel(reference) > 20  # dark: meaningless ratios
+        self._log_reference = np.log(np.maximum(reference, 1.0)).T.astype(np.float64)
+
+    def measure(self, frame_samples: np.ndarray) -> Light:
+        """The channel gains and the tilt that best map the reference samples onto this
+        frame's: the tilt from the mean log ratio of the channels (start from its median,
+        keep the samples near it, fit the plane, keep the samples near the plane, fit
+        again), then each channel's gain as its median ratio once the tilt is undone."""
+        frame = np.asarray(frame_samples, np.float32)
+        usable = self._reference_ok & ratio_usable(frame)
+        if np.count_nonzero(usable) < MIN_SAMPLES:
+            return UNCHANGED
+        log_ratio = np.log(frame[usable].T) - self._log_reference[:, usable]  # (3, m)
+        level = log_ratio.mean(axis=0)
+        design = self._design[usable]
+        plane = np.array([np.median(level), 0.0, 0.0])
+        kept = np.ones(len(level), bool)
+        for _ in range(2):
+            residual = level - design @ plane
+            band = max(INLIER_SIGMAS * 1.4826 * float(np.median(np.abs(residual))), MIN_BAND)
+            inliers = np.abs(residual) <= band
+            if np.count_nonzero(inliers) < MIN_SAMPLES:
+                break
+            kept = inliers
+            chosen = design[kept]
+            plane = np.linalg.solve(chosen.T @ chosen, chosen.T @ level[kept])
+        tilt = plane[1:] * min(1.0, MAX_TILT / max(float(np.hypot(*plane[1:])), 1e-12))
+        untilted = log_ratio[:, kept] - (design[kept, 1:] @ tilt)
+        gain = np.exp(np.median(untilted, axis=1)).astype(np.float32)
+        return Light(gain=gain, tilt=tilt)
