@@ -88,12 +88,9 @@ def reference_image(calibration: Any) -> np.ndarray | None:
 
 @dataclasses.dataclass(frozen=True)
 class ObserverCalibration:
-    """What the observer reads off a calibration, with the reference as a full-size image.
-
-    Calibration files keep a downscaled JPEG of the empty board (or a path to one);
-    the observer compares it pixel by pixel with frames, so it gets it decoded and
-    at the camera's resolution.
-    """
+    """What the observer reads off a calibration: the camera, the board, the empty-board
+    reference decoded (as stored: the observer reads frames at the reference's resolution,
+    so scaling it up first would only blur it) and the palette."""
 
     camera: Any
     spec: Any
@@ -103,9 +100,6 @@ class ObserverCalibration:
     @classmethod
     def of(cls, calibration: Any) -> ObserverCalibration:
         reference = reference_image(calibration)
-        size = tuple(calibration.camera.image_size)
-        if reference is not None and (reference.shape[1], reference.shape[0]) != size:
-            reference = cv2.resize(reference, size, interpolation=cv2.INTER_LINEAR)
         palette = getattr(calibration, "palette_rgb", None) or getattr(calibration, "palette", None)
         return cls(calibration.camera, calibration.spec, reference, palette)
 

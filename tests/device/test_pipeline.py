@@ -460,3 +460,18 @@ def test_three_move_equalization_through_frames_and_the_operators_choice() -> No
     ]
     assert h.pipeline.game.turn_color() == 1  # the pair was chosen: the first player moves
     assert types(h.place(board, "D4S", 1)) == ["move"]
+
+
+def test_the_live_observer_reads_the_reference_as_stored() -> None:
+    """The live pipeline reads frames exactly as ``boardcam analyze`` reads a picture: the
+    calibration's reference goes to the observer as stored. (Scaled up to the camera's size
+    and shrunk back by the observer, it came out blurred, and live games read about three
+    times as many points wrong as the still-picture bench.)"""
+    from device.commands.analyze import still_scene
+    from device.pipeline import make_observer
+    from vision.observer import Observer
+
+    _, _, image, calibration = still_scene(3, (1280, 960), cast=False)
+    live = make_observer(calibration).observe(image, compare_previous=False)
+    still = Observer(calibration).observe(image, compare_previous=False)
+    np.testing.assert_array_equal(live.probs, still.probs)
