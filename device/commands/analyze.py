@@ -318,7 +318,7 @@ def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> _StreamTimin
     import numpy as np
 
     from calibration.spec import load_spec
-    from vision.observer import Observer
+    from device.pipeline import make_observer
     from vision.render import random_scene, render_timevectors
     from vision.render_hand import HandSpec
     from vision.tracker import Tracker
@@ -332,7 +332,7 @@ def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> _StreamTimin
         rng = np.random.default_rng(game_seed)
         empty = render_timevectors(camera, spec, {}, colours, scene=style, seed=game_seed)
         reference = _with_noise(empty.image_bgr, style.noise_sigma, rng)
-        observer = Observer(_calibration(camera, spec, reference))
+        observer = make_observer(_calibration(camera, spec, reference))  # as a live game reads
         tracker = Tracker(stable_frames=3)
         rendered = _Renderings(camera, style, colours, game_seed)
 
