@@ -58,11 +58,10 @@ class LightField:
     def __init__(
         self, size: tuple[int, int], sample_flat: np.ndarray, reference_samples: np.ndarray
     ) -> None:
-        x, y = coordinates(sample_flat, size)
-        self._design = np.column_stack([np.ones(len(sample_flat)), x, y]).astype(np.float64)
+        self._x, self._y = coordinates(sample_flat, size)
         reference = np.asarray(reference_samples, np.float32)
         self._reference_ok = lowest_channel(reference) > 20  # dark: meaningless ratios
-        self._log_reference = np.log(np.maximum(reference, 1.0)).T.astype(np.float64)
+        self._log_reference = np.log(np.maximum(reference, 1.0))
 
     def measure(self, frame_samples: np.ndarray) -> Light:
         """The channel gains and the tilt that best map the reference samples onto this
@@ -70,24 +69,39 @@ class LightField:
         keep the samples near it, fit the plane, keep the samples near the plane, fit
         again), then each channel's gain as its median ratio once the tilt is undone."""
         frame = np.asarray(frame_samples, np.float32)
-        usable = self._reference_ok & ratio_usable(frame)
-        if np.count_nonzero(usable) < MIN_SAMPLES:
+        usable = np.flatnonzero(self._reference_ok & ratio_usable(frame))
+        if len(usable) < MIN_SAMPLES:
             return UNCHANGED
-        log_ratio = np.log(frame[usable].T) - self._log_reference[:, usable]  # (3, m)
-        level = log_ratio.mean(axis=0)
-        design = self._design[usable]
-        plane = np.array([np.median(level), 0.0, 0.0])
+        log_ratio = np.log(frame[usable]) - self._log_reference[usable]  # (m, 3)
+        channels = [np.ascontiguousarray(log_ratio[:, k]) for k in range(3)]
+        level = (channels[0] + channels[1] + channels[2]) / np.float32(3.0)
+        x, y = self._x[usable], self._y[usable]
+        plane = np.array([_median(level), 0.0, 0.0])
         kept = np.ones(len(level), bool)
         for _ in range(2):
-            residual = level - design @ plane
-            band = max(INLIER_SIGMAS * 1.4826 * float(np.median(np.abs(residual))), MIN_BAND)
-            inliers = np.abs(residual) <= band
+            residual = np.abs(level - (plane[0] + plane[1] * x + plane[2] * y))
+            band = max(INLIER_SIGMAS * 1.4826 * _median(residual), MIN_BAND)
+            inliers = residual <= band
             if np.count_nonzero(inliers) < MIN_SAMPLES:
                 break
             kept = inliers
-            chosen = design[kept]
-            plane = np.linalg.solve(chosen.T @ chosen, chosen.T @ level[kept])
+            plane = _plane(x[kept], y[kept], level[kept])
         tilt = plane[1:] * min(1.0, MAX_TILT / max(float(np.hypot(*plane[1:])), 1e-12))
-        untilted = log_ratio[:, kept] - (design[kept, 1:] @ tilt)
-        gain = np.exp(np.median(untilted, axis=1)).astype(np.float32)
-        return Light(gain=gain, tilt=tilt)
+        slope = np.float32(tilt[0]) * x[kept] + np.float32(tilt[1]) * y[kept]
+        gain = np.exp([_median(channel[kept] - slope) for channel in channels])
+        return Light(gain=gain.astype(np.float32), tilt=tilt)
+
+
+def _median(values: np.ndarray) -> float:
+    """The (upper) median of a 1-D array, by partition (np.median does more than needed)."""
+    middle = len(values) // 2
+    return float(np.partition(values, middle)[middle])
+
+
+def _plane(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Least-squares ``a + b x + c y`` through the samples, from its normal equations."""
+    x64, y64, z64 = x.astype(np.float64), y.astype(np.float64), z.astype(np.float64)
+    sx, sy = x64.sum(), y64.sum()
+    sxy = x64 @ y64
+    normal = np.array([[len(x64), sx, sy], [sx, x64 @ x64, sxy], [sy, sxy, y64 @ y64]])
+    return np.linalg.solve(normal, np.array([z64.sum(), x64 @ z64, y64 @ z64]))
