@@ -256,6 +256,7 @@ class Pipeline:
         self._referee = Referee(game, new_game=self._fresh_game_factory(game))
         self._last_observation: Observation | None = None
         self._last_frame: int | None = None
+        self._last_frame_time: float | None = None
         self._last_drift_check: float | None = None
         self._last_drift_frame: int | None = None
         self._needs_recalibration = False
@@ -288,6 +289,7 @@ class Pipeline:
             observation = self._observer.observe(frame.image)
             self._last_observation = observation
             self._last_frame = frame.seq
+            self._last_frame_time = frame.timestamp
             out = self._watch_camera(observation, frame)
             if self._needs_recalibration:
                 return self._stamp(out, stamp)
@@ -449,6 +451,7 @@ class Pipeline:
                 "tokens": {name(p): c for p, c in sorted(obs.tokens().items())} if obs else {},
                 "hidden": [name(p) for p in obs.hidden()] if obs else [],
                 "hand": bool(obs.hand_present) if obs else False,
+                "hand_seconds": self._hand_seconds(),
                 "mismatch": [name(p) for p in self._referee.mismatch_points()],
                 "pending": pending,
                 "observation": None
@@ -464,6 +467,12 @@ class Pipeline:
                     "last_shift_px": self._last_shift_px,
                 },
             }
+
+    def _hand_seconds(self) -> float:
+        """How long a "hand" has been in view without a break, in frame time (0: none)."""
+        if self._hand_since is None or self._last_frame_time is None:
+            return 0.0
+        return round(max(0.0, self._last_frame_time - self._hand_since), 1)
 
     # -- operator actions ---------------------------------------------------------------------
     def accept(self) -> list[Event]:

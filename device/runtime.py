@@ -54,6 +54,7 @@ FAILED_AFTER = 5
 STALL_SECONDS = 10.0
 ALERT_HISTORY = 50
 SUBSCRIBER_QUEUE = 256
+HAND_STATE_EVERY_S = 10.0  # while a "hand" stays in view, phones get a fresh state this often
 #: Cap of the support bundle's frame buffer (a minute of 1280x960 JPEGs at 4 fps is ~25 MiB).
 RECENT_MAX_BYTES = 48 * 2**20
 
@@ -147,6 +148,7 @@ class Runtime:
         self._latest_jpeg_raw: bytes | None = None
         self._annotated: tuple[tuple[int, int], bytes] | None = None
         self._version = 0  # bumped whenever the state changes (annotation cache key)
+        self._view_key: tuple[bool, int] = (False, 0)  # hand in view, and for how long
         self._frame_times: deque[float] = deque(maxlen=20)  # capture times of the last frames
         self._processed_times: deque[float] = deque(maxlen=20)
         self._skipped = 0  # frames replaced by a newer one before the pipeline got to them
@@ -371,7 +373,20 @@ class Runtime:
                     logger.exception("pipeline failed on frame %s", frame.seq)
                 self._follow_pipeline_calibration()
             self._version += 1
-            return self._handle(events, snapshot=jpeg)
+            records = self._handle(events, snapshot=jpeg)
+            self._announce_view()
+            return records
+
+    def _announce_view(self) -> None:
+        """Phones follow a hand coming and going, and how long it has stayed, even when no
+        event comes of it: a fresh state when that changes (every ``HAND_STATE_EVERY_S``
+        while it stays). Called with the lock held."""
+        seen = self._pipeline.state() if self._pipeline is not None else {}
+        seconds = float(seen.get("hand_seconds", 0.0))
+        key = (bool(seen.get("hand", False)), int(seconds // HAND_STATE_EVERY_S))
+        if key != self._view_key:
+            self._view_key = key
+            self._broadcast([self._state_record()])
 
     def _remember(self, now: float, jpeg: bytes, plies: int) -> None:
         """Keep the last ``bundle_seconds`` of frames, and never more than :data:`RECENT_MAX_BYTES`."""
@@ -515,6 +530,7 @@ class Runtime:
                 mismatch=game_view.names(seen.get("mismatch", ())),
                 hidden=game_view.names(seen.get("hidden", ())),
                 hand=bool(seen.get("hand", False)),
+                hand_seconds=float(seen.get("hand_seconds", 0.0)),
                 seen=dict(seen.get("tokens", {})),
                 pending=seen.get("pending"),
                 players=self._players,

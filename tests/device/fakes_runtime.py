@@ -87,9 +87,11 @@ class NameReadingPipeline:
         self.game = game
         self.game_id = game_id
         self.seen_frames: list[int] = []
+        self.hand = False  # frames named "hand" show one
 
     def process(self, frame: Frame) -> list[Event]:
         self.seen_frames.append(frame.seq)
+        self.hand = frame.name == "hand"
         if ":" not in frame.name:
             return []
         move = Move.parse(frame.name)
@@ -106,7 +108,7 @@ class NameReadingPipeline:
         return events
 
     def state(self) -> dict[str, Any]:
-        return {"tokens": {}, "hidden": [], "hand": False, "mismatch": [], "pending": None}
+        return {"tokens": {}, "hidden": [], "hand": self.hand, "mismatch": [], "pending": None}
 
     def undo(self) -> list[Event]:
         move = self.game.pop()

@@ -475,3 +475,14 @@ def test_the_live_observer_reads_the_reference_as_stored() -> None:
     live = make_observer(calibration).observe(image, compare_previous=False)
     still = Observer(calibration).observe(image, compare_previous=False)
     np.testing.assert_array_equal(live.probs, still.probs)
+
+
+def test_state_says_how_long_a_hand_has_been_in_view() -> None:
+    h = Harness()
+    h.show({}, frames=2)
+    assert h.pipeline.state()["hand_seconds"] == 0.0
+    h.show({}, frames=9, hand=True)  # frames 2..10: in view from t = 0.5 to t = 2.5
+    state = h.pipeline.state()
+    assert state["hand"] is True and state["hand_seconds"] == 2.0
+    h.show({}, frames=1)
+    assert h.pipeline.state()["hand_seconds"] == 0.0

@@ -32,7 +32,7 @@ from tests.device.fakes_runtime import WINNING_NAMES, NameReadingPipeline, Scrip
 
 STATE_KEYS = {
     "board", "game_id", "tokens", "turn", "winner", "result", "alerts", "camera", "last_move", "threats",
-    "mismatch", "hidden", "hand", "seen", "pending", "players", "names", "opening", "moves", "calibration",
+    "mismatch", "hidden", "hand", "hand_seconds", "seen", "pending", "players", "names", "opening", "moves", "calibration",
     "phase", "legal_colors", "to_act", "player_colors",
 }
 
@@ -109,6 +109,27 @@ def test_a_game_is_played_persisted_and_announced(store):
     assert len(moves) == 7 and all(m.snapshot.startswith(b"\xff\xd8") for m in moves)
     unsubscribe()
     assert runtime.subscriber_count == 0
+
+
+def test_phones_hear_of_a_hand_coming_and_going_without_an_event(store):
+    runtime = make_runtime(store, ScriptedSource(["empty", "hand", "hand", "empty"], fps=10))
+    client, unsubscribe = runtime.subscribe()
+    client.get_nowait()  # the state on subscribing
+    runtime.start()
+    try:
+        wait_for(lambda: runtime._pipeline.seen_frames[-1:] == [3])
+    finally:
+        runtime.stop()
+    records = []
+    while not client.empty():
+        record = client.get_nowait()
+        if record is not None:
+            records.append(record)
+    assert {r["type"] for r in records} <= {"state", "camera_status"}  # no game event
+    hands = [r["state"]["hand"] for r in records if r["type"] == "state"]
+    changes = [h for i, h in enumerate(hands) if i == 0 or h != hands[i - 1]]
+    assert changes[-2:] == [True, False]
+    unsubscribe()
 
 
 class CheckingSink(Sink):

@@ -98,6 +98,7 @@ class FakeRuntime:
         self.hidden: list[str] = []
         self.threats: dict[str, list[str]] = {}
         self.camera = {"status": "ok", "description": "fake camera", "fps": 4.0}
+        self.hand_seconds: float | None = None  # a "hand" in view for this long (None: none)
 
     def publish(self, record: dict[str, Any]) -> list[dict[str, Any]]:
         """Send one record to every subscriber, followed by a fresh state record (as the runtime does)."""
@@ -204,6 +205,8 @@ class FakeRuntime:
             "mismatch": list(self.mismatch),
             "pending": None if self.pending is None else dict(self.pending),
             "hidden": list(self.hidden),
+            "hand": self.hand_seconds is not None,
+            "hand_seconds": self.hand_seconds or 0.0,
             "players": self.players,
             "names": list(self.names or []),
             "opening": self.opening,

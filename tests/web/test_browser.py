@@ -276,6 +276,27 @@ def test_camera_trouble_is_said_on_the_camera_view(phone_page, live_server):
     overlay.wait_for(state="hidden")
 
 
+def test_a_hand_over_the_board_is_said_and_one_that_stays_too_long_is_explained(
+    phone_page, live_server
+):
+    page, runtime = phone_page, live_server.runtime
+    open_dashboard(page, live_server)
+    note = page.locator("#hand-note")
+    assert note.is_hidden()
+    runtime.hand_seconds = 2.0
+    runtime.publish({"type": "camera_status", "frame": None, "status": "ok"})
+    note.wait_for(state="visible")
+    assert note.inner_text() == "Hand over the board: moves are read once it has gone."
+    assert "warn" not in note.get_attribute("class")
+    runtime.hand_seconds = 41.0
+    runtime.publish({"type": "camera_status", "frame": None, "status": "ok"})
+    page.wait_for_selector("#hand-note.warn")
+    assert "covered for 41 s" in note.inner_text() and "recalibrate" in note.inner_text()
+    runtime.hand_seconds = None
+    runtime.publish({"type": "camera_status", "frame": None, "status": "ok"})
+    note.wait_for(state="hidden")
+
+
 def cell_centres(page) -> dict[str, tuple[float, float]]:
     boxes = page.locator("#board rect.cell").evaluate_all(
         "cells => cells.map(c => { const b = c.getBoundingClientRect();"

@@ -90,6 +90,22 @@ function renderStatus(s) {
   cameraProblem = ["reconnecting", "failed", "ended"].includes(status)
     ? `Camera ${status}${camera.message ? `: ${camera.message}` : ""}` : null;
   showCameraOverlay();
+  renderHandNote(s);
+}
+
+// No hand stays over the board this long: past it, something else keeps the board unread.
+const COVERED_TOO_LONG_S = 30;
+
+function renderHandNote(s) {
+  const note = $("hand-note");
+  const seconds = Number(s.hand_seconds || 0);
+  const tooLong = seconds >= COVERED_TOO_LONG_S;
+  note.hidden = !s.hand;
+  note.classList.toggle("warn", tooLong);
+  note.textContent = tooLong
+    ? `Part of the board has looked covered for ${Math.round(seconds)} s, so no move is read. ` +
+      "If nothing is over it, the light or the scene has changed since calibration: recalibrate."
+    : "Hand over the board: moves are read once it has gone.";
 }
 
 function showCameraOverlay() {
