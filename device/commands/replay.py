@@ -23,6 +23,7 @@ from typing import Any, TextIO
 
 from device import events as ev
 from device.events import Event
+from rules.timevectors.config import CHOOSING
 
 logger = logging.getLogger(__name__)
 
@@ -72,6 +73,14 @@ def register(
         help="opening protocol (default none)",
     )
     parser.add_argument(
+        "--choose",
+        type=int,
+        choices=(0, 1),
+        metavar="COLOUR",
+        help="3meq: the colour (0 or 1) the second player chooses once the three opening "
+        "tokens are down (a camera cannot see a choice; without it the replay stops there)",
+    )
+    parser.add_argument(
         "--fps",
         type=float,
         default=DEFAULT_FPS,
@@ -119,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
             palette_path=args.palette,
             players=args.players,
             opening=args.opening,
+            choose=args.choose,
             fps=args.fps,
             as_json=args.json,
             out=sys.stdout,
@@ -189,6 +199,7 @@ def replay(
     palette_path: Path | None = None,
     players: int = 2,
     opening: str = "none",
+    choose: int | None = None,
     fps: float = DEFAULT_FPS,
     as_json: bool = False,
     out: TextIO = sys.stdout,
@@ -211,6 +222,8 @@ def replay(
 
     if fps <= 0:
         raise ReplayError(f"--fps must be positive, not {fps:g}")
+    if choose is not None and (board != "timevectors" or opening != "3meq"):
+        raise ReplayError("--choose is the colour choice of a 3meq opening (--opening 3meq)")
     faces: list[str] | None = None
     if board == "gryb":
         game, faces = _new_gryb_game(game_name, rolls)
@@ -249,6 +262,8 @@ def replay(
             logger.warning("skipping frame %s: %s", path, exc)
             skipped += 1
             continue
+        if choose is not None and getattr(pipeline.game, "phase", None) == CHOOSING:
+            events += pipeline.choose_colour(choose)  # the second player's choice, as told
         for event in events:
             print(
                 json.dumps(event.to_record()) if as_json else describe(event), file=out, flush=True

@@ -218,6 +218,25 @@ def test_camera_bump_is_refitted_and_play_goes_on(
     )
 
 
+def test_3meq_opening_with_the_colour_choice_told(
+    tmp_path, capsys, renderers, calibration_file, palette_file
+) -> None:
+    """Three opening tokens (a pair and a single); the second player's choice, which no
+    camera sees, comes from ``--choose`` as an operator's would; then the game goes on."""
+    script = Script(still_frames=4).still(3).place(("A1P", 0)).place(("B2Q", 0)).place(("C3R", 1))
+    script = script.place(("D4S", 1))  # the single colour moves next whichever was chosen
+    still = write_frames(tmp_path / "f", [(renderers["plain"], script.shots)])
+    extra = ("--palette", str(palette_file), "--opening", "3meq", "--choose", "0")
+    records = replay(capsys, calibration_file, tmp_path / "f", *extra)
+    choice = {"type": "move", "kind": "choose", "color": 0, "frame": None}
+    assert {k: v for k, v in records[3].items() if k != "time"} == choice
+    check(
+        records[:3] + records[4:],
+        still,
+        [move("A1P", 0), move("B2Q", 0), move("C3R", 1), move("D4S", 1)],
+    )
+
+
 def test_mid_game_frames(tmp_path, capsys, renderers, calibration_file, palette_file) -> None:
     # A recording that starts with three tokens already on the board (a support bundle).
     script = Script(still_frames=4)
@@ -371,6 +390,10 @@ class TestReplayInput:
             == 2
         )
         assert "two single players" in capsys.readouterr().err
+        status = main(
+            ["replay", "--calibration", str(calibration_file), "--choose", "1", str(tmp_path / "f")]
+        )
+        assert status == 2 and "--opening 3meq" in capsys.readouterr().err
         with pytest.raises(SystemExit) as exc:
             main(
                 [
