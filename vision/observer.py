@@ -16,12 +16,13 @@ arrays precomputed in :mod:`vision.footprint`):
    the empty point on P in line with it, the change counts once). Points with a
    little change but no token are checked against the learned token colours: a
    token the table's colour changes the picture little but matches its set, and
-   its plain top hides the printed texture under it; where most of such a point's core
-   changed a little, pixel pairs straddling its token's rim that now contrast beyond the
-   noise (an outline the empty board lacks) take it too. Unchanged pixels behind a
-   printed line of a plate above count neither for nor against a token. A point taken
-   on a sliver beside farther tokens whose sliver is not the colour of the rest of its
-   core is dropped (a token is one colour all over).
+   its plain top hides the printed texture under it (judged clear of the printed lines
+   and lit cut edges of the plates above, which lie in front of it); where most of such a
+   point's core changed a little, pixel pairs straddling its token's rim that now contrast
+   beyond the noise (an outline the empty board lacks) take it too. Unchanged pixels
+   behind a printed line or the cut edge of a plate above count neither for nor against
+   a token. A point taken on a sliver beside farther tokens whose sliver is not the
+   colour of the rest of its core is dropped (a token is one colour all over).
 4. Change the accepted tokens do not explain, in a blob larger than a couple of
    tokens (against the empty board, or weaker change against the last calm
    frame), or motion since the last frame, is a hand.
@@ -264,6 +265,7 @@ class Observer:
         self._core_behind_line = (
             fp.line_tier[positions[self._core.index]] > fp.tier[self._core.point]
         )
+        self._top_behind_line = fp.line_tier[positions[self._top.index]] > fp.tier[self._top.point]
         pairs = fp.overlap[fp.overlap[:, 2] >= 0.5]
         self._nms_far = pairs[:, 0].astype(np.int64)
         self._nms_near = pairs[:, 1].astype(np.int64)
@@ -576,13 +578,17 @@ class Observer:
     def _texture_replaced(self, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Points whose top disc had printed texture (grid lines) in the reference that the
         frame no longer follows: a shadow darkens texture and keeps it, a token hides it.
-        Measured as the correlation of frame and reference brightness over the top disc.
-        Also which of them are now plain (their brightness spread mostly gone): an opaque
-        surface covers the whole disc there, not a hand's edge or a nearer token's rim."""
+        Measured as the correlation of frame and reference brightness over the top disc,
+        clear of the printed lines and cut edges of the plates above (they lie in front of a
+        token and keep their look whatever it holds). Also which of them are now plain (their
+        brightness spread mostly gone): an opaque surface covers the whole disc there, not a
+        hand's edge or a nearer token's rim."""
         if self._ref_features is None:
             return np.zeros(N_POINTS, bool), np.zeros(N_POINTS, bool)
-        pts, idx = self._top.point, self._top.index
-        n = np.maximum(self._top.count, 1)
+        clear = ~self._top_behind_line
+        pts, idx = self._top.point[clear], self._top.index[clear]
+        count = np.bincount(pts, minlength=N_POINTS)
+        n = np.maximum(count, 1)
         f, r = feats[idx, 2].astype(np.float64), self._ref_features[idx, 2].astype(np.float64)
 
         def mean(values: np.ndarray) -> np.ndarray:
@@ -594,7 +600,7 @@ class Observer:
         cov = mean(f * r) - mf * mr
         textured = var_r >= TEXTURE_STD**2
         follows = cov >= TEXTURE_KEPT * np.sqrt(var_r * var_f) + 1e-12
-        replaced = textured & ~follows & (self._top.count >= 8)
+        replaced = textured & ~follows & (count >= 8)
         return replaced, replaced & (var_f <= TEXTURE_FLAT**2 * var_r)
 
     def _read_tokens(
