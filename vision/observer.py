@@ -14,12 +14,13 @@ arrays precomputed in :mod:`vision.footprint`):
    choose the set of tokens that explains the change best (:mod:`vision.explain`:
    where two points' tokens would cover the same image area, as a token on Q and
    the empty point on P in line with it, the change counts once). Points with a
-   little change but no token are checked against the learned token colours: a
-   token the table's colour changes the picture little but matches its set, and
-   its plain top hides the printed texture under it (judged clear of the printed lines
-   and lit cut edges of the plates above, which lie in front of it); where most of such a
-   point's core changed a little, pixel pairs straddling its token's rim that now contrast
-   beyond the noise (an outline the empty board lacks) take it too. Unchanged pixels
+   little change no accepted token explains are checked against the learned token
+   colours: a token the table's colour changes the picture little but matches its
+   set, and its plain top hides the printed texture under it (judged clear of the
+   printed lines and lit cut edges of the plates above, which lie in front of it);
+   where most of such a point's core changed a little, pixel pairs straddling its
+   token's rim that now contrast beyond the noise (an outline the empty board lacks)
+   take it too. Unchanged pixels
    behind a printed line or the cut edge of a plate above count neither for nor against
    a token. A point taken on a sliver beside farther tokens whose sliver is not the
    colour of the rest of its core is dropped (a token is one colour all over).
@@ -621,7 +622,8 @@ class Observer:
         where a point with its texture replaced counts darkening in full. Points with
         some change but no token are then checked against the known token colours, and
         the board is read again if that raises any of them (``changed``: the pixels that
-        differ from the empty board by more than the sensor noise). A ``still`` picture
+        differ from the empty board by more than the sensor noise; pixels an accepted
+        token covers are its own and are not asked about). A ``still`` picture
         first learns the colours from its own clearest tokens.
         """
         reading = self._selector.select(evidence, core_evidence)
@@ -630,8 +632,10 @@ class Observer:
         undecided = reading.active & ~reading.accepted
         if not undecided.any():
             return reading
-        # Pixels within the sensor noise of the empty board are explained by it.
-        asked = undecided[self._core.point] & changed[self._core.index]
+        # Pixels within the sensor noise of the empty board are explained by it, and those an
+        # accepted token covers by that token (the change counts once).
+        taken = self._paint(self._silhouette, reading.accepted)
+        asked = undecided[self._core.point] & changed[self._core.index] & ~taken[self._core.index]
         colour_evidence = self._colour_evidence(feats, asked)
         boosted = core_evidence
         if colour_evidence is not None:

@@ -454,3 +454,17 @@ def test_a_token_behind_the_lit_edge_of_a_plate_above_is_found(seed, size, cast,
         assert states[point] >= 0, name
     empty = (truth_states(tokens) < 0) & (rendered.visibility >= 0.5)
     assert not (states[empty] >= 0).any()
+
+
+def test_token_coloured_pixels_another_token_explains_do_not_raise_a_point():
+    """The colour check asks only about change no accepted token explains: the pink token on
+    A4P matches its set's colour, and so do the pixels of the empty point C4Q in front of it
+    that show it; they must not make C4Q a token that takes A4P's place (a scene of the
+    vision bench where they did)."""
+    tokens, rendered, image, calibration = still_scene(50, (1640, 1232), cast=True)
+    far, near = parse_point("A4P"), parse_point("C4Q")
+    assert far in tokens and near not in tokens
+    assert rendered.visibility[far] >= 0.5 and rendered.visibility[near] >= 0.5
+    states = Observer(calibration).observe(image, compare_previous=False).states()
+    assert states[far] >= 0
+    assert states[near] < 0
