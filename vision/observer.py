@@ -22,8 +22,12 @@ arrays precomputed in :mod:`vision.footprint`):
    token's rim that now contrast beyond the noise (an outline the empty board lacks)
    take it too. Unchanged pixels
    behind a printed line or the cut edge of a plate above count neither for nor against
-   a token. A point taken on a sliver beside farther tokens whose sliver is not the
-   colour of the rest of its core is dropped (a token is one colour all over).
+   a token. An accepted point and the unaccepted nearer point in line with it (whose
+   token would hide it) are judged again once the tokens around them are explained: in
+   the first round a crowded point's ring is full of its neighbours' change, and the
+   nearer one takes the place where it now explains the change better. A point taken
+   on a sliver beside farther tokens whose sliver is not the colour of the rest of its
+   core is dropped (a token is one colour all over).
 4. Change the accepted tokens do not explain, in a blob larger than a couple of
    tokens (against the empty board, or weaker change against the last calm
    frame), or motion since the last frame, is a hand.
@@ -54,7 +58,15 @@ from calibration.colours import (
     pair_distance,
 )
 from calibration.plate_colour import corrected, estimate_plate_loss
-from vision.explain import EVIDENCE_THRESHOLD, MIN_SCORE, RING_WEIGHT, Selection, TokenSelector
+from vision.explain import (
+    EVIDENCE_THRESHOLD,
+    MIN_OPEN_PIXELS,
+    MIN_OPEN_SHARE,
+    MIN_SCORE,
+    RING_WEIGHT,
+    Selection,
+    TokenSelector,
+)
 from vision.footprint import N_POINTS, Footprints, PixelSets, build_footprints, working_size
 from vision.hands import HandGrid, MotionDetector
 from vision.observation import FrameError, Observation, check_frame
@@ -262,6 +274,7 @@ class Observer:
             fp.tier[self._silhouette.point[order]].astype(np.int8),
         )
         self._selector = TokenSelector(self._core, self._ring, self._silhouette, len(positions))
+        self._min_open = np.maximum(MIN_OPEN_PIXELS, MIN_OPEN_SHARE * self._core.count)
         # Core pixels a printed line of a plate above crosses: the line hides the token there.
         self._core_behind_line = (
             fp.line_tier[positions[self._core.index]] > fp.tier[self._core.point]
@@ -631,7 +644,7 @@ class Observer:
             self._read_colours(feats, foreground, reading.accepted, learn=True)
         undecided = reading.active & ~reading.accepted
         if not undecided.any():
-            return reading
+            return self._nearer_in_line(evidence, core_evidence, reading)
         # Pixels within the sensor noise of the empty board are explained by it, and those an
         # accepted token covers by that token (the change counts once).
         taken = self._paint(self._silhouette, reading.accepted)
@@ -646,11 +659,71 @@ class Observer:
         if outlined.any():
             boosted = np.where(asked & outlined[self._core.point], np.float32(1.0), boosted)
         if boosted is core_evidence:
-            return reading
+            return self._nearer_in_line(evidence, core_evidence, reading)
         raised = np.bincount(self._core.point, weights=boosted - core_evidence, minlength=N_POINTS)
         if not (raised >= COLOUR_RAISE * self._core.count).any():
+            return self._nearer_in_line(evidence, core_evidence, reading)
+        return self._nearer_in_line(evidence, boosted, self._selector.select(evidence, boosted))
+
+    def _nearer_in_line(
+        self, evidence: np.ndarray, core_evidence: np.ndarray, reading: Selection
+    ) -> Selection:
+        """Judge each accepted point against the unaccepted nearer point in line with it (whose
+        token would hide most of its top) once more, now that the tokens around them are
+        explained. Both cores see the same change; what tells them apart is the ring around
+        each, and in the first round the ring of a point in a crowd is still full of its
+        neighbours' change. Scored as the selection scores (mean net core evidence less the
+        ring penalty) over the pixels no other accepted token covers, the nearer point takes
+        the farther one's place where it now explains the change better (the farther token,
+        if any, is then hidden behind it)."""
+        accepted = reading.accepted
+        pair = accepted[self._nms_far] & ~accepted[self._nms_near] & reading.active[self._nms_near]
+        if not pair.any():
             return reading
-        return self._selector.select(evidence, boosted)
+        far, near = self._nms_far[pair], self._nms_near[pair]
+        others = accepted.copy()
+        others[far] = False
+        uncovered = ~self._paint(self._silhouette, others)
+        score, open_core = self._scores(evidence, core_evidence, uncovered)
+        better = (
+            (score[near] > score[far])
+            & (score[near] >= MIN_SCORE)
+            & (open_core[near] >= self._min_open[near])
+        )
+        if not better.any():
+            return reading
+        # One nearer point per farther one: the best.
+        far, near = far[better], near[better]
+        order = np.lexsort((-score[near], far))
+        far, near = far[order], near[order]
+        first = np.concatenate([[True], far[1:] != far[:-1]])
+        far, near = far[first], near[first]
+        logger.debug("nearer points in line taken: %s for %s", near.tolist(), far.tolist())
+        accepted = accepted.copy()
+        accepted[far] = False
+        accepted[near] = True
+        new_score, new_open = reading.score.copy(), reading.open_core.copy()
+        new_score[near], new_open[near] = score[near], open_core[near]
+        return Selection(
+            accepted=accepted, score=new_score, open_core=new_open, active=reading.active
+        )
+
+    def _scores(
+        self, evidence: np.ndarray, core_evidence: np.ndarray, uncovered: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Per point, the selection's score over the ``uncovered`` gathered pixels (mean net
+        core evidence less the weighted mean ring evidence) and how many core pixels that was."""
+        core, ring = self._core, self._ring
+        core_open = uncovered[core.index]
+        n_core = np.bincount(core.point, weights=core_open, minlength=N_POINTS)
+        net = (core_evidence - EVIDENCE_THRESHOLD) * core_open
+        core_mean = np.bincount(core.point, weights=net, minlength=N_POINTS) / np.maximum(n_core, 1)
+        ring_open = uncovered[ring.index]
+        n_ring = np.bincount(ring.point, weights=ring_open, minlength=N_POINTS)
+        ring_sum = np.bincount(
+            ring.point, weights=evidence[ring.index] * ring_open, minlength=N_POINTS
+        )
+        return core_mean - RING_WEIGHT * ring_sum / np.maximum(n_ring, 1), n_core
 
     def _outlined(self, accepted: np.ndarray, asked: np.ndarray) -> np.ndarray:
         """Which of the ``asked`` points show a token's outline: most pixel pairs straddling the

@@ -468,3 +468,18 @@ def test_token_coloured_pixels_another_token_explains_do_not_raise_a_point():
     states = Observer(calibration).observe(image, compare_previous=False).states()
     assert states[far] >= 0
     assert states[near] < 0
+
+
+def test_a_near_token_in_line_with_a_far_one_is_judged_again_once_its_neighbours_are_explained():
+    """F7Q's token hides F5P's entirely, and both points' cores see the same change; in the
+    first round F7Q's ring is still full of its neighbours' change and F5P takes the pixels.
+    Judged again against the tokens around them, F7Q explains the change better (a crowded
+    scene of the vision bench)."""
+    tokens, rendered, image, calibration = still_scene(66, (1640, 1232), cast=True)
+    near, far = parse_point("F7Q"), parse_point("F5P")
+    assert near in tokens and rendered.visibility[near] >= 0.5 and rendered.visibility[far] < 0.5
+    observation = Observer(calibration).observe(image, compare_previous=False)
+    assert observation.states()[near] >= 0
+    assert observation.visibility[far] < 0.5
+    empty = (truth_states(tokens) < 0) & (rendered.visibility >= 0.5)
+    assert not (observation.states()[empty] >= 0).any()
