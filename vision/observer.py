@@ -595,27 +595,36 @@ class Observer:
         Measured as the correlation of frame and reference brightness over the top disc,
         clear of the printed lines and cut edges of the plates above (they lie in front of a
         token and keep their look whatever it holds). Also which of them are now plain (their
-        brightness spread mostly gone): an opaque surface covers the whole disc there, not a
-        hand's edge or a nearer token's rim."""
+        brightness spread over the whole disc mostly gone): an opaque surface covers the whole
+        disc there, not a hand's edge or a nearer token's rim."""
         if self._ref_features is None:
             return np.zeros(N_POINTS, bool), np.zeros(N_POINTS, bool)
-        clear = ~self._top_behind_line
-        pts, idx = self._top.point[clear], self._top.index[clear]
-        count = np.bincount(pts, minlength=N_POINTS)
-        n = np.maximum(count, 1)
+        pts, idx = self._top.point, self._top.index
         f, r = feats[idx, 2].astype(np.float64), self._ref_features[idx, 2].astype(np.float64)
 
-        def mean(values: np.ndarray) -> np.ndarray:
-            return np.bincount(pts, weights=values, minlength=N_POINTS) / n
+        def spread(use: np.ndarray) -> tuple[np.ndarray, ...]:
+            """Per point over the ``use`` entries: count, reference and frame variance,
+            and their covariance."""
+            count = np.bincount(pts[use], minlength=N_POINTS)
+            n = np.maximum(count, 1)
 
-        mf, mr = mean(f), mean(r)
-        var_r = np.maximum(mean(r * r) - mr * mr, 0.0)
-        var_f = np.maximum(mean(f * f) - mf * mf, 0.0)
-        cov = mean(f * r) - mf * mr
+            def mean(values: np.ndarray) -> np.ndarray:
+                return np.bincount(pts[use], weights=values[use], minlength=N_POINTS) / n
+
+            mf, mr = mean(f), mean(r)
+            var_r = np.maximum(mean(r * r) - mr * mr, 0.0)
+            var_f = np.maximum(mean(f * f) - mf * mf, 0.0)
+            return count, var_r, var_f, mean(f * r) - mf * mr
+
+        count, var_r, var_f, cov = spread(~self._top_behind_line)
         textured = var_r >= TEXTURE_STD**2
         follows = cov >= TEXTURE_KEPT * np.sqrt(var_r * var_f) + 1e-12
         replaced = textured & ~follows & (count >= 8)
-        return replaced, replaced & (var_f <= TEXTURE_FLAT**2 * var_r)
+        # Plain (the sure verdict) is judged over the whole disc, the lines in front included:
+        # beside those lines alone, a reference registered a pixel off (a camera re-fitted
+        # after a bump) can look textured where the frame of an empty point is not.
+        _, all_r, all_f, _ = spread(np.ones(len(pts), bool))
+        return replaced, replaced & (all_f <= TEXTURE_FLAT**2 * all_r)
 
     def _read_tokens(
         self,

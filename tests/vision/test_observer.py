@@ -483,3 +483,28 @@ def test_a_near_token_in_line_with_a_far_one_is_judged_again_once_its_neighbours
     assert observation.visibility[far] < 0.5
     empty = (truth_states(tokens) < 0) & (rendered.visibility >= 0.5)
     assert not (observation.states()[empty] >= 0).any()
+
+
+def test_a_refitted_reference_a_pixel_off_does_not_make_an_empty_point_plain():
+    """After a camera bump the reference is moved by one homography for all tiers, which
+    leaves some printed lines a pixel or so off. Beside the lines of the plates above, the
+    texture then no longer follows it; the strong verdict "a plain top hides the texture" is
+    still judged over the whole disc, lines in front and all. G5Q of the replay test's bumped
+    camera was read as plain, and as a token, when it was judged beside the lines only."""
+    from calibration.camera import CameraModel
+    from device.pipeline import refitted_calibration
+    from device.sources.demo import DEMO_PALETTE, ShotRenderer
+
+    camera = CameraModel.looking_at((0.0, 0.0, 150.0), 760.0, 52.0, -30.0, (640, 480))
+    moved = CameraModel.looking_at((4.0, -3.0, 150.0), 760.0, 52.6, -29.4, (640, 480))
+    plain, bumped = ShotRenderer(camera, DEMO_PALETTE), ShotRenderer(moved, DEMO_PALETTE)
+    calibration = Calibration(
+        board="timevectors", spec=plain.spec, camera=camera, rms_px=0.0
+    ).with_reference(plain.empty_board(), max_width=640)
+    observer = Observer(refitted_calibration(calibration, moved))
+    empty = bumped.empty_board()
+    feats, _, _ = observer._change(observer._sample(empty))
+    _, plain_top = observer._texture_replaced(feats)
+    point = parse_point("G5Q")
+    assert not plain_top[point]
+    assert point not in observer.observe(empty, compare_previous=False).tokens()
