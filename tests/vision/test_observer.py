@@ -39,8 +39,15 @@ class Scene:
     seed: int
 
     def render(self, tokens, *, hand=None, style=None, rng=None):
-        rendered = render_timevectors(self.camera, SPEC, tokens, self.colours, hand=hand,
-                                      scene=style or self.style, seed=self.seed)
+        rendered = render_timevectors(
+            self.camera,
+            SPEC,
+            tokens,
+            self.colours,
+            hand=hand,
+            scene=style or self.style,
+            seed=self.seed,
+        )
         rng = rng or np.random.default_rng(self.seed + len(tokens))
         return rendered, noisy(rendered.image_bgr, self.style.noise_sigma, rng)
 
@@ -49,7 +56,9 @@ def make_scene(seed: int) -> Scene:
     camera, style, colours = random_scene(seed, SIZE)
     empty = render_timevectors(camera, SPEC, {}, colours, scene=style, seed=seed).image_bgr
     reference = noisy(empty, style.noise_sigma, np.random.default_rng(seed))
-    calibration = Calibration(board="timevectors", spec=SPEC, camera=camera, rms_px=0.0).with_reference(reference)
+    calibration = Calibration(
+        board="timevectors", spec=SPEC, camera=camera, rms_px=0.0
+    ).with_reference(reference)
     return Scene(camera, style, colours, calibration, seed)
 
 
@@ -111,7 +120,9 @@ def test_palette_fixes_the_colour_indices(scene, crowded):
     tokens, rendered, image = crowded
     order = [2, 0, 1]  # the user lists the sets in another order than the renderer
     palette = [scene.colours[i] for i in order]
-    observation = Observer(scene.calibration, palette=palette).observe(image, compare_previous=False)
+    observation = Observer(scene.calibration, palette=palette).observe(
+        image, compare_previous=False
+    )
     states = observation.states()
     seen = [p for p in tokens if rendered.visibility[p] >= 0.5 and states[p] >= 0]
     right = sum(states[p] == order.index(tokens[p]) for p in seen)
@@ -120,7 +131,9 @@ def test_palette_fixes_the_colour_indices(scene, crowded):
 
 
 def test_colour_cast_change_after_calibration(scene):
-    tokens = {parse_point(n): i % 3 for i, n in enumerate(["B2S", "G7S", "C6R", "F3R", "A8Q", "H1P"])}
+    tokens = {
+        parse_point(n): i % 3 for i, n in enumerate(["B2S", "G7S", "C6R", "F3R", "A8Q", "H1P"])
+    }
     warm = dataclasses.replace(scene.style, white_balance=(1.25, 1.0, 0.75), exposure=0.85)
     rendered, image = scene.render(tokens, style=warm)
     observation = Observer(scene.calibration).observe(image, compare_previous=False)
@@ -137,7 +150,9 @@ def _stacked_pair(observer: Observer) -> tuple[int, int]:
         far, near = int(far), int(near)
         if fp.tier[far] == 0 and fp.tier[near] == 1 and fraction >= 0.7 and fp.in_image[far] == 1:
             return far, near
-    pytest.skip("this camera sees no P/Q pair in line")  # pragma: no cover - geometry guarantees one
+    pytest.skip(
+        "this camera sees no P/Q pair in line"
+    )  # pragma: no cover - geometry guarantees one
 
 
 def test_token_on_q_versus_p_at_the_same_image_position(scene):
@@ -177,7 +192,7 @@ def test_truncated_picture_does_not_crash(scene, crowded):
     """A JPEG cut short decodes (with some decoders) to the top rows and flat grey below."""
     _, _, image = crowded
     cut = image.copy()
-    cut[SIZE[1] // 3:] = 128
+    cut[SIZE[1] // 3 :] = 128
     observer = Observer(scene.calibration)
     observation = observer.observe(cut)
     assert observation.probs.shape[0] == 256 and observation.visibility.shape == (256,)
@@ -185,12 +200,15 @@ def test_truncated_picture_does_not_crash(scene, crowded):
     assert observer.observe(image).probs.shape[0] == 256  # and the next good frame is read
 
 
-@pytest.mark.parametrize("bad, message", [
-    (np.zeros((100, 100, 3), np.uint8), "calibration is for"),
-    (np.zeros((SIZE[1], SIZE[0]), np.uint8), "colour image"),
-    (np.zeros((SIZE[1], SIZE[0], 3), np.float32), "8-bit"),
-    (None, "colour image"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (np.zeros((100, 100, 3), np.uint8), "calibration is for"),
+        (np.zeros((SIZE[1], SIZE[0]), np.uint8), "colour image"),
+        (np.zeros((SIZE[1], SIZE[0], 3), np.float32), "8-bit"),
+        (None, "colour image"),
+    ],
+)
 def test_unusable_frames_raise_frame_error(scene, bad, message):
     with pytest.raises(FrameError, match=message):
         Observer(scene.calibration).observe(bad)
@@ -308,7 +326,9 @@ def test_a_tokens_colour_is_read_where_it_changed_most_not_under_the_lines_above
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 255), st.floats(-50, 50), st.floats(-50, 50)), max_size=300))
+@given(
+    st.lists(st.tuples(st.integers(0, 255), st.floats(-50, 50), st.floats(-50, 50)), max_size=300)
+)
 def test_grouped_median_is_each_points_median(rows):
     groups = np.array([r[0] for r in rows], np.int64)
     values = np.array([r[1:] for r in rows], np.float64).reshape(-1, 2)
