@@ -601,29 +601,31 @@ class Observer:
             return np.zeros(N_POINTS, bool), np.zeros(N_POINTS, bool)
         pts, idx = self._top.point, self._top.index
         f, r = feats[idx, 2].astype(np.float64), self._ref_features[idx, 2].astype(np.float64)
+        # One pass of sums, by point and by whether a line of a plate above lies in front.
+        key = 2 * pts + self._top_behind_line
+        sums = [
+            np.bincount(key, weights=w, minlength=2 * N_POINTS).reshape(N_POINTS, 2)
+            for w in (None, f, r, f * f, r * r, f * r)
+        ]
 
-        def spread(use: np.ndarray) -> tuple[np.ndarray, ...]:
-            """Per point over the ``use`` entries: count, reference and frame variance,
-            and their covariance."""
-            count = np.bincount(pts[use], minlength=N_POINTS)
+        def spread(part: np.ndarray) -> tuple[np.ndarray, ...]:
+            """Count, reference and frame variance and their covariance per point from the
+            sums of the ``part`` columns (0: clear of the lines, 1: behind them)."""
+            count, sf, sr, sff, srr, sfr = (total[:, part].sum(axis=1) for total in sums)
             n = np.maximum(count, 1)
+            mf, mr = sf / n, sr / n
+            var_r = np.maximum(srr / n - mr * mr, 0.0)
+            var_f = np.maximum(sff / n - mf * mf, 0.0)
+            return count, var_r, var_f, sfr / n - mf * mr
 
-            def mean(values: np.ndarray) -> np.ndarray:
-                return np.bincount(pts[use], weights=values[use], minlength=N_POINTS) / n
-
-            mf, mr = mean(f), mean(r)
-            var_r = np.maximum(mean(r * r) - mr * mr, 0.0)
-            var_f = np.maximum(mean(f * f) - mf * mf, 0.0)
-            return count, var_r, var_f, mean(f * r) - mf * mr
-
-        count, var_r, var_f, cov = spread(~self._top_behind_line)
+        count, var_r, var_f, cov = spread(np.array([0]))
         textured = var_r >= TEXTURE_STD**2
         follows = cov >= TEXTURE_KEPT * np.sqrt(var_r * var_f) + 1e-12
         replaced = textured & ~follows & (count >= 8)
         # Plain (the sure verdict) is judged over the whole disc, the lines in front included:
         # beside those lines alone, a reference registered a pixel off (a camera re-fitted
         # after a bump) can look textured where the frame of an empty point is not.
-        _, all_r, all_f, _ = spread(np.ones(len(pts), bool))
+        _, all_r, all_f, _ = spread(np.array([0, 1]))
         return replaced, replaced & (all_f <= TEXTURE_FLAT**2 * all_r)
 
     def _read_tokens(
@@ -693,7 +695,9 @@ class Observer:
         others = accepted.copy()
         others[far] = False
         uncovered = ~self._paint(self._silhouette, others)
-        score, open_core = self._scores(evidence, core_evidence, uncovered)
+        involved = np.zeros(N_POINTS, bool)
+        involved[far] = involved[near] = True
+        score, open_core = self._scores(evidence, core_evidence, uncovered, involved)
         better = (
             (score[near] > score[far])
             & (score[near] >= MIN_SCORE)
@@ -718,20 +722,27 @@ class Observer:
         )
 
     def _scores(
-        self, evidence: np.ndarray, core_evidence: np.ndarray, uncovered: np.ndarray
+        self,
+        evidence: np.ndarray,
+        core_evidence: np.ndarray,
+        uncovered: np.ndarray,
+        points: np.ndarray,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Per point, the selection's score over the ``uncovered`` gathered pixels (mean net
-        core evidence less the weighted mean ring evidence) and how many core pixels that was."""
+        """Per point (only the ``points`` asked; 0 elsewhere), the selection's score over the
+        ``uncovered`` gathered pixels (mean net core evidence less the weighted mean ring
+        evidence) and how many core pixels that was."""
         core, ring = self._core, self._ring
-        core_open = uncovered[core.index]
-        n_core = np.bincount(core.point, weights=core_open, minlength=N_POINTS)
-        net = (core_evidence - EVIDENCE_THRESHOLD) * core_open
-        core_mean = np.bincount(core.point, weights=net, minlength=N_POINTS) / np.maximum(n_core, 1)
-        ring_open = uncovered[ring.index]
-        n_ring = np.bincount(ring.point, weights=ring_open, minlength=N_POINTS)
-        ring_sum = np.bincount(
-            ring.point, weights=evidence[ring.index] * ring_open, minlength=N_POINTS
-        )
+        mine = np.flatnonzero(points[core.point])
+        at, of = core.index[mine], core.point[mine]
+        core_open = uncovered[at]
+        n_core = np.bincount(of, weights=core_open, minlength=N_POINTS)
+        net = (core_evidence[mine] - EVIDENCE_THRESHOLD) * core_open
+        core_mean = np.bincount(of, weights=net, minlength=N_POINTS) / np.maximum(n_core, 1)
+        mine = np.flatnonzero(points[ring.point])
+        at, of = ring.index[mine], ring.point[mine]
+        ring_open = uncovered[at]
+        n_ring = np.bincount(of, weights=ring_open, minlength=N_POINTS)
+        ring_sum = np.bincount(of, weights=evidence[at] * ring_open, minlength=N_POINTS)
         return core_mean - RING_WEIGHT * ring_sum / np.maximum(n_ring, 1), n_core
 
     def _outlined(self, accepted: np.ndarray, asked: np.ndarray) -> np.ndarray:
