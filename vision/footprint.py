@@ -251,8 +251,9 @@ class Footprints:
       post) plus a margin, where anything unexplained counts as a hand.
     - ``post_polygon``: the post's silhouette in full-frame pixels.
     - ``disc_area``: median top-disc area in working pixels.
-    - ``line_tier``: per working-image pixel, the highest tier whose printed grid lines
-      cross it (-1: none). A line on a plate above a token lies in front of it.
+    - ``line_tier``: per working-image pixel, the highest tier whose printed grid lines or
+      cut edge cross it (-1: none). A line or edge of a plate above a token lies in front
+      of it.
     - ``rim``: pixel pairs straddling each token's outline (:class:`RimPairs`).
     """
 
@@ -495,17 +496,30 @@ def _occlusion(camera: CameraModel, spec: TimeVectorsSpec) -> tuple[np.ndarray, 
 def _line_tier(
     camera: CameraModel, spec: TimeVectorsSpec, size: tuple[int, int], scale: tuple[float, float]
 ) -> np.ndarray:
-    """Per working pixel, the highest tier whose printed grid lines pass through it (-1: none):
-    each line drawn one working pixel wide, anti-aliased, a pixel counting where the line
-    covers at least a quarter of it."""
+    """Per working pixel, the highest tier whose printed grid lines or cut edge pass through it
+    (-1: none): each line drawn one working pixel wide, anti-aliased, a pixel counting where the
+    line covers at least a quarter of it; the plate's edge is its four side faces (the cut
+    acrylic catches the light) and the outlines of its top and bottom faces."""
     width, height = size
     out = np.full(width * height, -1, np.int8)
+    half = spec.plate_size / 2
+    corners = np.array([[-half, half], [half, half], [half, -half], [-half, -half]])
     for tier in range(4):
         canvas = np.zeros((height, width), np.uint8)
         z = spec.tier_spacing * tier
         lines = [_to_working(camera.project(line), scale) for line in grid_lines(spec, z)]
         fixed = [np.round(px * 16).astype(np.int32) for px in lines]
         cv2.polylines(canvas, fixed, False, 255, 1, cv2.LINE_AA, 4)
+        faces = [
+            _to_working(camera.project(np.column_stack([corners, np.full(4, height_mm)])), scale)
+            for height_mm in (z, z - spec.plate_thickness)
+        ]
+        outlines = [np.round(face * 16).astype(np.int32) for face in faces]
+        cv2.polylines(canvas, outlines, True, 255, 1, cv2.LINE_AA, 4)
+        for i in range(4):
+            j = (i + 1) % 4
+            side = np.array([faces[0][i], faces[0][j], faces[1][j], faces[1][i]])
+            cv2.fillConvexPoly(canvas, np.round(side * 16).astype(np.int32), 255, cv2.LINE_AA, 4)
         out[canvas.reshape(-1) >= 64] = tier
     return out
 

@@ -15,12 +15,18 @@ arrays precomputed in :mod:`vision.footprint`):
    choose the set of tokens that explains the change best (:mod:`vision.explain`:
    where two points' tokens would cover the same image area, as a token on Q and
    the empty point on P in line with it, the change counts once). Points with a
-   little change but no token are checked against the learned token colours: a
-   token the table's colour changes the picture little but matches its set, and
-   its plain top hides the printed texture under it; where most of such a point's core
-   changed a little, pixel pairs straddling its token's rim that now contrast beyond the
-   noise (an outline the empty board lacks) take it too. Unchanged pixels behind a
-   printed line of a plate above count neither for nor against a token. A point taken
+   little change no accepted token explains are checked against the learned token
+   colours: a token the table's colour changes the picture little but matches its
+   set, and its plain top hides the printed texture under it (judged clear of the
+   printed lines and lit cut edges of the plates above, which lie in front of it);
+   where most of such a point's core changed a little, pixel pairs straddling its
+   token's rim that now contrast beyond the noise (an outline the empty board lacks)
+   take it too. Unchanged pixels
+   behind a printed line or the cut edge of a plate above count neither for nor against
+   a token. An accepted point and the unaccepted nearer point in line with it (whose
+   token would hide it) are judged again once the tokens around them are explained: in
+   the first round a crowded point's ring is full of its neighbours' change, and the
+   nearer one takes the place where it now explains the change better. A point taken
    on a sliver beside farther tokens whose sliver is not the colour of the rest of its
    core is dropped (a token is one colour all over).
 4. Change the accepted tokens do not explain, in a blob larger than a couple of
@@ -54,7 +60,15 @@ from calibration.colours import (
     pair_distance,
 )
 from calibration.plate_colour import corrected, estimate_plate_loss
-from vision.explain import EVIDENCE_THRESHOLD, MIN_SCORE, RING_WEIGHT, Selection, TokenSelector
+from vision.explain import (
+    EVIDENCE_THRESHOLD,
+    MIN_OPEN_PIXELS,
+    MIN_OPEN_SHARE,
+    MIN_SCORE,
+    RING_WEIGHT,
+    Selection,
+    TokenSelector,
+)
 from vision.footprint import N_POINTS, Footprints, PixelSets, build_footprints, working_size
 from vision.hands import HandGrid, MotionDetector
 from vision.illumination import UNCHANGED, LightField, coordinates
@@ -274,10 +288,12 @@ class Observer:
             fp.tier[self._silhouette.point[order]].astype(np.int8),
         )
         self._selector = TokenSelector(self._core, self._ring, self._silhouette, len(positions))
+        self._min_open = np.maximum(MIN_OPEN_PIXELS, MIN_OPEN_SHARE * self._core.count)
         # Core pixels a printed line of a plate above crosses: the line hides the token there.
         self._core_behind_line = (
             fp.line_tier[positions[self._core.index]] > fp.tier[self._core.point]
         )
+        self._top_behind_line = fp.line_tier[positions[self._top.index]] > fp.tier[self._top.point]
         pairs = fp.overlap[fp.overlap[:, 2] >= 0.5]
         self._nms_far = pairs[:, 0].astype(np.int64)
         self._nms_near = pairs[:, 1].astype(np.int64)
@@ -621,26 +637,41 @@ class Observer:
     def _texture_replaced(self, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Points whose top disc had printed texture (grid lines) in the reference that the
         frame no longer follows: a shadow darkens texture and keeps it, a token hides it.
-        Measured as the correlation of frame and reference brightness over the top disc.
-        Also which of them are now plain (their brightness spread mostly gone): an opaque
-        surface covers the whole disc there, not a hand's edge or a nearer token's rim."""
+        Measured as the correlation of frame and reference brightness over the top disc,
+        clear of the printed lines and cut edges of the plates above (they lie in front of a
+        token and keep their look whatever it holds). Also which of them are now plain (their
+        brightness spread over the whole disc mostly gone): an opaque surface covers the whole
+        disc there, not a hand's edge or a nearer token's rim."""
         if self._ref_features is None:
             return np.zeros(N_POINTS, bool), np.zeros(N_POINTS, bool)
         pts, idx = self._top.point, self._top.index
-        n = np.maximum(self._top.count, 1)
         f, r = feats[idx, 2].astype(np.float64), self._ref_features[idx, 2].astype(np.float64)
+        # One pass of sums, by point and by whether a line of a plate above lies in front.
+        key = 2 * pts + self._top_behind_line
+        sums = [
+            np.bincount(key, weights=w, minlength=2 * N_POINTS).reshape(N_POINTS, 2)
+            for w in (None, f, r, f * f, r * r, f * r)
+        ]
 
-        def mean(values: np.ndarray) -> np.ndarray:
-            return np.bincount(pts, weights=values, minlength=N_POINTS) / n
+        def spread(part: np.ndarray) -> tuple[np.ndarray, ...]:
+            """Count, reference and frame variance and their covariance per point from the
+            sums of the ``part`` columns (0: clear of the lines, 1: behind them)."""
+            count, sf, sr, sff, srr, sfr = (total[:, part].sum(axis=1) for total in sums)
+            n = np.maximum(count, 1)
+            mf, mr = sf / n, sr / n
+            var_r = np.maximum(srr / n - mr * mr, 0.0)
+            var_f = np.maximum(sff / n - mf * mf, 0.0)
+            return count, var_r, var_f, sfr / n - mf * mr
 
-        mf, mr = mean(f), mean(r)
-        var_r = np.maximum(mean(r * r) - mr * mr, 0.0)
-        var_f = np.maximum(mean(f * f) - mf * mf, 0.0)
-        cov = mean(f * r) - mf * mr
+        count, var_r, var_f, cov = spread(np.array([0]))
         textured = var_r >= TEXTURE_STD**2
         follows = cov >= TEXTURE_KEPT * np.sqrt(var_r * var_f) + 1e-12
-        replaced = textured & ~follows & (self._top.count >= 8)
-        return replaced, replaced & (var_f <= TEXTURE_FLAT**2 * var_r)
+        replaced = textured & ~follows & (count >= 8)
+        # Plain (the sure verdict) is judged over the whole disc, the lines in front included:
+        # beside those lines alone, a reference registered a pixel off (a camera re-fitted
+        # after a bump) can look textured where the frame of an empty point is not.
+        _, all_r, all_f, _ = spread(np.array([0, 1]))
+        return replaced, replaced & (all_f <= TEXTURE_FLAT**2 * all_r)
 
     def _read_tokens(
         self,
@@ -660,7 +691,8 @@ class Observer:
         where a point with its texture replaced counts darkening in full. Points with
         some change but no token are then checked against the known token colours, and
         the board is read again if that raises any of them (``changed``: the pixels that
-        differ from the empty board by more than the sensor noise). A ``still`` picture
+        differ from the empty board by more than the sensor noise; pixels an accepted
+        token covers are its own and are not asked about). A ``still`` picture
         first learns the colours from its own clearest tokens.
         """
         reading = self._selector.select(evidence, core_evidence)
@@ -668,9 +700,11 @@ class Observer:
             self._read_colours(feats, foreground, reading.accepted, learn=True)
         undecided = reading.active & ~reading.accepted
         if not undecided.any():
-            return reading
-        # Pixels within the sensor noise of the empty board are explained by it.
-        asked = undecided[self._core.point] & changed[self._core.index]
+            return self._nearer_in_line(evidence, core_evidence, reading)
+        # Pixels within the sensor noise of the empty board are explained by it, and those an
+        # accepted token covers by that token (the change counts once).
+        taken = self._paint(self._silhouette, reading.accepted)
+        asked = undecided[self._core.point] & changed[self._core.index] & ~taken[self._core.index]
         colour_evidence = self._colour_evidence(feats, asked)
         boosted = core_evidence
         if colour_evidence is not None:
@@ -681,11 +715,80 @@ class Observer:
         if outlined.any():
             boosted = np.where(asked & outlined[self._core.point], np.float32(1.0), boosted)
         if boosted is core_evidence:
-            return reading
+            return self._nearer_in_line(evidence, core_evidence, reading)
         raised = np.bincount(self._core.point, weights=boosted - core_evidence, minlength=N_POINTS)
         if not (raised >= COLOUR_RAISE * self._core.count).any():
+            return self._nearer_in_line(evidence, core_evidence, reading)
+        return self._nearer_in_line(evidence, boosted, self._selector.select(evidence, boosted))
+
+    def _nearer_in_line(
+        self, evidence: np.ndarray, core_evidence: np.ndarray, reading: Selection
+    ) -> Selection:
+        """Judge each accepted point against the unaccepted nearer point in line with it (whose
+        token would hide most of its top) once more, now that the tokens around them are
+        explained. Both cores see the same change; what tells them apart is the ring around
+        each, and in the first round the ring of a point in a crowd is still full of its
+        neighbours' change. Scored as the selection scores (mean net core evidence less the
+        ring penalty) over the pixels no other accepted token covers, the nearer point takes
+        the farther one's place where it now explains the change better (the farther token,
+        if any, is then hidden behind it)."""
+        accepted = reading.accepted
+        pair = accepted[self._nms_far] & ~accepted[self._nms_near] & reading.active[self._nms_near]
+        if not pair.any():
             return reading
-        return self._selector.select(evidence, boosted)
+        far, near = self._nms_far[pair], self._nms_near[pair]
+        others = accepted.copy()
+        others[far] = False
+        uncovered = ~self._paint(self._silhouette, others)
+        involved = np.zeros(N_POINTS, bool)
+        involved[far] = involved[near] = True
+        score, open_core = self._scores(evidence, core_evidence, uncovered, involved)
+        better = (
+            (score[near] > score[far])
+            & (score[near] >= MIN_SCORE)
+            & (open_core[near] >= self._min_open[near])
+        )
+        if not better.any():
+            return reading
+        # One nearer point per farther one: the best.
+        far, near = far[better], near[better]
+        order = np.lexsort((-score[near], far))
+        far, near = far[order], near[order]
+        first = np.concatenate([[True], far[1:] != far[:-1]])
+        far, near = far[first], near[first]
+        logger.debug("nearer points in line taken: %s for %s", near.tolist(), far.tolist())
+        accepted = accepted.copy()
+        accepted[far] = False
+        accepted[near] = True
+        new_score, new_open = reading.score.copy(), reading.open_core.copy()
+        new_score[near], new_open[near] = score[near], open_core[near]
+        return Selection(
+            accepted=accepted, score=new_score, open_core=new_open, active=reading.active
+        )
+
+    def _scores(
+        self,
+        evidence: np.ndarray,
+        core_evidence: np.ndarray,
+        uncovered: np.ndarray,
+        points: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Per point (only the ``points`` asked; 0 elsewhere), the selection's score over the
+        ``uncovered`` gathered pixels (mean net core evidence less the weighted mean ring
+        evidence) and how many core pixels that was."""
+        core, ring = self._core, self._ring
+        mine = np.flatnonzero(points[core.point])
+        at, of = core.index[mine], core.point[mine]
+        core_open = uncovered[at]
+        n_core = np.bincount(of, weights=core_open, minlength=N_POINTS)
+        net = (core_evidence[mine] - EVIDENCE_THRESHOLD) * core_open
+        core_mean = np.bincount(of, weights=net, minlength=N_POINTS) / np.maximum(n_core, 1)
+        mine = np.flatnonzero(points[ring.point])
+        at, of = ring.index[mine], ring.point[mine]
+        ring_open = uncovered[at]
+        n_ring = np.bincount(of, weights=ring_open, minlength=N_POINTS)
+        ring_sum = np.bincount(of, weights=evidence[at] * ring_open, minlength=N_POINTS)
+        return core_mean - RING_WEIGHT * ring_sum / np.maximum(n_ring, 1), n_core
 
     def _outlined(self, accepted: np.ndarray, asked: np.ndarray) -> np.ndarray:
         """Which of the ``asked`` points show a token's outline: most pixel pairs straddling the

@@ -228,3 +228,19 @@ def test_rim_pairs_straddle_each_tokens_outline(oblique):
     assert np.mean([k in core for k in outside]) <= 0.5
     tier = fp.tier[rim.point]
     assert (fp.line_tier[rim.inside] <= tier).all() and (fp.line_tier[rim.outside] <= tier).all()
+
+
+def test_the_cut_edge_of_each_plate_lies_in_front_of_the_tiers_below(oblique):
+    """The middle of each side of a plate's top face, and a point a third of the way down its
+    side, are marked with that plate's tier (or a higher one's) in ``line_tier``."""
+    camera, fp = oblique
+    half = SPEC.plate_size / 2
+    for tier in range(4):
+        z = SPEC.tier_spacing * tier
+        for x, y in ((0.0, half), (half, 0.0), (0.0, -half), (-half, 0.0)):
+            for height in (z, z - SPEC.plate_thickness / 3):
+                frame_px = camera.project(np.array([[x, y, height]]))[0]
+                u, v = np.round((frame_px + 0.5) * fp.scale - 0.5).astype(int)
+                if not (0 <= u < fp.size[0] and 0 <= v < fp.size[1]):
+                    continue
+                assert fp.line_tier[v * fp.size[0] + u] >= tier

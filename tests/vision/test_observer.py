@@ -45,8 +45,15 @@ class Scene:
     seed: int
 
     def render(self, tokens, *, hand=None, style=None, rng=None):
-        rendered = render_timevectors(self.camera, SPEC, tokens, self.colours, hand=hand,
-                                      scene=style or self.style, seed=self.seed)
+        rendered = render_timevectors(
+            self.camera,
+            SPEC,
+            tokens,
+            self.colours,
+            hand=hand,
+            scene=style or self.style,
+            seed=self.seed,
+        )
         rng = rng or np.random.default_rng(self.seed + len(tokens))
         return rendered, noisy(rendered.image_bgr, self.style.noise_sigma, rng)
 
@@ -55,7 +62,9 @@ def make_scene(seed: int) -> Scene:
     camera, style, colours = random_scene(seed, SIZE)
     empty = render_timevectors(camera, SPEC, {}, colours, scene=style, seed=seed).image_bgr
     reference = noisy(empty, style.noise_sigma, np.random.default_rng(seed))
-    calibration = Calibration(board="timevectors", spec=SPEC, camera=camera, rms_px=0.0).with_reference(reference)
+    calibration = Calibration(
+        board="timevectors", spec=SPEC, camera=camera, rms_px=0.0
+    ).with_reference(reference)
     return Scene(camera, style, colours, calibration, seed)
 
 
@@ -117,7 +126,9 @@ def test_palette_fixes_the_colour_indices(scene, crowded):
     tokens, rendered, image = crowded
     order = [2, 0, 1]  # the user lists the sets in another order than the renderer
     palette = [scene.colours[i] for i in order]
-    observation = Observer(scene.calibration, palette=palette).observe(image, compare_previous=False)
+    observation = Observer(scene.calibration, palette=palette).observe(
+        image, compare_previous=False
+    )
     states = observation.states()
     seen = [p for p in tokens if rendered.visibility[p] >= 0.5 and states[p] >= 0]
     right = sum(states[p] == order.index(tokens[p]) for p in seen)
@@ -126,7 +137,9 @@ def test_palette_fixes_the_colour_indices(scene, crowded):
 
 
 def test_colour_cast_change_after_calibration(scene):
-    tokens = {parse_point(n): i % 3 for i, n in enumerate(["B2S", "G7S", "C6R", "F3R", "A8Q", "H1P"])}
+    tokens = {
+        parse_point(n): i % 3 for i, n in enumerate(["B2S", "G7S", "C6R", "F3R", "A8Q", "H1P"])
+    }
     warm = dataclasses.replace(scene.style, white_balance=(1.25, 1.0, 0.75), exposure=0.85)
     rendered, image = scene.render(tokens, style=warm)
     observation = Observer(scene.calibration).observe(image, compare_previous=False)
@@ -143,7 +156,9 @@ def _stacked_pair(observer: Observer) -> tuple[int, int]:
         far, near = int(far), int(near)
         if fp.tier[far] == 0 and fp.tier[near] == 1 and fraction >= 0.7 and fp.in_image[far] == 1:
             return far, near
-    pytest.skip("this camera sees no P/Q pair in line")  # pragma: no cover - geometry guarantees one
+    pytest.skip(
+        "this camera sees no P/Q pair in line"
+    )  # pragma: no cover - geometry guarantees one
 
 
 def test_light_that_changed_unevenly_after_calibration_is_undone(scene):
@@ -207,7 +222,7 @@ def test_truncated_picture_does_not_crash(scene, crowded):
     """A JPEG cut short decodes (with some decoders) to the top rows and flat grey below."""
     _, _, image = crowded
     cut = image.copy()
-    cut[SIZE[1] // 3:] = 128
+    cut[SIZE[1] // 3 :] = 128
     observer = Observer(scene.calibration)
     observation = observer.observe(cut)
     assert observation.probs.shape[0] == 256 and observation.visibility.shape == (256,)
@@ -215,12 +230,15 @@ def test_truncated_picture_does_not_crash(scene, crowded):
     assert observer.observe(image).probs.shape[0] == 256  # and the next good frame is read
 
 
-@pytest.mark.parametrize("bad, message", [
-    (np.zeros((100, 100, 3), np.uint8), "calibration is for"),
-    (np.zeros((SIZE[1], SIZE[0]), np.uint8), "colour image"),
-    (np.zeros((SIZE[1], SIZE[0], 3), np.float32), "8-bit"),
-    (None, "colour image"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (np.zeros((100, 100, 3), np.uint8), "calibration is for"),
+        (np.zeros((SIZE[1], SIZE[0]), np.uint8), "colour image"),
+        (np.zeros((SIZE[1], SIZE[0], 3), np.float32), "8-bit"),
+        (None, "colour image"),
+    ],
+)
 def test_unusable_frames_raise_frame_error(scene, bad, message):
     with pytest.raises(FrameError, match=message):
         Observer(scene.calibration).observe(bad)
@@ -285,11 +303,15 @@ def test_tokens_the_tables_colour_are_found_where_they_hide_the_texture(scene):
     tier = Observer(table.calibration).footprints.tier
     tokens = {int(p): 0 for p in np.flatnonzero(tier == 3)}
     rendered, image = table.render(tokens)
-    states = Observer(table.calibration).observe(image, compare_previous=False).states()
+    observation = Observer(table.calibration).observe(image, compare_previous=False)
+    states = observation.states()
     visible = rendered.visibility >= 0.5
     found = (states >= 0) & visible & (tier == 3)
     assert found.sum() >= 0.9 * (visible & (tier == 3)).sum()
-    assert not (states[tier != 3] >= 0).any()
+    # Nothing below is read: a point the observer reports hidden behind the tokens on S is
+    # not a reading (a plain token top in front of it hides its texture just as well).
+    assert not (states[(tier != 3) & visible] >= 0).any()
+    assert all(tier[p] == 3 for p in observation.tokens())
 
 
 def test_a_token_behind_the_printed_lines_of_the_plates_above_is_found(scene):
@@ -334,7 +356,9 @@ def test_a_tokens_colour_is_read_where_it_changed_most_not_under_the_lines_above
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 255), st.floats(-50, 50), st.floats(-50, 50)), max_size=300))
+@given(
+    st.lists(st.tuples(st.integers(0, 255), st.floats(-50, 50), st.floats(-50, 50)), max_size=300)
+)
 def test_grouped_median_is_each_points_median(rows):
     groups = np.array([r[0] for r in rows], np.int64)
     values = np.array([r[1:] for r in rows], np.float64).reshape(-1, 2)
@@ -482,3 +506,76 @@ def test_a_token_that_changes_its_pixels_little_is_found_by_its_outline():
     assert 27 in tokens and rendered.visibility[27] >= 0.5
     assert states[27] >= 0
     assert not (states[truth_states(tokens) < 0] >= 0).any()
+
+
+@pytest.mark.parametrize(
+    "seed, size, cast, names",
+    [(13, (1280, 960), False, ("G7Q", "D4R")), (72, (1640, 1232), True, ("E6R",))],
+)
+def test_a_token_behind_the_lit_edge_of_a_plate_above_is_found(seed, size, cast, names):
+    """The cut edge of a plate above glows across a low token and stays in front of it: it
+    must not count as texture the token failed to hide (scenes of the vision bench where a
+    token the table's colour, or a dark one on a dark table, was missed)."""
+    tokens, rendered, image, calibration = still_scene(seed, size, cast=cast)
+    observer = Observer(calibration)
+    states = observer.observe(image, compare_previous=False).states()
+    for name in names:
+        point = parse_point(name)
+        assert point in tokens and rendered.visibility[point] >= 0.5
+        assert states[point] >= 0, name
+    empty = (truth_states(tokens) < 0) & (rendered.visibility >= 0.5)
+    assert not (states[empty] >= 0).any()
+
+
+def test_token_coloured_pixels_another_token_explains_do_not_raise_a_point():
+    """The colour check asks only about change no accepted token explains: the pink token on
+    A4P matches its set's colour, and so do the pixels of the empty point C4Q in front of it
+    that show it; they must not make C4Q a token that takes A4P's place (a scene of the
+    vision bench where they did)."""
+    tokens, rendered, image, calibration = still_scene(50, (1640, 1232), cast=True)
+    far, near = parse_point("A4P"), parse_point("C4Q")
+    assert far in tokens and near not in tokens
+    assert rendered.visibility[far] >= 0.5 and rendered.visibility[near] >= 0.5
+    states = Observer(calibration).observe(image, compare_previous=False).states()
+    assert states[far] >= 0
+    assert states[near] < 0
+
+
+def test_a_near_token_in_line_with_a_far_one_is_judged_again_once_its_neighbours_are_explained():
+    """F7Q's token hides F5P's entirely, and both points' cores see the same change; in the
+    first round F7Q's ring is still full of its neighbours' change and F5P takes the pixels.
+    Judged again against the tokens around them, F7Q explains the change better (a crowded
+    scene of the vision bench)."""
+    tokens, rendered, image, calibration = still_scene(66, (1640, 1232), cast=True)
+    near, far = parse_point("F7Q"), parse_point("F5P")
+    assert near in tokens and rendered.visibility[near] >= 0.5 and rendered.visibility[far] < 0.5
+    observation = Observer(calibration).observe(image, compare_previous=False)
+    assert observation.states()[near] >= 0
+    assert observation.visibility[far] < 0.5
+    empty = (truth_states(tokens) < 0) & (rendered.visibility >= 0.5)
+    assert not (observation.states()[empty] >= 0).any()
+
+
+def test_a_refitted_reference_a_pixel_off_does_not_make_an_empty_point_plain():
+    """After a camera bump the reference is moved by one homography for all tiers, which
+    leaves some printed lines a pixel or so off. Beside the lines of the plates above, the
+    texture then no longer follows it; the strong verdict "a plain top hides the texture" is
+    still judged over the whole disc, lines in front and all. G5Q of the replay test's bumped
+    camera was read as plain, and as a token, when it was judged beside the lines only."""
+    from calibration.camera import CameraModel
+    from device.pipeline import refitted_calibration
+    from device.sources.demo import DEMO_PALETTE, ShotRenderer
+
+    camera = CameraModel.looking_at((0.0, 0.0, 150.0), 760.0, 52.0, -30.0, (640, 480))
+    moved = CameraModel.looking_at((4.0, -3.0, 150.0), 760.0, 52.6, -29.4, (640, 480))
+    plain, bumped = ShotRenderer(camera, DEMO_PALETTE), ShotRenderer(moved, DEMO_PALETTE)
+    calibration = Calibration(
+        board="timevectors", spec=plain.spec, camera=camera, rms_px=0.0
+    ).with_reference(plain.empty_board(), max_width=640)
+    observer = Observer(refitted_calibration(calibration, moved))
+    empty = bumped.empty_board()
+    feats, _, _ = observer._change(observer._sample(empty))
+    _, plain_top = observer._texture_replaced(feats)
+    point = parse_point("G5Q")
+    assert not plain_top[point]
+    assert point not in observer.observe(empty, compare_previous=False).tokens()
