@@ -61,7 +61,8 @@ class LightField:
         self._x, self._y = coordinates(sample_flat, size)
         reference = np.asarray(reference_samples, np.float32)
         self._reference_ok = lowest_channel(reference) > 20  # dark: meaningless ratios
-        self._log_reference = np.log(np.maximum(reference, 1.0))
+        self._reference = np.maximum(reference, 1.0)
+        self._log_reference = np.log(self._reference)
 
     def measure(self, frame_samples: np.ndarray) -> Light:
         """The channel gains and the tilt that best map the reference samples onto this
@@ -87,9 +88,11 @@ class LightField:
             kept = inliers
             plane = _plane(x[kept], y[kept], level[kept])
         tilt = plane[1:] * min(1.0, MAX_TILT / max(float(np.hypot(*plane[1:])), 1e-12))
-        slope = np.float32(tilt[0]) * x[kept] + np.float32(tilt[1]) * y[kept]
-        gain = np.exp([_median(channel[kept] - slope) for channel in channels])
-        return Light(gain=gain.astype(np.float32), tilt=tilt)
+        # The gains over every usable sample (the median already ignores the changed ones),
+        # so that under even light they are exactly the plain median ratios.
+        undo = np.exp(-(np.float32(tilt[0]) * x + np.float32(tilt[1]) * y))[:, None]
+        ratio = frame[usable] / self._reference[usable] * undo
+        return Light(gain=np.median(ratio, axis=0).astype(np.float32), tilt=tilt)
 
 
 def _median(values: np.ndarray) -> float:

@@ -587,9 +587,9 @@ class Observer:
         grid_balanced = _rows(balanced, grid)
         if lighting.tilt.any():  # uneven light moves brightness only (see vision.illumination)
             feats[:, 2] -= lighting.brightness(self._x, self._y) * np.float32(1.0 / LIGHT_SCALE)
-            grid_balanced = grid_balanced * np.exp(
-                -lighting.brightness(self._x[grid], self._y[grid])
-            )[:, None]
+            grid_balanced = (
+                grid_balanced * np.exp(-lighting.brightness(self._x[grid], self._y[grid]))[:, None]
+            )
         # One contiguous array per feature axis: the arithmetic below runs at memory speed.
         d0, d1, light = (feats[:, k] - self._ref_columns[k] for k in range(3))
         chroma2 = d0 * d0 + d1 * d1
