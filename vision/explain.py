@@ -63,7 +63,8 @@ class TokenSelector:
         self.core, self.ring, self.silhouette = core, ring, silhouette
         self.n_points = len(core.count)
         self.n_pixels = n_pixels
-        self._min_open = np.maximum(MIN_OPEN_PIXELS, MIN_OPEN_SHARE * core.count)
+        #: Core pixels a point needs still unexplained to be judged.
+        self.min_open = np.maximum(MIN_OPEN_PIXELS, MIN_OPEN_SHARE * core.count)
         self._rival_a, self._rival_b = _rivals(silhouette)
         # Core and ring entries in one list (ring points numbered n..2n-1), and the same
         # entries grouped by pixel, so that a round touches only the pixels it explained.
@@ -95,7 +96,7 @@ class TokenSelector:
             np.bincount(self.core.point, weights=core_net > -EVIDENCE_THRESHOLD, minlength=n) > 0
         )
         for _ in range(MAX_ROUNDS):
-            eligible = ~accepted & active & (score >= MIN_SCORE) & (open_core >= self._min_open)
+            eligible = ~accepted & active & (score >= MIN_SCORE) & (open_core >= self.min_open)
             if not eligible.any():
                 break
             chosen = eligible & ~self._beaten(score, eligible)
@@ -109,6 +110,32 @@ class TokenSelector:
             score[undecided] = current[undecided]
             open_core[undecided] = current_open[undecided]
         return Selection(accepted=accepted, score=score, open_core=open_core, active=active)
+
+    def score_points(
+        self,
+        evidence: np.ndarray,
+        core_evidence: np.ndarray,
+        uncovered: np.ndarray,
+        points: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The selection's score of the ``points`` asked (a mask; 0 elsewhere) over the
+        ``uncovered`` pixels (a mask): mean net core evidence less the weighted mean ring
+        evidence, and how many core pixels that was. For judging a few points again against
+        another set of explained pixels than :meth:`select` ended with."""
+        n = self.n_points
+        core, ring = self.core, self.ring
+        mine = np.flatnonzero(points[core.point])
+        at, of = core.index[mine], core.point[mine]
+        core_open = uncovered[at]
+        n_core = np.bincount(of, weights=core_open, minlength=n)
+        net = (core_evidence[mine] - EVIDENCE_THRESHOLD) * core_open
+        core_mean = np.bincount(of, weights=net, minlength=n) / np.maximum(n_core, 1)
+        mine = np.flatnonzero(points[ring.point])
+        at, of = ring.index[mine], ring.point[mine]
+        ring_open = uncovered[at]
+        n_ring = np.bincount(of, weights=ring_open, minlength=n)
+        ring_sum = np.bincount(of, weights=evidence[at] * ring_open, minlength=n)
+        return core_mean - RING_WEIGHT * ring_sum / np.maximum(n_ring, 1), n_core
 
     def _explain(self, uncovered: np.ndarray, pixels: np.ndarray) -> np.ndarray:
         """Mark ``pixels`` explained; returns the entries of those that were still open."""

@@ -60,15 +60,7 @@ from calibration.colours import (
     pair_distance,
 )
 from calibration.plate_colour import corrected, estimate_plate_loss
-from vision.explain import (
-    EVIDENCE_THRESHOLD,
-    MIN_OPEN_PIXELS,
-    MIN_OPEN_SHARE,
-    MIN_SCORE,
-    RING_WEIGHT,
-    Selection,
-    TokenSelector,
-)
+from vision.explain import EVIDENCE_THRESHOLD, MIN_SCORE, RING_WEIGHT, Selection, TokenSelector
 from vision.footprint import N_POINTS, Footprints, PixelSets, build_footprints, working_size
 from vision.hands import HandGrid, MotionDetector
 from vision.illumination import UNCHANGED, LightField, coordinates
@@ -288,7 +280,6 @@ class Observer:
             fp.tier[self._silhouette.point[order]].astype(np.int8),
         )
         self._selector = TokenSelector(self._core, self._ring, self._silhouette, len(positions))
-        self._min_open = np.maximum(MIN_OPEN_PIXELS, MIN_OPEN_SHARE * self._core.count)
         # Core pixels a printed line of a plate above crosses: the line hides the token there.
         self._core_behind_line = (
             fp.line_tier[positions[self._core.index]] > fp.tier[self._core.point]
@@ -742,11 +733,11 @@ class Observer:
         uncovered = ~self._paint(self._silhouette, others)
         involved = np.zeros(N_POINTS, bool)
         involved[far] = involved[near] = True
-        score, open_core = self._scores(evidence, core_evidence, uncovered, involved)
+        score, open_core = self._selector.score_points(evidence, core_evidence, uncovered, involved)
         better = (
             (score[near] > score[far])
             & (score[near] >= MIN_SCORE)
-            & (open_core[near] >= self._min_open[near])
+            & (open_core[near] >= self._selector.min_open[near])
         )
         if not better.any():
             return reading
@@ -765,30 +756,6 @@ class Observer:
         return Selection(
             accepted=accepted, score=new_score, open_core=new_open, active=reading.active
         )
-
-    def _scores(
-        self,
-        evidence: np.ndarray,
-        core_evidence: np.ndarray,
-        uncovered: np.ndarray,
-        points: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Per point (only the ``points`` asked; 0 elsewhere), the selection's score over the
-        ``uncovered`` gathered pixels (mean net core evidence less the weighted mean ring
-        evidence) and how many core pixels that was."""
-        core, ring = self._core, self._ring
-        mine = np.flatnonzero(points[core.point])
-        at, of = core.index[mine], core.point[mine]
-        core_open = uncovered[at]
-        n_core = np.bincount(of, weights=core_open, minlength=N_POINTS)
-        net = (core_evidence[mine] - EVIDENCE_THRESHOLD) * core_open
-        core_mean = np.bincount(of, weights=net, minlength=N_POINTS) / np.maximum(n_core, 1)
-        mine = np.flatnonzero(points[ring.point])
-        at, of = ring.index[mine], ring.point[mine]
-        ring_open = uncovered[at]
-        n_ring = np.bincount(of, weights=ring_open, minlength=N_POINTS)
-        ring_sum = np.bincount(of, weights=evidence[at] * ring_open, minlength=N_POINTS)
-        return core_mean - RING_WEIGHT * ring_sum / np.maximum(n_ring, 1), n_core
 
     def _outlined(self, accepted: np.ndarray, asked: np.ndarray) -> np.ndarray:
         """Which of the ``asked`` points show a token's outline: most pixel pairs straddling the

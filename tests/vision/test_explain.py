@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.explain import MIN_OPEN_PIXELS, MIN_OPEN_SHARE, MIN_SCORE, TokenSelector
+from vision.explain import MIN_SCORE, TokenSelector
 from vision.footprint import PixelSets
 
 N_PIXELS = 200
@@ -101,8 +101,7 @@ def test_the_selection_is_complete_and_each_token_explains_change_of_its_own(
     selector = _layout(6, wide=True)
     evidence = np.array(values)
     result = selector.select(evidence)
-    min_open = np.maximum(MIN_OPEN_PIXELS, MIN_OPEN_SHARE * selector.core.count)
-    passes = (result.score >= MIN_SCORE) & (result.open_core >= min_open)
+    passes = (result.score >= MIN_SCORE) & (result.open_core >= selector.min_open)
     assert (passes[result.accepted]).all()
     assert not (passes & ~result.accepted & result.active).any()
     quiet = (
@@ -111,3 +110,23 @@ def test_the_selection_is_complete_and_each_token_explains_change_of_its_own(
     )
     assert not (result.accepted & quiet).any()
     assert not (result.active & quiet).any()
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 0.3, 0.7, 1.0]), min_size=N_PIXELS, max_size=N_PIXELS))
+def test_scoring_a_few_points_again_agrees_with_the_selection(values: list[float]) -> None:
+    """``score_points`` over the pixels the accepted tokens leave unexplained gives each
+    rejected point the score the selection ended with (both score the same way: one
+    incrementally over rounds, the other for the points asked)."""
+    selector = _layout(6, wide=True)
+    evidence = np.array(values)
+    result = selector.select(evidence)
+    uncovered = np.ones(N_PIXELS, bool)
+    uncovered[selector.silhouette.select(result.accepted)] = False
+    asked = result.active & ~result.accepted
+    score, open_core = selector.score_points(
+        evidence, evidence[selector.core.index], uncovered, asked
+    )
+    np.testing.assert_allclose(score[asked], result.score[asked], atol=1e-8)
+    np.testing.assert_array_equal(open_core[asked], result.open_core[asked])
+    assert not score[~asked].any() and not open_core[~asked].any()
