@@ -145,17 +145,25 @@ function showMagnifier(event, uv) {
   canvas.hidden = false;
 }
 
+// Fits are asked for on every click and answered by a threaded server, so an older answer
+// can arrive after a newer one: only the answer to the latest request is shown.
+let latestFit = 0;
+
 async function refit() {
   drawOverlay();
   $("undo-click").disabled = !wizard.history.length;
   $("reset-clicks").disabled = !wizard.history.length;
+  const request = ++latestFit;
   if (!wizard.history.length) { wizard.preview = null; $("fit-info").textContent = ""; return; }
+  let preview;
   try {
-    wizard.preview = await postJSON("/api/wizard/fit", { capture: wizard.capture.capture, clicks: wizard.clicks });
+    preview = await postJSON("/api/wizard/fit", { capture: wizard.capture.capture, clicks: wizard.clicks });
   } catch (error) {
-    toast(error.message, { bad: true });
+    if (request === latestFit) toast(error.message, { bad: true });
     return;
   }
+  if (request !== latestFit) return; // a newer fit is on its way
+  wizard.preview = preview;
   const problem = $("fit-problem");
   problem.hidden = !wizard.preview.problem;
   problem.textContent = wizard.preview.problem || "";
