@@ -154,17 +154,21 @@ def test_operator_corrects_a_point_by_tapping_it(desktop_page, live_server):
     assert runtime.calls == [("correct", (parse_point("A2P"), 0))]
 
 
-def test_calibration_wizard_by_clicks_writes_a_loadable_file(desktop_page, live_server, calibration_path):
-    page, runtime = desktop_page, live_server.runtime
+def open_wizard_on_a_capture(page, live_server) -> tuple[dict, float, dict]:
+    """The wizard with a frame captured, scrolled to the picture: its box on screen, screen
+    pixels per frame pixel, and where the fake camera sees the landmarks."""
     page.goto(live_server.url + "/calibrate", wait_until="domcontentloaded")
     page.locator("#capture-button").click()
     page.wait_for_selector("body[data-step='landmarks']")
     page.evaluate("window.scrollTo(0, document.getElementById('stage').getBoundingClientRect().top + window.scrollY - 70)")
-    overlay = page.locator("#overlay")
-    box = overlay.bounding_box()
+    box = page.locator("#overlay").bounding_box()
     assert box["y"] + box["height"] <= 900  # the whole frame is on screen
-    scale = box["width"] / 800
-    clicks = landmark_pixels(runtime.camera_model)
+    return box, box["width"] / 800, landmark_pixels(live_server.runtime.camera_model)
+
+
+def test_calibration_wizard_by_clicks_writes_a_loadable_file(desktop_page, live_server, calibration_path):
+    page, runtime = desktop_page, live_server.runtime
+    box, scale, clicks = open_wizard_on_a_capture(page, live_server)
     for tier in "PQRS":
         for corner in ("NW", "NE", "SE", "SW"):
             u, v = clicks[tier][corner]
@@ -205,6 +209,34 @@ def test_calibration_wizard_by_clicks_writes_a_loadable_file(desktop_page, live_
     red, blue, yellow = loaded.palette_rgb
     assert red[0] > 180 > red[2] and blue[2] > 180 > blue[0] and min(yellow[:2]) > 180 > yellow[2]
     assert runtime.calls[-1][0] == "set_calibration"
+
+
+def test_wizard_shows_the_latest_fit_when_an_older_one_answers_last(
+    desktop_page, live_server, monkeypatch
+):
+    """A fit is asked for on every click; when the answer for three corners comes after the
+    one for four (a threaded server), the tier's grid must stay drawn."""
+    import time
+
+    import web.wizard
+
+    real = web.wizard.preview_from_homographies
+
+    def slow_for_three_corners(clicks, spec):
+        if sum(len(corners) for corners in clicks.values()) == 3:
+            time.sleep(1.0)
+        return real(clicks, spec)
+
+    monkeypatch.setattr(web.wizard, "preview_from_homographies", slow_for_three_corners)
+    page = desktop_page
+    box, scale, clicks = open_wizard_on_a_capture(page, live_server)
+    for corner in ("NW", "NE", "SE", "SW"):
+        u, v = clicks["P"][corner]
+        page.mouse.click(box["x"] + u * scale, box["y"] + v * scale)
+    centres = page.locator("#overlay .centre")
+    centres.nth(63).wait_for(state="attached")
+    page.wait_for_timeout(1500)  # the older answer has come by now
+    assert centres.count() == 64
 
 
 def test_wizard_on_a_phone_uses_touch(phone_page, live_server):
