@@ -182,17 +182,26 @@ function setLandmark(tier, corner, uv) {
 
 async function sampleAt(uv) {
   if (wizard.slot >= colourSlots()) return;
+  // The slot is taken at the tap: quick taps fill the slots in tap order, whatever order
+  // the server's answers come in.
+  const slot = wizard.slot;
+  wizard.slot += 1;
+  wizard.taps = [...(wizard.taps || []), uv];
+  renderPalette();
+  drawOverlay();
   try {
     const answer = await postJSON("/api/wizard/sample", { capture: wizard.capture.capture, taps: [uv] });
-    wizard.palette[wizard.slot] = answer.colours[0];
-    wizard.taps = [...(wizard.taps || []), uv];
-    wizard.slot += 1;
-    renderPalette();
-    drawOverlay();
-    instruct();
+    wizard.palette[slot] = answer.colours[0];
   } catch (error) {
+    if (wizard.slot === slot + 1) { // no later tap: give the slot back
+      wizard.slot = slot;
+      wizard.taps = wizard.taps.slice(0, -1);
+    }
     toast(error.message, { bad: true });
   }
+  renderPalette();
+  drawOverlay();
+  instruct();
 }
 
 function renderPalette() {
