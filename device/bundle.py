@@ -21,13 +21,19 @@ class BundleError(ValueError):
     """A file that is not a boardcam support bundle."""
 
 
-def replay_command(*, has_calibration: bool, has_palette: bool, players: int, opening: str) -> str:
-    """The ``boardcam replay`` command line that reproduces a bundle, run inside its folder."""
+def replay_command(
+    *, has_calibration: bool, has_palette: bool, players: int, opening: str, mid_game: bool = False
+) -> str:
+    """The ``boardcam replay`` command line that reproduces a bundle, run inside its folder
+    (``mid_game``: the frames start during a game)."""
     parts = ["boardcam replay"]
     parts.append("--calibration calibration.json" if has_calibration else "--calibration YOUR_CALIBRATION.json")
     if has_palette:
         parts.append("--palette palette.json")
-    parts += [f"--players {players}", f"--opening {opening}", "frames", "--json"]
+    parts += [f"--players {players}", f"--opening {opening}"]
+    if mid_game:
+        parts.append("--mid-game")
+    parts += ["frames", "--json"]
     return " ".join(parts)
 
 
@@ -58,7 +64,8 @@ def build_bundle(
         "moves_at_start": list(moves_at_start),
     }
     command = replay_command(
-        has_calibration=calibration is not None, has_palette=bool(palette), players=players, opening=opening
+        has_calibration=calibration is not None, has_palette=bool(palette), players=players,
+        opening=opening, mid_game=bool(moves_at_start),
     )
     readme = (
         "boardcam support bundle\n\n"
@@ -69,8 +76,8 @@ def build_bundle(
     if moves_at_start:
         readme += (
             f"\nThe game already had {len(moves_at_start)} moves when the first frame was taken "
-            "(manifest.json, moves_at_start): a replay from an empty game reports those tokens as an "
-            "illegal change at its first still frame; the events after it are what to look at.\n"
+            "(manifest.json, moves_at_start): --mid-game takes the first still board as the game "
+            "so far, and the events after it are what to look at.\n"
         )
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:

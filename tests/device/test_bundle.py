@@ -61,4 +61,9 @@ def test_bundle_of_a_long_game_names_the_moves_before_its_first_frame():
                         moves_at_start=["A1P:0", "H8S:1"])
     assert read_manifest(data)["moves_at_start"] == ["A1P:0", "H8S:1"]
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        assert "already had 2 moves" in archive.read("README.txt").decode()
+        readme = archive.read("README.txt").decode()
+    assert "already had 2 moves" in readme
+    assert "--opening none --mid-game frames --json" in readme
+    fresh = build_bundle([(1.0, jpeg(0))], calibration=None, palette=None, game=None, state=None)
+    with zipfile.ZipFile(io.BytesIO(fresh)) as archive:
+        assert "--mid-game" not in archive.read("README.txt").decode()
