@@ -521,6 +521,10 @@ def test_subscribe_is_safe_while_frames_are_processed(store):
                 unsubscribe()
             except Exception as exc:  # pragma: no cover - reported below
                 errors.append(exc)
+            # A breath between rounds: Python's locks are not fair, and a loop that takes the
+            # runtime's lock back at once can starve the frame thread (the test then times out
+            # though nothing is unsafe).
+            time.sleep(0.001)
 
     thread = threading.Thread(target=churn)
     thread.start()
