@@ -284,7 +284,9 @@ class Pipeline:
         for a frame of the wrong size or type is passed on (nothing changes then)."""
         with self._lock:
             stamp = time.time() if now is None else now
-            if hasattr(self._observer, "expected_colour"):  # the stacked board learns colours from the game
+            if hasattr(
+                self._observer, "expected_colour"
+            ):  # the stacked board learns colours from the game
                 self._observer.expected_colour = self._referee.rules.turn_color(self._referee.game)
             observation = self._observer.observe(frame.image)
             self._last_observation = observation
@@ -443,6 +445,7 @@ class Pipeline:
         camera's calibration status."""
         with self._lock:
             obs = self._last_observation
+            hand, seconds = self.hand_in_view()
             pending = self._referee.pending_record()
             name = self._referee.rules.name
             return {
@@ -450,8 +453,8 @@ class Pipeline:
                 "game_id": self.game_id,
                 "tokens": {name(p): c for p, c in sorted(obs.tokens().items())} if obs else {},
                 "hidden": [name(p) for p in obs.hidden()] if obs else [],
-                "hand": bool(obs.hand_present) if obs else False,
-                "hand_seconds": self._hand_seconds(),
+                "hand": hand,
+                "hand_seconds": seconds,
                 "mismatch": [name(p) for p in self._referee.mismatch_points()],
                 "pending": pending,
                 "observation": None
@@ -468,11 +471,14 @@ class Pipeline:
                 },
             }
 
-    def _hand_seconds(self) -> float:
-        """How long a "hand" has been in view without a break, in frame time (0: none)."""
-        if self._hand_since is None or self._last_frame_time is None:
-            return 0.0
-        return round(max(0.0, self._last_frame_time - self._hand_since), 1)
+    def hand_in_view(self) -> tuple[bool, float]:
+        """Whether the last frame showed a "hand", and for how long one has been in view
+        without a break, in frame time (0.0: none). Cheap: the runtime asks every frame."""
+        with self._lock:
+            hand = bool(self._last_observation.hand_present) if self._last_observation else False
+            if self._hand_since is None or self._last_frame_time is None:
+                return hand, 0.0
+            return hand, round(max(0.0, self._last_frame_time - self._hand_since), 1)
 
     # -- operator actions ---------------------------------------------------------------------
     def accept(self) -> list[Event]:

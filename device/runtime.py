@@ -381,9 +381,8 @@ class Runtime:
         """Phones follow a hand coming and going, and how long it has stayed, even when no
         event comes of it: a fresh state when that changes (every ``HAND_STATE_EVERY_S``
         while it stays). Called with the lock held."""
-        seen = self._pipeline.state() if self._pipeline is not None else {}
-        seconds = float(seen.get("hand_seconds", 0.0))
-        key = (bool(seen.get("hand", False)), int(seconds // HAND_STATE_EVERY_S))
+        hand, seconds = self._pipeline.hand_in_view() if self._pipeline is not None else (False, 0.0)
+        key = (hand, int(seconds // HAND_STATE_EVERY_S))
         if key != self._view_key:
             self._view_key = key
             self._broadcast([self._state_record()])

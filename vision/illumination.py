@@ -90,7 +90,7 @@ class LightField:
         tilt = plane[1:] * min(1.0, MAX_TILT / max(float(np.hypot(*plane[1:])), 1e-12))
         # The gains over every usable sample (the median already ignores the changed ones),
         # so that under even light they are exactly the plain median ratios.
-        undo = np.exp(-(np.float32(tilt[0]) * x + np.float32(tilt[1]) * y))[:, None]
+        undo = np.exp(-Light(gain=UNCHANGED.gain, tilt=tilt).brightness(x, y))[:, None]
         ratio = frame[usable] / self._reference[usable] * undo
         return Light(gain=np.median(ratio, axis=0).astype(np.float32), tilt=tilt)
 

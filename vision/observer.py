@@ -202,10 +202,9 @@ class Observer:
             self._ref_px = ref_px
             self._ref_features = features(ref_px)
             self._ref_columns = [np.ascontiguousarray(self._ref_features[:, k]) for k in range(3)]
-            # Where the frame's light and noise are measured: a third of the hand grid.
-            self._ref_grid_px = _rows(ref_px, self._grid_local[::3])
+            self._ref_grid_px = _rows(ref_px, self._light_samples)
             self._light_field = LightField(
-                size, self._positions[self._grid_local[::3]], self._ref_grid_px
+                size, self._positions[self._light_samples], self._ref_grid_px
             )
             noise = noise_scale(ref_px)  # feature units per grey level of noise, per pixel
             self._inv_chroma_noise2 = (1.0 / noise[:, 0] ** 2).astype(np.float32)
@@ -263,6 +262,9 @@ class Observer:
         self._positions = positions
         self._x, self._y = coordinates(positions, (width, height))  # where the light is undone
         self._grid_local = np.searchsorted(positions, grid_flat)
+        # Where the frame's light and noise are measured: a third of the hand grid.
+        self._light_samples = self._grid_local[::3]
+        self._grid_xy = (self._x[self._light_samples], self._y[self._light_samples])
         self._grid_on_board = self._grid.on_board
         self._core = _local(core, positions)
         self._ring = _local(ring, positions)
@@ -488,9 +490,7 @@ class Observer:
         last_px, _, _, last_grey = self._last_read
         diff = np.abs(px - last_px)
         # Noise of a difference of two frames, robustly (most of the board is unchanged).
-        noise = float(
-            np.clip(1.4826 * np.median(_rows(diff, self._grid_local[::3])), 1.0, MAX_NOISE)
-        )
+        noise = float(np.clip(1.4826 * np.median(_rows(diff, self._light_samples)), 1.0, MAX_NOISE))
         largest = np.maximum(np.maximum(diff[:, 0], diff[:, 1]), diff[:, 2])
         changed = largest > np.float32(STILL_SIGMAS * noise)
         in_core = np.bincount(
@@ -571,16 +571,14 @@ class Observer:
             feats = features(px)
             delta = feats - self._estimated_background(feats)
             return feats, _distance(delta, shadow_weight=SHADOW_WEIGHT), _distance(delta)
-        grid = self._grid_local[::3]
+        grid = self._light_samples
         lighting = self._light_field.measure(_rows(px, grid))
         balanced = px / lighting.gain
         feats = features(balanced)
         grid_balanced = _rows(balanced, grid)
         if lighting.tilt.any():  # uneven light moves brightness only (see vision.illumination)
             feats[:, 2] -= lighting.brightness(self._x, self._y) * np.float32(1.0 / LIGHT_SCALE)
-            grid_balanced = (
-                grid_balanced * np.exp(-lighting.brightness(self._x[grid], self._y[grid]))[:, None]
-            )
+            grid_balanced = grid_balanced * np.exp(-lighting.brightness(*self._grid_xy))[:, None]
         # One contiguous array per feature axis: the arithmetic below runs at memory speed.
         d0, d1, light = (feats[:, k] - self._ref_columns[k] for k in range(3))
         chroma2 = d0 * d0 + d1 * d1

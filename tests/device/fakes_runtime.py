@@ -110,6 +110,9 @@ class NameReadingPipeline:
     def state(self) -> dict[str, Any]:
         return {"tokens": {}, "hidden": [], "hand": self.hand, "mismatch": [], "pending": None}
 
+    def hand_in_view(self) -> tuple[bool, float]:
+        return self.hand, 0.0
+
     def undo(self) -> list[Event]:
         move = self.game.pop()
         return [Event(UNDO, {"point": point_name(move.point)}, game_id=self.game_id)]

@@ -484,5 +484,6 @@ def test_state_says_how_long_a_hand_has_been_in_view() -> None:
     h.show({}, frames=9, hand=True)  # frames 2..10: in view from t = 0.5 to t = 2.5
     state = h.pipeline.state()
     assert state["hand"] is True and state["hand_seconds"] == 2.0
+    assert h.pipeline.hand_in_view() == (True, 2.0)  # what the runtime asks every frame
     h.show({}, frames=1)
     assert h.pipeline.state()["hand_seconds"] == 0.0
