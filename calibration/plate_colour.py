@@ -12,15 +12,15 @@ gain-normalised frame) describe them all, and undoing them is exact.
 
 Both are estimated from the tokens of one frame: every set of tokens has members
 on several tiers, and only the right values make each token's corrected colour
-land on tokens of the same set on *other* tiers. The estimate needs no known
-colours, so it also works on the first picture of a game.
+land on tokens of the same set on *every other* tier. The estimate needs no
+known colours, so it also works on the first picture of a game.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from calibration.colours import feature_to_bgr, features, match_distance
+from calibration.colours import MERGE_DISTANCE, feature_to_bgr, features, match_distance
 
 TOP_TIER = 3
 TRANSMISSION_RANGE = (0.5, 1.0)  # light kept per plate that is searched
@@ -63,8 +63,13 @@ def estimate_plate_loss(feats: np.ndarray, tiers: np.ndarray) -> tuple[float, fl
     tiers of the tokens of one frame.
 
     For candidate values, every token's corrected colour is compared with the nearest
-    token on another tier; the values with the smallest median mismatch win (a coarse
-    grid, then finer ones around its best). Added light that would leave more than a
+    token on each other tier, and its mismatch is the mean over those tiers (each capped at
+    the distance that makes two colours different sets, since a tier may hold no token of
+    that set: how far the nearest other set lies says nothing); the values
+    with the smallest median mismatch win (a coarse grid, then finer ones around its
+    best). Asking only for the nearest token on *any* other tier let a washed-out set
+    match itself one tier step at a time, so no correction looked as good as the
+    right one, and two sets of one hue (crimson and pink) ran together. Added light that would leave more than a
     tenth of the tokens darker than black is not considered. Returns
     ``None`` when the tokens cannot tell (too few, or all on one tier). Raises
     ``ValueError`` if ``feats`` and ``tiers`` differ in length.
@@ -75,7 +80,8 @@ def estimate_plate_loss(feats: np.ndarray, tiers: np.ndarray) -> tuple[float, fl
         raise ValueError(f"{len(feats)} colours but {len(tiers)} tiers")
     if len(feats) < MIN_TOKENS or len(np.unique(tiers)) < 2:
         return None
-    other_tier = tiers[:, None] != tiers[None, :]
+    present = np.unique(tiers)
+    own_tier = tiers[:, None] == present[None, :]
     darkest = feature_to_bgr(feats).min(axis=1)
     plates = plates_above(tiers)
 
@@ -84,8 +90,11 @@ def estimate_plate_loss(feats: np.ndarray, tiers: np.ndarray) -> tuple[float, fl
         if np.mean(darkest < added * gathered) > MAX_DARKER_SHARE:
             return np.inf
         fixed = corrected(feats, tiers, transmission, added)
-        d = np.where(other_tier, match_distance(fixed, fixed), np.inf)
-        return float(np.median(d.min(axis=1)))
+        d = match_distance(fixed, fixed)
+        nearest = np.stack([np.where(tiers == t, d, np.inf).min(axis=1) for t in present], axis=1)
+        nearest = np.minimum(nearest, MERGE_DISTANCE)  # a tier without the set: any other set
+        nearest[own_tier] = np.nan  # every token has another tier: at least two are present
+        return float(np.median(np.nanmean(nearest, axis=1)))
 
     def best(transmissions: np.ndarray, added: np.ndarray) -> tuple[float, float]:
         # Ties go to the clearest plates: what the tokens cannot tell is not corrected.
