@@ -7,8 +7,10 @@ becomes ``t * c + a``, and through ``k`` plates ``t**k * c + a * (1 + t + ... +
 t**(k-1))``. The added light is the same for every token, so it washes out a
 dark token far more than a light one: a dark set two tiers down drifts towards
 a grey set, and a navy token on the top tier and a blue one below can look
-alike. The plates are identical, so one ``t`` and one ``a`` (grey levels of the
-gain-normalised frame) describe them all, and undoing them is exact.
+alike. The plates are identical, so one ``t`` and one ``a`` describe them all,
+and undoing them is exact. ``a`` is a colour (B, G, R grey levels of the
+gain-normalised frame): acrylic and the room it reflects are rarely neutral, and
+a tinted wash turns a green set below towards cyan, which no grey one undoes.
 
 Both are estimated from the tokens of one frame: every set of tokens has members
 on several tiers, and only the right values make each token's corrected colour
@@ -17,6 +19,8 @@ known colours, so it also works on the first picture of a game.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
@@ -28,8 +32,26 @@ TRANSMISSION_STEP = 0.05  # coarse grid steps; each refinement halves them aroun
 ADDED_RANGE = (0.0, 60.0)  # light added per plate that is searched, grey levels
 ADDED_STEP = 4.0
 REFINEMENTS = 2
+TINT_RANGE = 0.3  # how far the added light's blue and red may stray from its green, each way
+TINT_STEPS = 7  # candidate values of each across that range
 MIN_TOKENS = 6  # fewer tokens than this (over at least two tiers) say nothing about the plates
 MAX_DARKER_SHARE = 0.1  # the plates cannot have added more light than most tokens show
+
+
+GREY = np.ones(3)  # added light of no colour: the same in B, G and R
+
+
+def _tints() -> list[np.ndarray]:
+    """Candidate colours of the added light, B, G, R with mean 1 (its brightness is kept)."""
+    steps = np.linspace(-TINT_RANGE, TINT_RANGE, TINT_STEPS)
+    tints = [np.array([1.0 + blue, 1.0, 1.0 + red]) for blue in steps for red in steps]
+    return [tint / tint.mean() for tint in tints]
+
+
+def _best_tint(cost: Callable[[np.ndarray], float]) -> np.ndarray:
+    """The candidate tint with the lowest ``cost``; ties go to the greyest, so that a colour
+    the tokens cannot tell is not corrected."""
+    return min(_tints(), key=lambda tint: (cost(tint), float(np.abs(tint - 1.0).sum())))
 
 
 def plates_above(tiers: np.ndarray) -> np.ndarray:
@@ -48,29 +70,35 @@ def _through(plates: np.ndarray, transmission: float) -> tuple[np.ndarray, np.nd
 
 
 def corrected(
-    feats: np.ndarray, tiers: np.ndarray, transmission: float, added: float = 0.0
+    feats: np.ndarray,
+    tiers: np.ndarray,
+    transmission: float,
+    added: float | np.ndarray = 0.0,
 ) -> np.ndarray:
     """Token colour features as they would look on the top tier: the light the plates above
-    added taken off and what they let through scaled back up. ``feats`` is ``(n, 3)``."""
+    added taken off and what they let through scaled back up. ``feats`` is ``(n, 3)``;
+    ``added`` is grey levels per plate, one for all channels or ``(3,)`` B, G, R."""
     kept, gathered = _through(plates_above(tiers), transmission)
     seen = feature_to_bgr(np.asarray(feats, np.float32).reshape(-1, 3))
-    own = (seen - float(added) * gathered[:, None]) / kept[:, None]
+    own = (seen - np.asarray(added, np.float64) * gathered[:, None]) / kept[:, None]
     return features(np.maximum(own, 0.0))
 
 
-def estimate_plate_loss(feats: np.ndarray, tiers: np.ndarray) -> tuple[float, float] | None:
-    """Light kept per plate and light (grey levels) each plate adds, from the colours and
-    tiers of the tokens of one frame.
+def estimate_plate_loss(feats: np.ndarray, tiers: np.ndarray) -> tuple[float, np.ndarray] | None:
+    """Light kept per plate and the light each plate adds (``(3,)`` B, G, R grey levels),
+    from the colours and tiers of the tokens of one frame.
 
     For candidate values, every token's corrected colour is compared with the nearest
-    token on each other tier, and its mismatch is the mean over those tiers (each capped at
-    the distance that makes two colours different sets, since a tier may hold no token of
-    that set: how far the nearest other set lies says nothing); the values
-    with the smallest median mismatch win (a coarse grid, then finer ones around its
-    best). Asking only for the nearest token on *any* other tier let a washed-out set
-    match itself one tier step at a time, so no correction looked as good as the
-    right one, and two sets of one hue (crimson and pink) ran together. Added light that would leave more than a
-    tenth of the tokens darker than black is not considered. Returns
+    token on each other tier, and its mismatch is the mean over those tiers (each capped
+    at the distance that makes two colours different sets: a tier may hold no token of
+    that set, and how far the nearest other set lies says nothing); the values with the
+    smallest median mismatch win (a coarse grid of grey added light, then finer ones
+    around its best). Then the added light's colour is searched, its brightness kept,
+    and the values refined once more with it. Asking only for the nearest token on *any*
+    other tier let a washed-out set match itself one tier step at a time, so no
+    correction looked as good as the right one, and two sets of one hue (crimson and
+    pink) ran together. Added light that would leave more than a tenth of the tokens
+    darker than black is not considered. Returns
     ``None`` when the tokens cannot tell (too few, or all on one tier). Raises
     ``ValueError`` if ``feats`` and ``tiers`` differ in length.
     """
@@ -85,36 +113,50 @@ def estimate_plate_loss(feats: np.ndarray, tiers: np.ndarray) -> tuple[float, fl
     darkest = feature_to_bgr(feats).min(axis=1)
     plates = plates_above(tiers)
 
-    def cost(transmission: float, added: float) -> float:
+    def cost(transmission: float, added: float, tint: np.ndarray = GREY) -> float:
         _, gathered = _through(plates, transmission)
         if np.mean(darkest < added * gathered) > MAX_DARKER_SHARE:
             return np.inf
-        fixed = corrected(feats, tiers, transmission, added)
+        fixed = corrected(feats, tiers, transmission, added * tint)
         d = match_distance(fixed, fixed)
         nearest = np.stack([np.where(tiers == t, d, np.inf).min(axis=1) for t in present], axis=1)
         nearest = np.minimum(nearest, MERGE_DISTANCE)  # a tier without the set: any other set
         nearest[own_tier] = np.nan  # every token has another tier: at least two are present
         return float(np.median(np.nanmean(nearest, axis=1)))
 
-    def best(transmissions: np.ndarray, added: np.ndarray) -> tuple[float, float]:
+    def best(
+        transmissions: np.ndarray, added: np.ndarray, tint: np.ndarray = GREY
+    ) -> tuple[float, float]:
         # Ties go to the clearest plates: what the tokens cannot tell is not corrected.
         grid = [
-            (cost(float(t), float(a)), -float(t), float(a)) for t in transmissions for a in added
+            (cost(float(t), float(a), tint), -float(t), float(a))
+            for t in transmissions
+            for a in added
         ]
         _, t, a = min(grid)
         return -t, a
 
-    t_step, a_step = TRANSMISSION_STEP, ADDED_STEP
+    def refined(
+        transmission: float, added: float, t_step: float, a_step: float, tint: np.ndarray
+    ) -> tuple[float, float]:
+        for _ in range(REFINEMENTS):  # each time a finer grid around the best so far
+            t_step, a_step = t_step / 2, a_step / 2
+            transmission, added = best(
+                np.clip(transmission + np.arange(-2, 3) * t_step, *TRANSMISSION_RANGE),
+                np.clip(added + np.arange(-2, 3) * a_step, *ADDED_RANGE),
+                tint,
+            )
+        return transmission, added
+
     transmission, added = best(
-        np.arange(TRANSMISSION_RANGE[0], TRANSMISSION_RANGE[1] + 1e-9, t_step),
-        np.arange(ADDED_RANGE[0], ADDED_RANGE[1] + 1e-9, a_step),
+        np.arange(TRANSMISSION_RANGE[0], TRANSMISSION_RANGE[1] + 1e-9, TRANSMISSION_STEP),
+        np.arange(ADDED_RANGE[0], ADDED_RANGE[1] + 1e-9, ADDED_STEP),
     )
-    for _ in range(REFINEMENTS):  # each time a finer grid around the best so far
-        t_step, a_step = t_step / 2, a_step / 2
-        transmission, added = best(
-            np.clip(transmission + np.arange(-2, 3) * t_step, *TRANSMISSION_RANGE),
-            np.clip(added + np.arange(-2, 3) * a_step, *ADDED_RANGE),
-        )
-    if cost(transmission, 0.0) <= cost(transmission, added):  # no evidence for added light
-        added = 0.0
-    return transmission, added
+    transmission, added = refined(transmission, added, TRANSMISSION_STEP, ADDED_STEP, GREY)
+    tint = GREY
+    if added > 0:
+        tint = _best_tint(lambda candidate: cost(transmission, added, candidate))
+        transmission, added = refined(transmission, added, TRANSMISSION_STEP, ADDED_STEP, tint)
+    if cost(transmission, 0.0) <= cost(transmission, added, tint):  # no evidence for added light
+        return transmission, np.zeros(3)
+    return transmission, added * tint

@@ -236,7 +236,8 @@ class Observer:
         #: the first token of a colour not learned yet founds it (see ColourModel.found).
         self.expected_colour: int | None = None
         self._in_visit = False
-        self._plate_loss: tuple[float, float] | None = None  # per plate: light kept, light added
+        # Per plate: the light kept, and the light added (B, G, R).
+        self._plate_loss: tuple[float, np.ndarray] | None = None
         self._plate_tokens = b""  # the points it was last learned from
         self._plate_estimates: dict[bytes, Any] = {}  # the latest estimates, by token set
         #: The pixels and result of the last frame read in full (streams only).
