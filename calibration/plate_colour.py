@@ -20,11 +20,9 @@ known colours, so it also works on the first picture of a game.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
-from calibration.colours import MERGE_DISTANCE, feature_to_bgr, features, match_distance
+from calibration.colours import MERGE_DISTANCE, feature_to_bgr, features, pair_distance
 
 TOP_TIER = 3
 TRANSMISSION_RANGE = (0.5, 1.0)  # light kept per plate that is searched
@@ -34,6 +32,7 @@ ADDED_STEP = 4.0
 REFINEMENTS = 2
 TINT_RANGE = 0.3  # how far the added light's blue and red may stray from its green, each way
 TINT_STEPS = 7  # candidate values of each across that range
+MISMATCH_CHUNK = 1_000_000  # candidate-token-token distances worked out at once
 MIN_TOKENS = 6  # fewer tokens than this (over at least two tiers) say nothing about the plates
 MAX_DARKER_SHARE = 0.1  # the plates cannot have added more light than most tokens show
 
@@ -48,25 +47,20 @@ def _tints() -> list[np.ndarray]:
     return [tint / tint.mean() for tint in tints]
 
 
-def _best_tint(cost: Callable[[np.ndarray], float]) -> np.ndarray:
-    """The candidate tint with the lowest ``cost``; ties go to the greyest, so that a colour
-    the tokens cannot tell is not corrected."""
-    return min(_tints(), key=lambda tint: (cost(tint), float(np.abs(tint - 1.0).sum())))
-
-
 def plates_above(tiers: np.ndarray) -> np.ndarray:
     """How many plates lie between the camera and a token on each tier (0 on the top tier)."""
     return TOP_TIER - np.asarray(tiers, np.int64)
 
 
-def _through(plates: np.ndarray, transmission: float) -> tuple[np.ndarray, np.ndarray]:
+def _through(plates: np.ndarray, transmission: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per row: the share of a token's light that ``plates`` plates pass, and how many
-    plates' worth of added light they gather (``1 + t + ... + t**(k-1)``)."""
+    plates' worth of added light they gather (``1 + t + ... + t**(k-1)``). A column of
+    transmissions (``(g, 1)``) gives one row per candidate."""
     plates = np.asarray(plates, np.float64)
-    kept = np.power(float(transmission), plates)
-    if abs(1.0 - transmission) < 1e-9:
-        return kept, plates
-    return kept, (1.0 - kept) / (1.0 - transmission)
+    transmission = np.asarray(transmission, np.float64)
+    kept = np.power(transmission, plates)
+    clear = np.abs(1.0 - transmission) < 1e-9
+    return kept, np.where(clear, plates, (1.0 - kept) / np.where(clear, 1.0, 1.0 - transmission))
 
 
 def corrected(
@@ -108,32 +102,15 @@ def estimate_plate_loss(feats: np.ndarray, tiers: np.ndarray) -> tuple[float, np
         raise ValueError(f"{len(feats)} colours but {len(tiers)} tiers")
     if len(feats) < MIN_TOKENS or len(np.unique(tiers)) < 2:
         return None
-    present = np.unique(tiers)
-    own_tier = tiers[:, None] == present[None, :]
-    darkest = feature_to_bgr(feats).min(axis=1)
-    plates = plates_above(tiers)
-
-    def cost(transmission: float, added: float, tint: np.ndarray = GREY) -> float:
-        _, gathered = _through(plates, transmission)
-        if np.mean(darkest < added * gathered) > MAX_DARKER_SHARE:
-            return np.inf
-        fixed = corrected(feats, tiers, transmission, added * tint)
-        d = match_distance(fixed, fixed)
-        nearest = np.stack([np.where(tiers == t, d, np.inf).min(axis=1) for t in present], axis=1)
-        nearest = np.minimum(nearest, MERGE_DISTANCE)  # a tier without the set: any other set
-        nearest[own_tier] = np.nan  # every token has another tier: at least two are present
-        return float(np.median(np.nanmean(nearest, axis=1)))
+    seen = feature_to_bgr(feats)
 
     def best(
         transmissions: np.ndarray, added: np.ndarray, tint: np.ndarray = GREY
     ) -> tuple[float, float]:
+        t_grid, a_grid = (grid.ravel() for grid in np.meshgrid(transmissions, added, indexing="ij"))
+        costs = _mismatch(seen, tiers, t_grid, a_grid[:, None] * tint)
         # Ties go to the clearest plates: what the tokens cannot tell is not corrected.
-        grid = [
-            (cost(float(t), float(a), tint), -float(t), float(a))
-            for t in transmissions
-            for a in added
-        ]
-        _, t, a = min(grid)
+        _, t, a = min(zip(costs.tolist(), (-t_grid).tolist(), a_grid.tolist()))
         return -t, a
 
     def refined(
@@ -155,8 +132,45 @@ def estimate_plate_loss(feats: np.ndarray, tiers: np.ndarray) -> tuple[float, np
     transmission, added = refined(transmission, added, TRANSMISSION_STEP, ADDED_STEP, GREY)
     tint = GREY
     if added > 0:
-        tint = _best_tint(lambda candidate: cost(transmission, added, candidate))
+        tints = _tints()
+        costs = _mismatch(seen, tiers, np.full(len(tints), transmission), added * np.stack(tints))
+        # Ties go to the greyest light: a colour the tokens cannot tell is not corrected.
+        greyness = [float(np.abs(candidate - 1.0).sum()) for candidate in tints]
+        tint = tints[np.lexsort((greyness, costs))[0]]
         transmission, added = refined(transmission, added, TRANSMISSION_STEP, ADDED_STEP, tint)
-    if cost(transmission, 0.0) <= cost(transmission, added, tint):  # no evidence for added light
+    without, with_added = _mismatch(
+        seen, tiers, np.full(2, transmission), np.stack([np.zeros(3), added * tint])
+    )
+    if without <= with_added:  # no evidence for added light
         return transmission, np.zeros(3)
     return transmission, added * tint
+
+
+def _mismatch(
+    seen: np.ndarray, tiers: np.ndarray, transmissions: np.ndarray, added: np.ndarray
+) -> np.ndarray:
+    """How badly each candidate (``transmissions`` ``(g,)``, ``added`` ``(g, 3)`` B, G, R)
+    makes the tokens (``seen`` ``(n, 3)`` BGR on ``tiers``) match their sets on the other
+    tiers, ``(g,)``: see :func:`estimate_plate_loss`. All candidates at once, in chunks
+    that keep the ``(g, n, n)`` distances small."""
+    order = np.argsort(tiers, kind="stable")  # each tier's tokens one run of columns
+    seen, tiers = seen[order], tiers[order]
+    present, starts = np.unique(tiers, return_index=True)
+    own_tier = tiers[:, None] == present[None, :]
+    darkest = seen.min(axis=1)
+    chunk = max(1, MISMATCH_CHUNK // len(tiers) ** 2)
+    out = np.empty(len(transmissions))
+    for start in range(0, len(transmissions), chunk):
+        part = slice(start, start + chunk)
+        kept, gathered = _through(plates_above(tiers), np.asarray(transmissions[part])[:, None])
+        light = added[part, None, :] * gathered[..., None]
+        fixed = features(np.maximum((seen - light) / kept[..., None], 0.0))
+        d = pair_distance(fixed[:, :, None, :], fixed[:, None, :, :])
+        nearest = np.minimum.reduceat(d, starts, axis=2)  # the nearest token on each tier
+        nearest = np.minimum(nearest, MERGE_DISTANCE)  # a tier without the set: any other set
+        nearest[:, own_tier] = np.nan  # every token has another tier: at least two are present
+        out[part] = np.median(np.nanmean(nearest, axis=2), axis=1)
+        # Added light that would leave more than a share of the tokens darker than black.
+        grey = added[part].mean(axis=1, keepdims=True)
+        out[part][np.mean(darkest < grey * gathered, axis=1) > MAX_DARKER_SHARE] = np.inf
+    return out
