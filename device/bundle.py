@@ -22,19 +22,47 @@ class BundleError(ValueError):
 
 
 def replay_command(
-    *, has_calibration: bool, has_palette: bool, players: int, opening: str, mid_game: bool = False
+    *,
+    has_calibration: bool,
+    has_palette: bool,
+    players: int,
+    opening: str,
+    mid_game: bool = False,
+    choose: int | None = None,
 ) -> str:
     """The ``boardcam replay`` command line that reproduces a bundle, run inside its folder
-    (``mid_game``: the frames start during a game)."""
+    (``mid_game``: the frames start during a game, whose moves the manifest lists;
+    ``choose``: the 3MEQ colour choice made during the frames, which no camera sees)."""
     parts = ["boardcam replay"]
-    parts.append("--calibration calibration.json" if has_calibration else "--calibration YOUR_CALIBRATION.json")
+    parts.append(
+        "--calibration calibration.json"
+        if has_calibration
+        else "--calibration YOUR_CALIBRATION.json"
+    )
     if has_palette:
         parts.append("--palette palette.json")
     parts += [f"--players {players}", f"--opening {opening}"]
     if mid_game:
-        parts.append("--mid-game")
+        parts.append("--moves manifest.json")
+    if choose is not None:
+        parts.append(f"--choose {choose}")
     parts += ["frames", "--json"]
     return " ".join(parts)
+
+
+def _choice_among(moves: Sequence[str]) -> int | None:
+    """The colour of the first 3MEQ choice (``choose N``) among move texts, if any."""
+    from rules.errors import RulesError
+    from rules.timevectors.moves import CHOOSE, Move
+
+    for text in moves:
+        try:
+            move = Move.parse(text)
+        except RulesError:
+            continue
+        if move.kind == CHOOSE:
+            return move.color
+    return None
 
 
 def build_bundle(
@@ -47,12 +75,18 @@ def build_bundle(
     players: int = 2,
     opening: str = "none",
     moves_at_start: Sequence[str] = (),
+    moves_during: Sequence[str] = (),
 ) -> bytes:
     """The zip's bytes. ``frames`` are (wall time, JPEG bytes) in capture order;
     ``moves_at_start`` the moves already played when the first frame was taken (a replay of a
-    long game starts from them, not from an empty board)."""
+    long game starts from them, not from an empty board), ``moves_during`` those played
+    since (a colour choice among them goes into the replay command)."""
     times = [t for t, _ in frames]
-    fps = (len(times) - 1) / (times[-1] - times[0]) if len(times) >= 2 and times[-1] > times[0] else None
+    fps = (
+        (len(times) - 1) / (times[-1] - times[0])
+        if len(times) >= 2 and times[-1] > times[0]
+        else None
+    )
     manifest = {
         "bundle_version": BUNDLE_VERSION,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -64,8 +98,12 @@ def build_bundle(
         "moves_at_start": list(moves_at_start),
     }
     command = replay_command(
-        has_calibration=calibration is not None, has_palette=bool(palette), players=players,
-        opening=opening, mid_game=bool(moves_at_start),
+        has_calibration=calibration is not None,
+        has_palette=bool(palette),
+        players=players,
+        opening=opening,
+        mid_game=bool(moves_at_start),
+        choose=_choice_among(moves_during),
     )
     readme = (
         "boardcam support bundle\n\n"
@@ -76,8 +114,8 @@ def build_bundle(
     if moves_at_start:
         readme += (
             f"\nThe game already had {len(moves_at_start)} moves when the first frame was taken "
-            "(manifest.json, moves_at_start): --mid-game takes the first still board as the game "
-            "so far, and the events after it are what to look at.\n"
+            "(manifest.json, moves_at_start): --moves manifest.json replays from that game, and "
+            "the events after it are what to look at.\n"
         )
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:

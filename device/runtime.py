@@ -744,10 +744,11 @@ class Runtime:
             game_state = self._game.to_dict()
             recent = list(self._recent)
             plies = recent[0][2] if recent else len(self._game.move_stack)
-            moves_at_start = [game_view.move_notation(m) for m in self._game.move_stack[:plies]]
+            moves = [game_view.move_notation(m) for m in self._game.move_stack]
         return build_bundle(
             [(when, jpeg) for when, jpeg, _ in recent],
-            moves_at_start=moves_at_start,
+            moves_at_start=moves[:plies],
+            moves_during=moves[plies:],
             calibration=calibration,
             palette=self.palette,
             game=game_state,

@@ -92,6 +92,14 @@ def register(
         help="the frames start during a game (a support bundle): take the first still board "
         "as the game so far",
     )
+    parser.add_argument(
+        "--moves",
+        type=Path,
+        metavar="MOVES.json",
+        help='the moves played before the first frame: a JSON list ("A3Q:0", "swap B2P:1", '
+        '"choose 1", ...) or a support bundle\'s manifest.json; the replay starts from that '
+        "game exactly (--mid-game guesses it from the first board)",
+    )
     parser.add_argument("--board", choices=["timevectors", "gryb"], default="timevectors")
     parser.add_argument(
         "--game", metavar="NAME", help="gryb: the game played (ez-gryb, drangles, ...)"
@@ -99,7 +107,7 @@ def register(
     parser.add_argument(
         "--rolls",
         metavar="FILE|SEED",
-        help="gryb: the dice rolls, a JSON list of faces ([\"Y\", \"GR\", ...]) or a seed of the "
+        help='gryb: the dice rolls, a JSON list of faces (["Y", "GR", ...]) or a seed of the '
         "virtual die; without it the rolls are read off the moves",
     )
     parser.add_argument("--json", action="store_true", help="one JSON record per event")
@@ -133,6 +141,7 @@ def run(args: argparse.Namespace) -> int:
             as_json=args.json,
             out=sys.stdout,
             mid_game=args.mid_game,
+            moves_path=args.moves,
             board=args.board,
             game_name=args.game,
             rolls=args.rolls,
@@ -166,6 +175,31 @@ def _new_game(players: int, opening: str) -> Any:
         raise ReplayError(str(exc)) from exc
 
 
+def _play_moves(game: Any, path: Path) -> None:
+    """Play the moves of ``path`` (a JSON list of move texts, or an object whose
+    ``moves_at_start`` is one: a support bundle's manifest) on ``game``; raises
+    :class:`ReplayError` naming the first move that cannot be read or played."""
+    from calibration.jsonfile import JsonFileError, read_json_file
+    from rules.errors import RulesError
+    from rules.timevectors.moves import Move
+
+    try:
+        document = read_json_file(path, "moves file")
+    except JsonFileError as exc:
+        raise ReplayError(str(exc)) from exc
+    moves = document.get("moves_at_start") if isinstance(document, dict) else document
+    if not isinstance(moves, list):
+        raise ReplayError(
+            f'moves file {path}: expected a list of moves like ["A3Q:0", "H8S:1"] '
+            "or a support bundle's manifest.json"
+        )
+    for number, text in enumerate(moves, start=1):
+        try:
+            game.push(Move.parse(text))
+        except RulesError as exc:
+            raise ReplayError(f"moves file {path}: move {number} ({text!r}): {exc}") from exc
+
+
 def _new_gryb_game(name: str | None, rolls: str | None) -> tuple[Any, list[str] | None]:
     """The GRYB game and the rolls file's faces (``None``: a seed, or rolls read off moves)."""
     from calibration.jsonfile import JsonFileError, read_json_file
@@ -185,7 +219,7 @@ def _new_gryb_game(name: str | None, rolls: str | None) -> tuple[Any, list[str] 
             except JsonFileError as exc:
                 raise ReplayError(str(exc)) from exc
             if not isinstance(faces, list) or not all(isinstance(f, str) for f in faces):
-                raise ReplayError(f"rolls file {rolls}: a list of die faces like [\"Y\", \"GR\"]")
+                raise ReplayError(f'rolls file {rolls}: a list of die faces like ["Y", "GR"]')
     try:
         return new_game(name, seed=seed), faces
     except RulesError as exc:
@@ -204,6 +238,7 @@ def replay(
     as_json: bool = False,
     out: TextIO = sys.stdout,
     mid_game: bool = False,
+    moves_path: Path | None = None,
     board: str = "timevectors",
     game_name: str | None = None,
     rolls: str | None = None,
@@ -224,11 +259,20 @@ def replay(
         raise ReplayError(f"--fps must be positive, not {fps:g}")
     if choose is not None and (board != "timevectors" or opening != "3meq"):
         raise ReplayError("--choose is the colour choice of a 3meq opening (--opening 3meq)")
+    if moves_path is not None and (board != "timevectors" or mid_game):
+        raise ReplayError(
+            "--moves starts a Time Vectors game from its moves; --mid-game guesses them instead: "
+            "give one"
+            if mid_game
+            else "--moves is for Time Vectors games"
+        )
     faces: list[str] | None = None
     if board == "gryb":
         game, faces = _new_gryb_game(game_name, rolls)
     else:
         game = _new_game(players, opening)
+        if moves_path is not None:
+            _play_moves(game, moves_path)
     try:
         calibration = load_calibration(calibration_path, board=board)
     except CalibrationError as exc:

@@ -20,18 +20,31 @@ def jpeg(value: int) -> bytes:
 
 def test_bundle_contents_and_replayable_frames(tmp_path):
     frames = [(100.0 + i / 4, jpeg(20 * i)) for i in range(5)]
-    data = build_bundle(frames, calibration={"version": 1}, palette=[[255, 0, 0]], game={"moves": ["A1P:0"]},
-                        state={"turn": 1}, players=3, opening="none")
+    data = build_bundle(
+        frames,
+        calibration={"version": 1},
+        palette=[[255, 0, 0]],
+        game={"moves": ["A1P:0"]},
+        state={"turn": 1},
+        players=3,
+        opening="none",
+    )
     manifest = read_manifest(data)
-    assert manifest["frames"] == 5 and manifest["fps"] == pytest.approx(4.0) and manifest["players"] == 3
+    assert (
+        manifest["frames"] == 5
+        and manifest["fps"] == pytest.approx(4.0)
+        and manifest["players"] == 3
+    )
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         assert json.loads(archive.read("calibration.json")) == {"version": 1}
         assert json.loads(archive.read("palette.json")) == [[255, 0, 0]]
         assert json.loads(archive.read("game.json")) == {"moves": ["A1P:0"]}
         readme = archive.read("README.txt").decode()
         archive.extractall(tmp_path)
-    assert ("boardcam replay --calibration calibration.json --palette palette.json --players 3 "
-            "--opening none frames --json") in readme
+    assert (
+        "boardcam replay --calibration calibration.json --palette palette.json --players 3 "
+        "--opening none frames --json"
+    ) in readme
     with FolderSource(tmp_path / "frames") as source:
         values = []
         while (frame := source.read()) is not None:
@@ -42,8 +55,9 @@ def test_bundle_contents_and_replayable_frames(tmp_path):
 def test_bundle_without_frames_or_calibration():
     data = build_bundle([], calibration=None, palette=None, game=None, state=None)
     assert read_manifest(data)["frames"] == 0 and read_manifest(data)["fps"] is None
-    assert "YOUR_CALIBRATION.json" in replay_command(has_calibration=False, has_palette=False, players=2,
-                                                     opening="none")
+    assert "YOUR_CALIBRATION.json" in replay_command(
+        has_calibration=False, has_palette=False, players=2, opening="none"
+    )
 
 
 def test_not_a_bundle():
@@ -57,13 +71,50 @@ def test_not_a_bundle():
 
 
 def test_bundle_of_a_long_game_names_the_moves_before_its_first_frame():
-    data = build_bundle([(1.0, jpeg(0))], calibration=None, palette=None, game=None, state=None,
-                        moves_at_start=["A1P:0", "H8S:1"])
+    data = build_bundle(
+        [(1.0, jpeg(0))],
+        calibration=None,
+        palette=None,
+        game=None,
+        state=None,
+        moves_at_start=["A1P:0", "H8S:1"],
+    )
     assert read_manifest(data)["moves_at_start"] == ["A1P:0", "H8S:1"]
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         readme = archive.read("README.txt").decode()
     assert "already had 2 moves" in readme
-    assert "--opening none --mid-game frames --json" in readme
+    assert "--opening none --moves manifest.json frames --json" in readme
     fresh = build_bundle([(1.0, jpeg(0))], calibration=None, palette=None, game=None, state=None)
     with zipfile.ZipFile(io.BytesIO(fresh)) as archive:
-        assert "--mid-game" not in archive.read("README.txt").decode()
+        assert "--moves" not in archive.read("README.txt").decode()
+
+
+def test_bundle_replays_a_3meq_colour_choice_made_during_its_frames():
+    """A camera cannot see the second player's colour choice: the replay command carries it
+    when it came during the bundle's minute (before it, the manifest's moves hold it)."""
+    during = build_bundle(
+        [(1.0, jpeg(0))],
+        calibration=None,
+        palette=None,
+        game=None,
+        state=None,
+        opening="3meq",
+        moves_at_start=["A1P:0"],
+        moves_during=["B1P:1", "C1P:0", "choose 1", "D1P:1"],
+    )
+    before = build_bundle(
+        [(1.0, jpeg(0))],
+        calibration=None,
+        palette=None,
+        game=None,
+        state=None,
+        opening="3meq",
+        moves_at_start=["A1P:0", "B1P:1", "C1P:0", "choose 1"],
+        moves_during=["D1P:1"],
+    )
+    texts = []
+    for data in (during, before):
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            texts.append(archive.read("README.txt").decode())
+    assert "--opening 3meq --moves manifest.json --choose 1 frames --json" in texts[0]
+    assert "--choose" not in texts[1] and "--moves manifest.json frames" in texts[1]

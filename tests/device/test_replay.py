@@ -449,3 +449,57 @@ def test_refitted_calibration_moves_the_reference_with_the_camera(
     error_after = np.abs(after - truth)[on_board].mean()
     error_before = np.abs(before - truth)[on_board].mean()
     assert error_after < 0.6 * error_before  # (8.3 against 17.0 grey levels when written)
+
+
+def test_a_bundle_replays_from_the_moves_before_its_first_frame(
+    tmp_path, capsys, renderers, calibration_file, palette_file
+) -> None:
+    """A support bundle's frames start during a game: ``--moves manifest.json`` replays from
+    the game as the companion had it, so the tokens already down are not new moves."""
+    script = Script(still_frames=4).still(3).place(("A1P", 0)).place(("H8S", 1))
+    before = len(script.shots) - 1  # the still board with both tokens down
+    script.place(("B2Q", 0))
+    still = write_frames(tmp_path / "f", [(renderers["plain"], script.shots[before:])])
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"bundle_version": 1, "moves_at_start": ["A1P:0", "H8S:1"]}))
+    records = replay(
+        capsys,
+        calibration_file,
+        tmp_path / "f",
+        "--palette",
+        str(palette_file),
+        "--moves",
+        str(manifest),
+    )
+    check(records, still, [move("B2Q", 0)])
+
+
+@pytest.mark.parametrize(
+    "moves, message",
+    [
+        (["A1P:0", "A1P:1"], "move 2 ('A1P:1')"),
+        (["A1P:0", "X9Z:1"], "move 2 ('X9Z:1')"),
+        ({"moves": []}, "expected a list of moves"),
+    ],
+)
+def test_a_moves_file_that_cannot_be_played_is_refused(
+    tmp_path, capsys, calibration_file, moves, message
+) -> None:
+    path = tmp_path / "moves.json"
+    path.write_text(json.dumps(moves))
+    (tmp_path / "f").mkdir()
+    capsys.readouterr()
+    status = main(
+        [
+            "replay",
+            "--calibration",
+            str(calibration_file),
+            "--moves",
+            str(path),
+            str(tmp_path / "f"),
+            "--json",
+        ]
+    )
+    captured = capsys.readouterr()
+    assert status == 2 and captured.out == ""
+    assert message in captured.err
