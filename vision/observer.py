@@ -431,7 +431,11 @@ class Observer:
             # Weaker changes count against the last calm frame (its shadows and tokens are
             # already in it): a still hand of a colour close to the table's still shows.
             calm_feats, calm_explained, _ = self._calm
-            since_calm = _distance(feats - calm_feats) > HAND_DISTANCE
+            delta = feats - calm_feats
+            since_calm = _distance(delta) > HAND_DISTANCE
+            if self._ref_px is not None:  # and not mere sensor noise (a dark, noisy table)
+                chroma2 = delta[:, 0] * delta[:, 0] + delta[:, 1] * delta[:, 1]
+                since_calm &= self._beyond_noise(chroma2, delta[:, 2])
             newly = since_calm & ~explained & ~calm_explained
             hand_present = self._hand(newly) or hand_present
             unexplained |= newly
@@ -594,12 +598,17 @@ class Observer:
             )
         )
         self._sigma, self._light = sigma, lighting
-        # Squared change in units of this pixel's own noise (chroma and brightness apart).
-        noise_units = chroma2 * self._inv_chroma_noise2 + light * light * self._inv_light_noise2
-        significant = noise_units > np.float32((NOISE_SIGMAS * sigma) ** 2)
+        significant = self._beyond_noise(chroma2, light)
         unshaded = np.sqrt(chroma2 + light * light)
         zero = np.float32(0.0)
         return feats, np.where(significant, distance, zero), np.where(significant, unshaded, zero)
+
+    def _beyond_noise(self, chroma2: np.ndarray, light: np.ndarray) -> np.ndarray:
+        """Which feature differences (squared chroma and brightness, per gathered pixel) stand
+        out of the sensor noise of the last frame: measured in units of each pixel's own
+        noise, chroma and brightness apart (a dark pixel's colour is far noisier)."""
+        noise_units = chroma2 * self._inv_chroma_noise2 + light * light * self._inv_light_noise2
+        return noise_units > np.float32((NOISE_SIGMAS * self._sigma) ** 2)
 
     def _estimated_background(self, feats: np.ndarray) -> np.ndarray:
         """Without a reference image: the median colour of the board area stands in for it.
