@@ -948,9 +948,14 @@ class Observer:
         self, feats: np.ndarray, foreground: np.ndarray, accepted: np.ndarray, *, learn: bool
     ) -> np.ndarray:
         """Each accepted token's colour as on the top tier; with ``learn``, the colour model
-        and the plates' colour loss learn from them."""
+        and the plates' colour loss learn from them: from those whose top the camera sees at
+        least in part, that is (a point wholly behind the post, taken on a few changed pixels,
+        once taught the model the table's colour, and every set after it took the wrong
+        number)."""
         mean, n = self._token_colours(feats, foreground, accepted)
         readable = accepted & (n > 0)
+        if learn:
+            readable &= self.footprints.token_visibility(accepted) > 0.0
         mean = self._through_plates(mean, readable, learn=learn)
         if learn and self.expected_colour is not None and self._before is not None:
             # The one token a hand visit added is the colour the game expects next.
