@@ -89,32 +89,25 @@ def test_bundle_of_a_long_game_names_the_moves_before_its_first_frame():
         assert "--moves" not in archive.read("README.txt").decode()
 
 
+def _readme_of_3meq_bundle(at_start: list[str], during: list[str]) -> str:
+    data = build_bundle(
+        [(1.0, jpeg(0))],
+        calibration=None,
+        palette=None,
+        game=None,
+        state=None,
+        opening="3meq",
+        moves_at_start=at_start,
+        moves_during=during,
+    )
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return archive.read("README.txt").decode()
+
+
 def test_bundle_replays_a_3meq_colour_choice_made_during_its_frames():
     """A camera cannot see the second player's colour choice: the replay command carries it
     when it came during the bundle's minute (before it, the manifest's moves hold it)."""
-    during = build_bundle(
-        [(1.0, jpeg(0))],
-        calibration=None,
-        palette=None,
-        game=None,
-        state=None,
-        opening="3meq",
-        moves_at_start=["A1P:0"],
-        moves_during=["B1P:1", "C1P:0", "choose 1", "D1P:1"],
-    )
-    before = build_bundle(
-        [(1.0, jpeg(0))],
-        calibration=None,
-        palette=None,
-        game=None,
-        state=None,
-        opening="3meq",
-        moves_at_start=["A1P:0", "B1P:1", "C1P:0", "choose 1"],
-        moves_during=["D1P:1"],
-    )
-    texts = []
-    for data in (during, before):
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            texts.append(archive.read("README.txt").decode())
-    assert "--opening 3meq --moves manifest.json --choose 1 frames --json" in texts[0]
-    assert "--choose" not in texts[1] and "--moves manifest.json frames" in texts[1]
+    during = _readme_of_3meq_bundle(["A1P:0"], ["B1P:1", "C1P:0", "choose 1", "D1P:1"])
+    before = _readme_of_3meq_bundle(["A1P:0", "B1P:1", "C1P:0", "choose 1"], ["D1P:1"])
+    assert "--opening 3meq --moves manifest.json --choose 1 frames --json" in during
+    assert "--choose" not in before and "--moves manifest.json frames" in before
