@@ -70,44 +70,43 @@ def test_not_a_bundle():
         read_manifest(buffer.getvalue())
 
 
-def test_bundle_of_a_long_game_names_the_moves_before_its_first_frame():
-    data = build_bundle(
-        [(1.0, jpeg(0))],
-        calibration=None,
-        palette=None,
-        game=None,
-        state=None,
-        moves_at_start=["A1P:0", "H8S:1"],
+def one_frame_bundle(**game: object) -> bytes:
+    """A bundle of one frame and no files but the game's settings and moves (``game``)."""
+    return build_bundle(
+        [(1.0, jpeg(0))], calibration=None, palette=None, game=None, state=None, **game
     )
-    assert read_manifest(data)["moves_at_start"] == ["A1P:0", "H8S:1"]
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        readme = archive.read("README.txt").decode()
-    assert "already had 2 moves" in readme
-    assert "--opening none --moves manifest.json frames --json" in readme
-    fresh = build_bundle([(1.0, jpeg(0))], calibration=None, palette=None, game=None, state=None)
-    with zipfile.ZipFile(io.BytesIO(fresh)) as archive:
-        assert "--moves" not in archive.read("README.txt").decode()
 
 
-def _readme_of_3meq_bundle(at_start: list[str], during: list[str]) -> str:
-    data = build_bundle(
-        [(1.0, jpeg(0))],
-        calibration=None,
-        palette=None,
-        game=None,
-        state=None,
-        opening="3meq",
-        moves_at_start=at_start,
-        moves_during=during,
-    )
+def readme_of(data: bytes) -> str:
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         return archive.read("README.txt").decode()
+
+
+def test_bundle_of_a_long_game_names_the_moves_before_its_first_frame():
+    data = one_frame_bundle(moves_at_start=["A1P:0", "H8S:1"])
+    assert read_manifest(data)["moves_at_start"] == ["A1P:0", "H8S:1"]
+    readme = readme_of(data)
+    assert "already had 2 moves" in readme
+    assert "--opening none --moves manifest.json frames --json" in readme
+    assert "--moves" not in readme_of(one_frame_bundle())
 
 
 def test_bundle_replays_a_3meq_colour_choice_made_during_its_frames():
     """A camera cannot see the second player's colour choice: the replay command carries it
     when it came during the bundle's minute (before it, the manifest's moves hold it)."""
-    during = _readme_of_3meq_bundle(["A1P:0"], ["B1P:1", "C1P:0", "choose 1", "D1P:1"])
-    before = _readme_of_3meq_bundle(["A1P:0", "B1P:1", "C1P:0", "choose 1"], ["D1P:1"])
+    during = readme_of(
+        one_frame_bundle(
+            opening="3meq",
+            moves_at_start=["A1P:0"],
+            moves_during=["B1P:1", "C1P:0", "choose 1", "D1P:1"],
+        )
+    )
+    before = readme_of(
+        one_frame_bundle(
+            opening="3meq",
+            moves_at_start=["A1P:0", "B1P:1", "C1P:0", "choose 1"],
+            moves_during=["D1P:1"],
+        )
+    )
     assert "--opening 3meq --moves manifest.json --choose 1 frames --json" in during
     assert "--choose" not in before and "--moves manifest.json frames" in before
