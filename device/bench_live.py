@@ -94,6 +94,7 @@ def sse_records(port: int, stop: threading.Event) -> Iterator[tuple[float, dict[
                     yield time.monotonic(), json.loads("\n".join(data))
                 data, event_name = [], ""
     finally:
+        response.close()  # holds the socket itself when the server said it would close it
         connection.close()
 
 
@@ -126,11 +127,10 @@ def _summary(values: list[float], scale: float = 1.0) -> dict[str, float] | None
 def run_live_bench(seconds: float = 60.0, fps: float = 4.0, soak_frames: int = 2000,
                    stable_frames: int = 3) -> dict[str, Any]:
     """Run the benchmark; returns the figures (see :func:`format_report`)."""
-    import waitress.server
-
     from device.runtime import default_pipeline_factory
     from device.settings import build_runtime
     from web import create_app
+    from web.background import BackgroundServer
 
     loop_length, leaves = hand_leave_indices()
     record: dict[str, Any] = {"leave_times": {}, "process_ms": [], "deciding": {}}
@@ -154,25 +154,13 @@ def run_live_bench(seconds: float = 60.0, fps: float = 4.0, soak_frames: int = 2
         source.stop()
         warm_up = time.perf_counter() - warm_started
         app = create_app({"BOARDCAM_SSE_HEARTBEAT_S": 1.0}, runtime=runtime)
-        server = waitress.server.create_server(app, host="127.0.0.1", port=0, threads=8)
-        port = server.socket.getsockname()[1]
-        closing = threading.Event()
-
-        def serve() -> None:
-            try:
-                server.run()
-            except (OSError, ValueError):  # its sockets closed under a select(): the end
-                if not closing.is_set():
-                    raise
-
-        serving = threading.Thread(target=serve, name="bench-server", daemon=True)
-        serving.start()
+        server = BackgroundServer(app, threads=8)
         stop = threading.Event()
         arrivals: list[tuple[float, dict[str, Any]]] = []
 
         def read() -> None:
             try:
-                for arrived, item in sse_records(port, stop):
+                for arrived, item in sse_records(server.port, stop):
                     if item.get("type") in ALERT_TYPES:
                         arrivals.append((arrived, item))
             except (OSError, ValueError) as exc:
@@ -186,10 +174,7 @@ def run_live_bench(seconds: float = 60.0, fps: float = 4.0, soak_frames: int = 2
         stop.set()
         runtime.stop()  # ends the SSE stream, so its server thread finishes
         reader.join(5)
-        server.task_dispatcher.shutdown(timeout=2)
-        closing.set()
-        server.close()
-        serving.join(5)
+        server.stop()
         timed = latencies(record["leave_times"], arrivals)
         process_ms = list(record["process_ms"])
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +16,7 @@ from device.store import Store
 from tests.device.gryb_fakes import ScriptedBandanna, bandanna_runtime
 from tests.web.fake_runtime import FakeRuntime
 from web import create_app
+from web.background import BackgroundServer
 
 CHROMIUM = "/usr/bin/chromium"
 PHONE = {"width": 375, "height": 812}
@@ -71,34 +70,10 @@ class LiveServer:
     app: Flask
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def serve(app: Flask, port: int | None = None) -> Iterator[str]:
+def serve(app: Flask, port: int = 0) -> Iterator[str]:
     """Run ``app`` under waitress on localhost (a free port unless given) while the generator lives."""
-    from waitress.server import create_server
-
-    server = create_server(
-        app,
-        host="127.0.0.1",
-        port=port or _free_port(),
-        threads=16,
-        channel_request_lookahead=1,
-        asyncore_loop_timeout=0.1,
-    )
-    thread = threading.Thread(target=server.run, name="waitress-test", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.effective_port}"
-    finally:
-        # Close every socket from inside the server's own loop (closing them from here races
-        # its select()); with its map empty the loop returns.
-        server.trigger.pull_trigger(lambda: [dispatcher.close() for dispatcher in list(server._map.values())])
-        thread.join(timeout=5)
-        server.task_dispatcher.shutdown(timeout=2)
+    with BackgroundServer(app, port=port, threads=16, channel_request_lookahead=1) as server:
+        yield server.url
 
 
 @pytest.fixture
