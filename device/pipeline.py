@@ -25,7 +25,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import cv2
@@ -59,7 +59,12 @@ class ObserverLike(Protocol):
 
 class TrackerLike(Protocol):
     def update(
-        self, observation: Observation, frame_bgr: np.ndarray, frame_index: int
+        self,
+        observation: Observation,
+        frame_bgr: np.ndarray,
+        frame_index: int,
+        *,
+        held: Mapping[int, int] | None = None,
     ) -> Snapshot | None: ...
 
 
@@ -361,8 +366,11 @@ class Pipeline:
     def _settled(self, observation: Observation, frame: Frame) -> Snapshot | None:
         """The board to judge now, if any: a legal change as soon as it has held still for
         ``quick_frames`` frames, anything else once it has for ``stable_frames``."""
-        quick = self._quick.update(observation, frame.image, frame.seq)
-        steady = self._tracker.update(observation, frame.image, frame.seq)
+        # The tokens the game already has keep their colours through a misread between two
+        # close sets (see vision.tracker.steadied): the rules engine as a filter.
+        held = self._referee.position() if not observation.hand_present else None
+        quick = self._quick.update(observation, frame.image, frame.seq, held=held)
+        steady = self._tracker.update(observation, frame.image, frame.seq, held=held)
         if quick is not None and self._referee.is_plausible(quick):
             return quick
         return steady

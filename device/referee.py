@@ -165,6 +165,10 @@ class Referee:
         self._install(game, new_game)
         return self._rejudge()
 
+    def position(self) -> dict[int, int]:
+        """What the board should show now: location index -> colour."""
+        return self._rules.position(self._game)
+
     def adopt(self, snapshot: Snapshot) -> list[Event]:
         """Take the board of ``snapshot`` as the game so far (frames that start mid-game).
 

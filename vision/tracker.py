@@ -11,6 +11,7 @@ read once the hand has gone.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -20,6 +21,7 @@ logger = logging.getLogger(__name__)
 
 MIN_QUALITY = 0.5  # observations of worse pictures neither count as stable nor break a run
 MIN_VISIBILITY = 0.5
+KEEP_SHARE = 0.25  # a token keeps its colour while that colour is this likely beside the likeliest
 
 
 class Tracker:
@@ -44,11 +46,19 @@ class Tracker:
         self._known: dict[int, int] = {}
         self.last_snapshot: Snapshot | None = None
 
-    def update(self, observation: Observation, frame_bgr: np.ndarray | None, frame_index: int) -> Snapshot | None:
+    def update(
+        self,
+        observation: Observation,
+        frame_bgr: np.ndarray | None,
+        frame_index: int,
+        *,
+        held: Mapping[int, int] | None = None,
+    ) -> Snapshot | None:
         """Take one frame's observation; return a new snapshot when the board has settled.
 
         ``frame_bgr`` is accepted for trackers that keep pictures; this one needs only
-        the observation (before/after differencing happens in the observer).
+        the observation (before/after differencing happens in the observer). ``held``: the
+        colours the game says its tokens have (see :func:`steadied`).
         """
         if observation.quality < MIN_QUALITY:
             return None  # a glitched frame neither confirms nor breaks the current run
@@ -56,6 +66,8 @@ class Tracker:
             self._run_key, self._run_length = None, 0
             return None
         states = observation.states()
+        if held:
+            states = steadied(observation.probs, states, held)
         visible = observation.visibility >= self.min_visibility
         reading = np.where(visible, states, -2).astype(np.int16)  # -2 marks "hidden"
         key = reading.tobytes()
@@ -74,12 +86,36 @@ class Tracker:
             if point in self._known:
                 tokens[point] = self._known[point]
         self._emitted_key = key
-        if self.last_snapshot is not None and tokens == self.last_snapshot.tokens and (
-            hidden == self.last_snapshot.hidden
+        if (
+            self.last_snapshot is not None
+            and tokens == self.last_snapshot.tokens
+            and (hidden == self.last_snapshot.hidden)
         ):
             return None
         self._known = dict(tokens)
         snapshot = Snapshot(frame=frame_index, tokens=tokens, hidden=hidden)
-        logger.debug("snapshot at frame %d: %d tokens, %d hidden", frame_index, len(tokens), len(hidden))
+        logger.debug(
+            "snapshot at frame %d: %d tokens, %d hidden", frame_index, len(tokens), len(hidden)
+        )
         self.last_snapshot = snapshot
         return snapshot
+
+
+def steadied(probs: np.ndarray, states: np.ndarray, held: Mapping[int, int]) -> np.ndarray:
+    """``states`` with each point of ``held`` (location -> the colour the game says it holds)
+    read as that colour where the observer reads another one but still gives the held colour
+    at least ``KEEP_SHARE`` of the other's probability. A token does not change colour by
+    itself: two close sets (orange and brown, a dark set three plates down) flicker between
+    frames, and every flip was an alarm. A token swapped for another colour reads clearly
+    and still shows, and an empty point is left as read."""
+    points = np.fromiter(held.keys(), np.int64, len(held))
+    colours = np.fromiter(held.values(), np.int64, len(held))
+    known = (colours >= 0) & (colours + 1 < probs.shape[1]) & (points < len(states))
+    points, colours = points[known], colours[known]
+    read = states[points]
+    other = (read >= 0) & (read != colours)
+    likely = probs[points, 1 + colours] >= KEEP_SHARE * probs[points, 1 + np.maximum(read, 0)]
+    keep = other & likely
+    out = states.copy()
+    out[points[keep]] = colours[keep]
+    return out

@@ -339,6 +339,7 @@ def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> _StreamTimin
         board: dict[int, int] = {}
         truth_moves: list[tuple[int, int]] = []
         snapshots = []
+        held: dict[int, int] = {}  # the tokens a referee would have accepted, as the game holds them
         index = 0
         # Frames as (board, hand, colour to play): the pipeline tells the observer the colour
         # the game expects next, so the first token of each set founds its colour.
@@ -364,10 +365,13 @@ def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> _StreamTimin
             timing.observe += time.perf_counter() - start
             timing.decode += _decode_time(image)
             timing.frames += 1
-            snapshot = tracker.update(observation, None, index)
+            snapshot = tracker.update(observation, None, index, held=held)
             index += 1
             if snapshot is not None:
                 snapshots.append(snapshot)
+                new = {p: c for p, c in snapshot.tokens.items() if p not in held}
+                if len(new) == 1 and turn in new.values():  # one token of the colour to play
+                    held.update(new)
         timing.reread += observer.full_reads
         # Moves the tracker's snapshots imply: tokens added between consecutive snapshots.
         found: list[tuple[int, int]] = []

@@ -71,8 +71,13 @@ class FakeTracker:
         self.stable = stable
         self.run: list[tuple[tuple, frozenset]] = []
         self.last: tuple | None = None
+        self.held: dict[int, int] | None = None  # the game's board it was last told
 
-    def update(self, obs: Observation, frame_bgr: np.ndarray, index: int) -> Snapshot | None:
+    def update(
+        self, obs: Observation, frame_bgr: np.ndarray, index: int, *, held: dict | None = None
+    ) -> Snapshot | None:
+        if held is not None:
+            self.held = dict(held)
         if obs.hand_present:
             self.run = []
             return None
@@ -186,6 +191,16 @@ def test_the_observer_is_told_the_colour_the_game_expects_next() -> None:
     assert first_move[-1] == 1, "then colour 1"
     h.place(board, "B1P", 1)
     assert observer.expected_seen[-1] == 0
+
+
+def test_the_trackers_are_told_the_colours_the_game_holds() -> None:
+    """So that a token the game has keeps its colour through a misread between close sets."""
+    h = Harness()
+    board: dict[str, int] = {}
+    h.place(board, "A1P", 0)
+    h.place(board, "B1P", 1)
+    h.show(board)
+    assert h.pipeline._tracker.held == {P("A1P"): 0, P("B1P"): 1}
 
 
 def test_hand_frames_never_reach_the_referee() -> None:

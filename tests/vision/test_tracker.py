@@ -8,11 +8,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vision.observation import Observation
-from vision.tracker import Tracker
+from vision.tracker import Tracker, steadied
 
 
-def observation(tokens: dict[int, int], *, hidden: tuple[int, ...] = (), hand: bool = False,
-                quality: float = 1.0, colours: int = 3) -> Observation:
+def observation(
+    tokens: dict[int, int],
+    *,
+    hidden: tuple[int, ...] = (),
+    hand: bool = False,
+    quality: float = 1.0,
+    colours: int = 3,
+) -> Observation:
     probs = np.zeros((256, 1 + colours))
     probs[:, 0] = 1.0
     for point, colour in tokens.items():
@@ -39,7 +45,12 @@ def test_no_repeat_while_the_board_stays_the_same():
 
 
 def test_new_state_needs_its_own_run():
-    seq = [observation({})] * 2 + [observation({5: 0})] + [observation({})] + [observation({5: 0})] * 2
+    seq = (
+        [observation({})] * 2
+        + [observation({5: 0})]
+        + [observation({})]
+        + [observation({5: 0})] * 2
+    )
     out = feed(Tracker(2), seq)
     snaps = [s for s in out if s is not None]
     assert [s.tokens for s in snaps] == [{}, {5: 0}]
@@ -92,9 +103,15 @@ def test_stable_frames_below_one_is_refused():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.dictionaries(st.integers(0, 255), st.integers(0, 2), max_size=4),
-                          st.booleans()), max_size=25),
-       st.integers(1, 4))
+@given(
+    st.lists(
+        st.tuples(
+            st.dictionaries(st.integers(0, 255), st.integers(0, 2), max_size=4), st.booleans()
+        ),
+        max_size=25,
+    ),
+    st.integers(1, 4),
+)
 def test_property_snapshots_only_from_calm_identical_runs(frames, stable):
     """Every snapshot ends a run of `stable` calm frames with exactly its tokens; hands never snapshot."""
     tracker = Tracker(stable)
@@ -103,6 +120,43 @@ def test_property_snapshots_only_from_calm_identical_runs(frames, stable):
         if snap is None:
             continue
         assert not frames[i][1]
-        run = frames[i - stable + 1:i + 1]
+        run = frames[i - stable + 1 : i + 1]
         assert len(run) == stable
         assert all(not hand and tokens == snap.tokens for tokens, hand in run)
+
+
+def mixed(point: int, shares: dict[int, float], colours: int = 3) -> Observation:
+    """An empty board but for ``point``, read as each colour with the given probability."""
+    base = observation({}, colours=colours)
+    probs = base.probs.copy()
+    probs[point] = 0.0
+    for colour, share in shares.items():
+        probs[point, 1 + colour] = share
+    return Observation(probs=probs, visibility=base.visibility, hand_present=False)
+
+
+def test_a_token_the_game_holds_keeps_its_colour_through_a_close_misread():
+    """Orange and brown flicker on a token three plates down: while the game's colour is still
+    a fair share as likely as the one read, the point reads as the game has it (each flip was
+    an alarm); read clearly as another colour, the change still shows."""
+    held = {40: 2}
+    close = mixed(40, {0: 0.6, 2: 0.4})
+    clear = mixed(40, {0: 0.95, 2: 0.05})
+    assert Tracker(1).update(close, None, 0, held=held).tokens == {40: 2}
+    assert Tracker(1).update(close, None, 0).tokens == {40: 0}
+    assert Tracker(1).update(clear, None, 0, held=held).tokens == {40: 0}
+    assert Tracker(1).update(observation({}), None, 0, held=held).tokens == {}  # taken away
+    assert Tracker(1).update(close, None, 0, held={40: 7}).tokens == {40: 0}  # no such colour
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    read=st.dictionaries(st.integers(0, 255), st.integers(0, 2), max_size=20),
+    held=st.dictionaries(st.integers(0, 255), st.integers(0, 2), max_size=20),
+)
+def test_steadied_never_adds_or_removes_a_token(read, held):
+    base = observation(read)
+    out = steadied(base.probs, base.states(), held)
+    assert np.array_equal(out >= 0, base.states() >= 0)
+    changed = np.flatnonzero(out != base.states())
+    assert all(out[p] == held[p] for p in changed)
