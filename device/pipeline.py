@@ -65,6 +65,7 @@ class TrackerLike(Protocol):
         frame_index: int,
         *,
         held: Mapping[int, int] | None = None,
+        expected: int | None = None,
     ) -> Snapshot | None: ...
 
 
@@ -260,6 +261,7 @@ class Pipeline:
         self._drift = drift_factory(calibration) if drift_factory is not None else None
         self._referee = Referee(game, new_game=self._fresh_game_factory(game))
         self._last_observation: Observation | None = None
+        self._expected: int | None = None  # the colour to play, as of the last frame
         self._last_frame: int | None = None
         self._last_frame_time: float | None = None
         self._last_drift_check: float | None = None
@@ -289,10 +291,11 @@ class Pipeline:
         for a frame of the wrong size or type is passed on (nothing changes then)."""
         with self._lock:
             stamp = time.time() if now is None else now
-            if hasattr(
-                self._observer, "expected_colour"
-            ):  # the stacked board learns colours from the game
-                self._observer.expected_colour = self._referee.rules.turn_color(self._referee.game)
+            # The colour to play: the stacked board learns colours from the game, and its
+            # trackers take a new token to be this colour when the reading is a close call.
+            self._expected = self._referee.rules.turn_color(self._referee.game)
+            if hasattr(self._observer, "expected_colour"):
+                self._observer.expected_colour = self._expected
             observation = self._observer.observe(frame.image)
             self._last_observation = observation
             self._last_frame = frame.seq
@@ -366,11 +369,13 @@ class Pipeline:
     def _settled(self, observation: Observation, frame: Frame) -> Snapshot | None:
         """The board to judge now, if any: a legal change as soon as it has held still for
         ``quick_frames`` frames, anything else once it has for ``stable_frames``."""
-        # The tokens the game already has keep their colours through a misread between two
-        # close sets (see vision.tracker.steadied): the rules engine as a filter.
+        # The tokens the game already has keep their colours, and a new one is the colour to
+        # play, through a misread between two close sets (see vision.tracker.steadied): the
+        # rules engine as a filter.
         held = self._referee.position() if not observation.hand_present else None
-        quick = self._quick.update(observation, frame.image, frame.seq, held=held)
-        steady = self._tracker.update(observation, frame.image, frame.seq, held=held)
+        game = {"held": held, "expected": self._expected}
+        quick = self._quick.update(observation, frame.image, frame.seq, **game)
+        steady = self._tracker.update(observation, frame.image, frame.seq, **game)
         if quick is not None and self._referee.is_plausible(quick):
             return quick
         return steady

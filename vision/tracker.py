@@ -53,12 +53,14 @@ class Tracker:
         frame_index: int,
         *,
         held: Mapping[int, int] | None = None,
+        expected: int | None = None,
     ) -> Snapshot | None:
         """Take one frame's observation; return a new snapshot when the board has settled.
 
         ``frame_bgr`` is accepted for trackers that keep pictures; this one needs only
         the observation (before/after differencing happens in the observer). ``held``: the
-        colours the game says its tokens have (see :func:`steadied`).
+        colours the game says its tokens have; ``expected``: the colour to play next (see
+        :func:`steadied`).
         """
         if observation.quality < MIN_QUALITY:
             return None  # a glitched frame neither confirms nor breaks the current run
@@ -66,8 +68,8 @@ class Tracker:
             self._run_key, self._run_length = None, 0
             return None
         states = observation.states()
-        if held:
-            states = steadied(observation.probs, states, held)
+        if held is not None:
+            states = steadied(observation.probs, states, held, expected)
         visible = observation.visibility >= self.min_visibility
         reading = np.where(visible, states, -2).astype(np.int16)  # -2 marks "hidden"
         key = reading.tobytes()
@@ -101,16 +103,29 @@ class Tracker:
         return snapshot
 
 
-def steadied(probs: np.ndarray, states: np.ndarray, held: Mapping[int, int]) -> np.ndarray:
+def steadied(
+    probs: np.ndarray,
+    states: np.ndarray,
+    held: Mapping[int, int],
+    expected: int | None = None,
+) -> np.ndarray:
     """``states`` with each point of ``held`` (location -> the colour the game says it holds)
     read as that colour where the observer reads another one but still gives the held colour
-    at least ``KEEP_SHARE`` of the other's probability. A token does not change colour by
-    itself: two close sets (orange and brown, a dark set three plates down) flicker between
-    frames, and every flip was an alarm. A token swapped for another colour reads clearly
-    and still shows, and an empty point is left as read."""
+    at least ``KEEP_SHARE`` of the other's probability; with ``expected`` (the colour to play),
+    a token at a point the game does not hold is, on the same terms, the colour to play.
+    A token does not change colour by itself and a player mostly plays the right one: two
+    close sets (orange and brown, a dark set three plates down) flicker between frames, and
+    every flip was an alarm. A token swapped for, or played in, a clearly different colour
+    still shows, and no point gains or loses a token here."""
     points = np.fromiter(held.keys(), np.int64, len(held))
     colours = np.fromiter(held.values(), np.int64, len(held))
-    known = (colours >= 0) & (colours + 1 < probs.shape[1]) & (points < len(states))
+    if expected is not None:
+        unheld = np.ones(len(states), bool)
+        unheld[points[(points >= 0) & (points < len(states))]] = False
+        new = np.flatnonzero(unheld & (states >= 0))
+        points = np.concatenate([points, new])
+        colours = np.concatenate([colours, np.full(len(new), expected, np.int64)])
+    known = (colours >= 0) & (colours + 1 < probs.shape[1]) & (points >= 0) & (points < len(states))
     points, colours = points[known], colours[known]
     read = states[points]
     other = (read >= 0) & (read != colours)

@@ -311,104 +311,124 @@ class _StreamTiming:
 
 
 def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> _StreamTiming:
-    """Move precision/recall of observer + tracker over rendered games with hands, and the
-    observer's time per frame beside the decode time over those streams."""
-    import time
+    """Moves announced, false alarms and misses of the live pipeline (observer, trackers,
+    referee of a three-player game) over rendered games with hands, and the observer's time
+    per frame beside the decode time over those streams."""
+    from collections import defaultdict
 
     import numpy as np
 
     from calibration.spec import load_spec
-    from device.pipeline import make_observer
+    from device import events as ev
+    from device.commands.replay import Timed
+    from device.game_view import new_game
+    from device.pipeline import Pipeline, make_observer
+    from device.referee import RefereeError
+    from device.sources.base import Frame
+    from rules.timevectors import Move
+    from rules.timevectors.points import parse_point
     from vision.render import random_scene, render_timevectors
     from vision.render_hand import HandSpec
-    from vision.tracker import Tracker
 
     spec = load_spec()
     timing = _StreamTiming()
-    found_right = found_total = truth_total = phantom_snapshots = hidden_total = 0
+    tally = {"right": 0, "announced": 0, "played": 0, "hidden_missed": 0, "illegal": 0,
+             "asked": 0, "wins": 0, "false_wins": 0}
     for g in range(games):
         game_seed = seed + 1000 + g
         camera, style, colours = random_scene(game_seed, BENCH_SIZES[g % 2])
         rng = np.random.default_rng(game_seed)
         empty = render_timevectors(camera, spec, {}, colours, scene=style, seed=game_seed)
         reference = _with_noise(empty.image_bgr, style.noise_sigma, rng)
-        observer = make_observer(_calibration(camera, spec, reference))  # as a live game reads
-        tracker = Tracker(stable_frames=3)
+        totals: dict[str, list[float]] = defaultdict(list)
+        observers: list = []
+
+        def observer_factory(cal: object, *, palette: object = None) -> object:
+            observers.append(make_observer(cal, palette=palette))  # noqa: B023 (called at once)
+            return Timed(observers[-1], "observe", totals, "observer")  # noqa: B023
+
+        # As a live game reads: the colours are learned from the game, the first token of
+        # each set founding its colour.
+        pipeline = Pipeline(_calibration(camera, spec, reference), new_game(3, "none"),
+                            observer_factory=observer_factory)
         rendered = _Renderings(camera, style, colours, game_seed)
 
         board: dict[int, int] = {}
         truth_moves: list[tuple[int, int]] = []
-        snapshots = []
-        held: dict[int, int] = {}  # the tokens a referee would have accepted, as the game holds them
-        index = 0
-        # Frames as (board, hand, colour to play): the pipeline tells the observer the colour
-        # the game expects next, so the first token of each set founds its colour.
-        script: list[tuple[dict[int, int], HandSpec | None, int]] = [(dict(board), None, 0)] * 3
+        truth_game = new_game(3, "none")
+        truth_win = False
+        script: list[tuple[dict[int, int], HandSpec | None]] = [(dict(board), None)] * 3
         free = [int(p) for p in rng.permutation(256)]
         for m in range(moves):
             point = free.pop()
             hand = HandSpec(target_point=point, scale=float(rng.uniform(0.8, 1.2)))
-            turn = m % 3
             if m % 4 == 3:  # a hand that hovers and leaves without playing
                 hover = HandSpec(target_point=free[-1])
-                script += [(dict(board), hover, turn)] * 2 + [(dict(board), None, turn)] * 4
-            script += [(dict(board), hand, turn)]
-            board[point] = turn
-            truth_moves.append((point, turn))
+                script += [(dict(board), hover)] * 2 + [(dict(board), None)] * 4
+            script += [(dict(board), hand)]
+            board[point] = m % 3
+            truth_moves.append((point, m % 3))
+            truth_win = truth_win or truth_game.completes_vector(point, m % 3)
+            if not truth_win:
+                truth_game.push(Move(point, m % 3))
             # The hand lets go and leaves; the camera then sees a calm board for a second.
-            script += [(dict(board), hand, turn)] + [(dict(board), None, turn)] * 4
-        for tokens, hand, turn in script:
-            image = _with_noise(rendered.get(tokens, hand).image_bgr, style.noise_sigma, rng)
-            observer.expected_colour = turn
-            start = time.perf_counter()
-            observation = observer.observe(image)
-            timing.observe += time.perf_counter() - start
-            timing.decode += _decode_time(image)
-            timing.frames += 1
-            snapshot = tracker.update(observation, None, index, held=held)
-            index += 1
-            if snapshot is not None:
-                snapshots.append(snapshot)
-                new = {p: c for p, c in snapshot.tokens.items() if p not in held}
-                if len(new) == 1 and turn in new.values():  # one token of the colour to play
-                    held.update(new)
-        timing.reread += observer.full_reads
-        # Moves the tracker's snapshots imply: tokens added between consecutive snapshots.
+            script += [(dict(board), hand)] + [(dict(board), None)] * 4
         found: list[tuple[int, int]] = []
-        previous: dict[int, int] = {}
-        colour_map: dict[int, int] = {}
-        for snapshot in snapshots:
-            added = [(p, c) for p, c in snapshot.tokens.items() if previous.get(p) != c]
-            removed = [p for p in previous if p not in snapshot.tokens]
-            if removed or len(added) > 1:
-                phantom_snapshots += 1
-            for point, colour in added:
-                # The observer numbers colours as it meets them: map by first use.
-                truth_colour = dict(truth_moves).get(point)
-                if colour not in colour_map and truth_colour is not None:
-                    colour_map[colour] = truth_colour
-                found.append((point, colour_map.get(colour, -1)))
-            previous = snapshot.tokens
+        counts = dict.fromkeys(("illegal", "asked", "wins", "unanswered"), 0)
+        for index, (tokens, hand) in enumerate(script):
+            image = _with_noise(rendered.get(tokens, hand).image_bgr, style.noise_sigma, rng)
+            timing.decode += _decode_time(image)
+            stamp = index / 4.0  # a camera at 4 frames per second
+            pending = list(pipeline.process(Frame(image, index, stamp), now=stamp))
+            while pending:
+                event = pending.pop(0)
+                if event.type == ev.MOVE:
+                    found.append((parse_point(event.data["point"]), event.data["color"]))
+                counts["wins"] += event.type == ev.WIN
+                # The players answer on their phones, as they know the board: where the
+                # token they could not show went, and what the misread points really hold.
+                try:
+                    if event.type == ev.CONFIRM_HIDDEN:
+                        counts["asked"] += 1
+                        colour = event.data.get("color")
+                        unseen = [p for p, c in truth_moves
+                                  if p in tokens and c == colour and (p, c) not in found]
+                        pending += pipeline.confirm_hidden(unseen[0] if unseen else -1)
+                    elif event.type == ev.ILLEGAL:
+                        counts["illegal"] += 1
+                        for name in event.data.get("points", ()):
+                            point = parse_point(name)
+                            pending += pipeline.correct(point, tokens.get(point))
+                except RefereeError:  # e.g. asked about a move to a hidden point when none was
+                    counts["unanswered"] += 1
+        timing.frames += len(script)
+        timing.observe += sum(totals["observer"])
+        timing.reread += observers[-1].full_reads
         right = len(set(found) & set(truth_moves))
-        found_right += right
-        found_total += len(found)
-        truth_total += len(truth_moves)
-        print(f"  game {game_seed}: {len(truth_moves)} moves, {len(found)} found, {right} right, "
-              f"{len(snapshots)} snapshots over {index} frames", file=out)
         final = rendered.get(board, None).visibility
         missed = sorted(set(truth_moves) - set(found))
         hidden_missed = [(p, c) for p, c in missed if final[p] < 0.5]
-        hidden_total += len(hidden_missed)
-        phantom = sorted(set(found) - set(truth_moves))
-        if missed or phantom:
+        wrong = sorted(set(found) - set(truth_moves))
+        for key, value in (("right", right), ("announced", len(found)), ("played", len(truth_moves)),
+                           ("hidden_missed", len(hidden_missed)), ("illegal", counts["illegal"]),
+                           ("asked", counts["asked"]), ("wins", counts["wins"]),
+                           ("false_wins", counts["wins"] if not truth_win else 0)):
+            tally[key] += value
+        print(f"  game {game_seed}: {len(truth_moves)} moves, {len(found)} announced, {right} right, "
+              f"{counts['illegal']} illegal alerts, {counts['asked']} hidden-point questions "
+              f"({counts['unanswered']} the players could not answer) over {len(script)} frames",
+              file=out)
+        if missed or wrong:
             print(f"    missed: {_move_names(missed)} (of which hidden from the camera: "
-                  f"{_move_names(hidden_missed)}); wrong: {_move_names(phantom)}", file=out)
-    precision = found_right / max(found_total, 1)
-    recall = found_right / max(truth_total, 1)
+                  f"{_move_names(hidden_missed)}); wrong: {_move_names(wrong)}", file=out)
+    precision = tally["right"] / max(tally["announced"], 1)
+    recall = tally["right"] / max(tally["played"], 1)
     print(f"move detection: precision {100 * precision:.1f}%, recall {100 * recall:.1f}% "
-          f"({found_right} right of {found_total} found, {truth_total} played, {hidden_total} of "
-          f"the missed ones hidden from the camera); snapshots with removals or several new "
-          f"tokens: {phantom_snapshots}", file=out)
+          f"({tally['right']} right of {tally['announced']} announced, {tally['played']} played, "
+          f"{tally['hidden_missed']} of the missed ones hidden from the camera)", file=out)
+    print(f"false alarms: {tally['illegal']} illegal-change alerts (none was played; the players "
+          f"correct each on the phone), {tally['false_wins']} false wins; {tally['asked']} "
+          f"questions for a hidden point (the players answer them)", file=out)
     return timing
 
 

@@ -380,11 +380,17 @@ def summary(game: Any, frames: int, skipped: int) -> str:
     return f"\n{read}; {len(game.move_stack)} moves; {result}\n\n{board}"
 
 
-class _Timed:
+class Timed:
     """Wraps a pipeline part and adds the seconds spent in its one method to ``totals``."""
 
     def __init__(self, inner: Any, method: str, totals: dict[str, list[float]], name: str) -> None:
         self._inner, self._method, self._totals, self._name = inner, method, totals, name
+
+    def __setattr__(self, attr: str, value: Any) -> None:
+        if attr.startswith("_"):
+            object.__setattr__(self, attr, value)
+        else:  # e.g. the pipeline telling the observer the colour to play
+            setattr(self._inner, attr, value)
 
     def __getattr__(self, attr: str) -> Any:
         target = getattr(self._inner, attr)
@@ -437,16 +443,16 @@ def bench_pipeline(size: tuple[int, int]) -> list[str]:
 
     def drift_factory(cal: Any) -> Any:
         detector = make_drift_detector(cal)
-        return None if detector is None else _Timed(detector, "check", totals, "drift check")
+        return None if detector is None else Timed(detector, "check", totals, "drift check")
 
     pipeline = Pipeline(
         calibration,
         _new_game(2, "none"),
         palette=source.palette,
-        observer_factory=lambda cal, *, palette=None: _Timed(
+        observer_factory=lambda cal, *, palette=None: Timed(
             make_observer(cal, palette=palette), "observe", totals, "observer"
         ),
-        tracker_factory=lambda frames: _Timed(make_tracker(frames), "update", totals, "tracker"),
+        tracker_factory=lambda frames: Timed(make_tracker(frames), "update", totals, "tracker"),
         drift_factory=drift_factory,
     )
     records: list[dict[str, Any]] = []

@@ -72,12 +72,19 @@ class FakeTracker:
         self.run: list[tuple[tuple, frozenset]] = []
         self.last: tuple | None = None
         self.held: dict[int, int] | None = None  # the game's board it was last told
+        self.expected: int | None = None  # and the colour to play
 
     def update(
-        self, obs: Observation, frame_bgr: np.ndarray, index: int, *, held: dict | None = None
+        self,
+        obs: Observation,
+        frame_bgr: np.ndarray,
+        index: int,
+        *,
+        held: dict | None = None,
+        expected: int | None = None,
     ) -> Snapshot | None:
         if held is not None:
-            self.held = dict(held)
+            self.held, self.expected = dict(held), expected
         if obs.hand_present:
             self.run = []
             return None
@@ -193,14 +200,16 @@ def test_the_observer_is_told_the_colour_the_game_expects_next() -> None:
     assert observer.expected_seen[-1] == 0
 
 
-def test_the_trackers_are_told_the_colours_the_game_holds() -> None:
-    """So that a token the game has keeps its colour through a misread between close sets."""
+def test_the_trackers_are_told_the_colours_the_game_holds_and_the_colour_to_play() -> None:
+    """So that a token the game has keeps its colour, and a new one reads as the colour to
+    play, through a misread between close sets."""
     h = Harness()
     board: dict[str, int] = {}
     h.place(board, "A1P", 0)
     h.place(board, "B1P", 1)
     h.show(board)
     assert h.pipeline._tracker.held == {P("A1P"): 0, P("B1P"): 1}
+    assert h.pipeline._tracker.expected == 0  # two players: colour 0 plays third
 
 
 def test_hand_frames_never_reach_the_referee() -> None:

@@ -18,6 +18,7 @@ import pytest
 from calibration.calibfile import Calibration, save_calibration
 from calibration.camera import CameraModel
 from device.cli import main
+from device.commands.replay import Timed
 from device.demo_script import Script, Shot
 from device.sources.demo import DEMO_PALETTE, ShotRenderer
 from rules.timevectors import parse_point
@@ -416,6 +417,23 @@ class TestBenchPipeline:
         for stage in ("observer", "tracker", "drift check", "referee etc.", "total"):
             assert f"  {stage}" in out
         assert "events: 11, as scripted: yes" in out
+
+    def test_a_timed_part_is_told_what_its_part_is_told(self) -> None:
+        """The pipeline tells the observer the colour to play; through the timing wrapper the
+        observer itself must hear it, and only the one method is timed."""
+
+        class Part:
+            expected_colour: int | None = None
+
+            def observe(self, value: int) -> int:
+                return value + 1
+
+        totals: dict[str, list[float]] = {"observer": []}
+        part = Part()
+        timed = Timed(part, "observe", totals, "observer")
+        timed.expected_colour = 2
+        assert part.expected_colour == 2 and timed.expected_colour == 2
+        assert timed.observe(1) == 2 and len(totals["observer"]) == 1
 
     @pytest.mark.parametrize("size", ["12", "80x60", "axb"])
     def test_bad_size(self, capsys, size: str) -> None:
