@@ -393,7 +393,11 @@ def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> _StreamTimin
                         colour = event.data.get("color")
                         unseen = [p for p, c in truth_moves
                                   if p in tokens and c == colour and (p, c) not in found]
-                        pending += pipeline.confirm_hidden(unseen[0] if unseen else -1)
+                        point = unseen[0] if unseen else -1
+                        if point in {parse_point(n) for n in event.data.get("candidates", ())}:
+                            pending += pipeline.confirm_hidden(point)
+                        else:  # a token the camera should see but missed: they say where
+                            pending += pipeline.correct(point, colour)
                     elif event.type == ev.ILLEGAL:
                         counts["illegal"] += 1
                         for name in event.data.get("points", ()):
