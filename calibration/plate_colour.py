@@ -74,8 +74,16 @@ def corrected(
     ``added`` is grey levels per plate, one for all channels or ``(3,)`` B, G, R."""
     kept, gathered = _through(plates_above(tiers), transmission)
     seen = feature_to_bgr(np.asarray(feats, np.float32).reshape(-1, 3))
-    own = (seen - np.asarray(added, np.float64) * gathered[:, None]) / kept[:, None]
-    return features(np.maximum(own, 0.0))
+    return _undone(seen, kept, gathered, np.asarray(added, np.float64))
+
+
+def _undone(
+    seen: np.ndarray, kept: np.ndarray, gathered: np.ndarray, added: np.ndarray
+) -> np.ndarray:
+    """Features of BGR colours ``seen`` (``(..., n, 3)``) with the plates' light taken off:
+    ``added`` (B, G, R, broadcast against ``(..., 1, 3)``) times the plates' worth each
+    token gathered, the rest scaled back up by the share ``kept`` (both ``(..., n)``)."""
+    return features(np.maximum((seen - added * gathered[..., None]) / kept[..., None], 0.0))
 
 
 def estimate_plate_loss(feats: np.ndarray, tiers: np.ndarray) -> tuple[float, np.ndarray] | None:
@@ -163,8 +171,7 @@ def _mismatch(
     for start in range(0, len(transmissions), chunk):
         part = slice(start, start + chunk)
         kept, gathered = _through(plates_above(tiers), np.asarray(transmissions[part])[:, None])
-        light = added[part, None, :] * gathered[..., None]
-        fixed = features(np.maximum((seen - light) / kept[..., None], 0.0))
+        fixed = _undone(seen, kept, gathered, added[part, None, :])
         d = pair_distance(fixed[:, :, None, :], fixed[:, None, :, :])
         nearest = np.minimum.reduceat(d, starts, axis=2)  # the nearest token on each tier
         nearest = np.minimum(nearest, MERGE_DISTANCE)  # a tier without the set: any other set
