@@ -117,20 +117,16 @@ def steadied(
     close sets (orange and brown, a dark set three plates down) flicker between frames, and
     every flip was an alarm. A token swapped for, or played in, a clearly different colour
     still shows, and no point gains or loses a token here."""
+    # The colour the game wants at each point (-1: no opinion), then a close call goes its way.
+    target = np.full(len(states), -1 if expected is None else expected, np.int64)
     points = np.fromiter(held.keys(), np.int64, len(held))
     colours = np.fromiter(held.values(), np.int64, len(held))
-    if expected is not None:
-        unheld = np.ones(len(states), bool)
-        unheld[points[(points >= 0) & (points < len(states))]] = False
-        new = np.flatnonzero(unheld & (states >= 0))
-        points = np.concatenate([points, new])
-        colours = np.concatenate([colours, np.full(len(new), expected, np.int64)])
-    known = (colours >= 0) & (colours + 1 < probs.shape[1]) & (points >= 0) & (points < len(states))
-    points, colours = points[known], colours[known]
-    read = states[points]
-    other = (read >= 0) & (read != colours)
-    likely = probs[points, 1 + colours] >= KEEP_SHARE * probs[points, 1 + np.maximum(read, 0)]
-    keep = other & likely
+    on_board = (points >= 0) & (points < len(states))
+    target[points[on_board]] = colours[on_board]
+    target[(target + 1 >= probs.shape[1]) | (states < 0)] = -1  # no such colour; no token read
+    rows = np.flatnonzero((target >= 0) & (target != states))
+    wanted, read = target[rows], states[rows]
+    close = probs[rows, 1 + wanted] >= KEEP_SHARE * probs[rows, 1 + read]
     out = states.copy()
-    out[points[keep]] = colours[keep]
+    out[rows[close]] = wanted[close]
     return out
