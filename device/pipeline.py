@@ -373,9 +373,13 @@ class Pipeline:
         # play, through a misread between two close sets (see vision.tracker.steadied): the
         # rules engine as a filter.
         held = self._referee.position() if not observation.hand_present else None
-        game = {"held": held, "expected": self._expected}
-        quick = self._quick.update(observation, frame.image, frame.seq, **game)
-        steady = self._tracker.update(observation, frame.image, frame.seq, **game)
+        expected = self._expected
+        quick = self._quick.update(
+            observation, frame.image, frame.seq, held=held, expected=expected
+        )
+        steady = self._tracker.update(
+            observation, frame.image, frame.seq, held=held, expected=expected
+        )
         if quick is not None and self._referee.is_plausible(quick):
             return quick
         return steady

@@ -310,19 +310,60 @@ class _StreamTiming:
     decode: float = 0.0
 
 
+def _timed_pipeline(calibration: object) -> tuple[object, object, dict[str, list[float]]]:
+    """The live pipeline of a three-player game (colours learned from the game, the first
+    token of each set founding its colour), its observer timed: (pipeline, observer, totals)."""
+    from collections import defaultdict
+
+    from device.commands.replay import Timed
+    from device.game_view import new_game
+    from device.pipeline import Pipeline, make_observer
+
+    totals: dict[str, list[float]] = defaultdict(list)
+    observer = Timed(make_observer(calibration), "observe", totals, "observer")
+    pipeline = Pipeline(
+        calibration, new_game(3, "none"), observer_factory=lambda *_, **__: observer
+    )
+    return pipeline, observer, totals
+
+
+def _players_answer(
+    pipeline: object, event: object, board: dict[int, int], played: list[tuple[int, int]],
+    announced: list[tuple[int, int]],
+) -> list:
+    """What players who know the ``board`` tell the pipeline on their phones about ``event``
+    (its events in turn): the point a token the camera did not show went to (or, when the
+    camera sees that point and missed the token, what the point holds), and what each point
+    an alert names really holds. Raises ``RefereeError`` when no answer fits the question."""
+    from device import events as ev
+    from rules.timevectors.points import parse_point
+
+    if event.type == ev.CONFIRM_HIDDEN:
+        colour = event.data.get("color")
+        unseen = [p for p, c in played if p in board and c == colour and (p, c) not in announced]
+        point = unseen[0] if unseen else -1
+        if point in {parse_point(n) for n in event.data.get("candidates", ())}:
+            return pipeline.confirm_hidden(point)
+        return pipeline.correct(point, colour)
+    if event.type == ev.ILLEGAL:
+        answers = []
+        for point in map(parse_point, event.data.get("points", ())):
+            answers += pipeline.correct(point, board.get(point))
+        return answers
+    return []
+
+
 def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> _StreamTiming:
     """Moves announced, false alarms and misses of the live pipeline (observer, trackers,
     referee of a three-player game) over rendered games with hands, and the observer's time
     per frame beside the decode time over those streams."""
-    from collections import defaultdict
+    from collections import Counter
 
     import numpy as np
 
     from calibration.spec import load_spec
     from device import events as ev
-    from device.commands.replay import Timed
     from device.game_view import new_game
-    from device.pipeline import Pipeline, make_observer
     from device.referee import RefereeError
     from device.sources.base import Frame
     from rules.timevectors import Move
@@ -332,25 +373,14 @@ def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> _StreamTimin
 
     spec = load_spec()
     timing = _StreamTiming()
-    tally = {"right": 0, "announced": 0, "played": 0, "hidden_missed": 0, "illegal": 0,
-             "asked": 0, "wins": 0, "false_wins": 0}
+    tally: Counter[str] = Counter()
     for g in range(games):
         game_seed = seed + 1000 + g
         camera, style, colours = random_scene(game_seed, BENCH_SIZES[g % 2])
         rng = np.random.default_rng(game_seed)
         empty = render_timevectors(camera, spec, {}, colours, scene=style, seed=game_seed)
         reference = _with_noise(empty.image_bgr, style.noise_sigma, rng)
-        totals: dict[str, list[float]] = defaultdict(list)
-        observers: list = []
-
-        def observer_factory(cal: object, *, palette: object = None) -> object:
-            observers.append(make_observer(cal, palette=palette))  # noqa: B023 (called at once)
-            return Timed(observers[-1], "observe", totals, "observer")  # noqa: B023
-
-        # As a live game reads: the colours are learned from the game, the first token of
-        # each set founding its colour.
-        pipeline = Pipeline(_calibration(camera, spec, reference), new_game(3, "none"),
-                            observer_factory=observer_factory)
+        pipeline, observer, totals = _timed_pipeline(_calibration(camera, spec, reference))
         rendered = _Renderings(camera, style, colours, game_seed)
 
         board: dict[int, int] = {}
@@ -374,7 +404,7 @@ def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> _StreamTimin
             # The hand lets go and leaves; the camera then sees a calm board for a second.
             script += [(dict(board), hand)] + [(dict(board), None)] * 4
         found: list[tuple[int, int]] = []
-        counts = dict.fromkeys(("illegal", "asked", "wins", "unanswered"), 0)
+        counts: Counter[str] = Counter()
         for index, (tokens, hand) in enumerate(script):
             image = _with_noise(rendered.get(tokens, hand).image_bgr, style.noise_sigma, rng)
             timing.decode += _decode_time(image)
@@ -385,39 +415,24 @@ def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> _StreamTimin
                 if event.type == ev.MOVE:
                     found.append((parse_point(event.data["point"]), event.data["color"]))
                 counts["wins"] += event.type == ev.WIN
-                # The players answer on their phones, as they know the board: where the
-                # token they could not show went, and what the misread points really hold.
+                counts["illegal"] += event.type == ev.ILLEGAL
+                counts["asked"] += event.type == ev.CONFIRM_HIDDEN
                 try:
-                    if event.type == ev.CONFIRM_HIDDEN:
-                        counts["asked"] += 1
-                        colour = event.data.get("color")
-                        unseen = [p for p, c in truth_moves
-                                  if p in tokens and c == colour and (p, c) not in found]
-                        point = unseen[0] if unseen else -1
-                        if point in {parse_point(n) for n in event.data.get("candidates", ())}:
-                            pending += pipeline.confirm_hidden(point)
-                        else:  # a token the camera should see but missed: they say where
-                            pending += pipeline.correct(point, colour)
-                    elif event.type == ev.ILLEGAL:
-                        counts["illegal"] += 1
-                        for name in event.data.get("points", ()):
-                            point = parse_point(name)
-                            pending += pipeline.correct(point, tokens.get(point))
+                    pending += _players_answer(pipeline, event, tokens, truth_moves, found)
                 except RefereeError:  # e.g. asked about a move to a hidden point when none was
                     counts["unanswered"] += 1
         timing.frames += len(script)
         timing.observe += sum(totals["observer"])
-        timing.reread += observers[-1].full_reads
+        timing.reread += observer.full_reads
         right = len(set(found) & set(truth_moves))
         final = rendered.get(board, None).visibility
         missed = sorted(set(truth_moves) - set(found))
         hidden_missed = [(p, c) for p, c in missed if final[p] < 0.5]
         wrong = sorted(set(found) - set(truth_moves))
-        for key, value in (("right", right), ("announced", len(found)), ("played", len(truth_moves)),
-                           ("hidden_missed", len(hidden_missed)), ("illegal", counts["illegal"]),
-                           ("asked", counts["asked"]), ("wins", counts["wins"]),
-                           ("false_wins", counts["wins"] if not truth_win else 0)):
-            tally[key] += value
+        counts.update(right=right, announced=len(found), played=len(truth_moves),
+                      hidden_missed=len(hidden_missed),
+                      false_wins=0 if truth_win else counts["wins"])
+        tally.update(counts)
         print(f"  game {game_seed}: {len(truth_moves)} moves, {len(found)} announced, {right} right, "
               f"{counts['illegal']} illegal alerts, {counts['asked']} hidden-point questions "
               f"({counts['unanswered']} the players could not answer) over {len(script)} frames",

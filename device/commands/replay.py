@@ -164,14 +164,11 @@ def _load_palette(path: Path) -> list[tuple[int, int, int]]:
 
 
 def _new_game(players: int, opening: str) -> Any:
-    from rules.errors import RulesError
-    from rules.timevectors import GameConfig, TimeVectorsGame
+    from device.game_view import new_game
 
     try:
-        return TimeVectorsGame(
-            GameConfig(players=players, teams=players in (4, 6), opening=opening)
-        )
-    except RulesError as exc:
+        return new_game(players, opening)
+    except ValueError as exc:  # a configuration the rules refuse
         raise ReplayError(str(exc)) from exc
 
 
