@@ -321,8 +321,10 @@ class Referee:
 
         The camera's reading of that point is replaced until it changes, and the
         board is judged again (a missed move is played, a misread clears the alert).
-        Raises :class:`RefereeError` before any board was read or for a hidden point
-        (confirm a hidden move with :meth:`confirm_hidden`).
+        On a point the camera cannot see there is no reading to replace: a player who
+        put the token to play there says so, and it is played as a move to a hidden
+        point (see :meth:`_tell_hidden`). Raises :class:`RefereeError` before any board
+        was read, and on a hidden point for anything but that move.
         """
         self._check_location(point)
         if color is not None and (
@@ -335,10 +337,7 @@ class Referee:
         if last is None:
             raise RefereeError("no board has been read yet")
         if point in last.hidden:
-            raise RefereeError(
-                f"{self._rules.name(point)} is hidden from the camera; "
-                "confirm a move there with confirm_hidden"
-            )
+            return self._tell_hidden(point, color, last.frame)
         reading = last.tokens.get(point)
         if reading == color:
             self._overrides.pop(point, None)
@@ -354,6 +353,36 @@ class Referee:
             )
         ]
         return out + self._rejudge()
+
+    def _tell_hidden(self, point: int, color: int | None, frame: int | None) -> list[Event]:
+        """A player's word that hidden ``point`` holds ``color``. The camera cannot check it,
+        so only what it cannot have seen is taken: a token of the colour to play on an empty
+        point, the move the player made there. Without this a move behind the post that
+        nobody asked about (it changed nothing in view) stalled the game's turn, and with
+        colours learned from the game every later set took the wrong number."""
+        name = self._rules.name(point)
+        pending = self._pending
+        if (
+            pending is not None
+            and pending.kind == ev.CONFIRM_HIDDEN
+            and pending.color == color
+            and point in pending.candidates
+        ):
+            return self.confirm_hidden(point)
+        turn = self._rules.turn_color(self._game)
+        if color is None or color != turn or point in self.position() or self._game.is_over():
+            raise RefereeError(
+                f"{name} is hidden from the camera: it cannot be corrected, only a token of "
+                f"the colour to play ({turn}) placed on it when it is empty"
+            )
+        move = self._rules.place(point, color)
+        try:
+            self._game.push(move)
+        except IllegalMoveError as exc:
+            raise RefereeError(f"{name}: {exc}") from exc
+        self._game.pop()
+        told = self._event(ev.CORRECTED, frame, point=name, color=color, read=None, hidden=True)
+        return [told, *self._play([move], frame, hidden=True), *self._rejudge()]
 
     def confirm_hidden(self, point: int) -> list[Event]:
         """Play the move the referee asked about on hidden point ``point``.

@@ -353,6 +353,24 @@ def _players_answer(
     return []
 
 
+def _player_tells(pipeline: object, point: int, colour: int) -> list:
+    """What the player who just put ``colour`` on ``point`` tells the pipeline after a look
+    at the phone: nothing while an alert or question is open (the players answer those) or
+    once the turn has moved on, else where the token went, as a user would in the
+    dashboard's correction mode (the camera missed it, or the point is one it cannot see)."""
+    from device.referee import RefereeError
+
+    referee = pipeline.referee
+    if referee.pending is not None or referee.rules.turn_color(referee.game) != colour:
+        return []
+    if referee.position().get(point) == colour:
+        return []
+    try:
+        return pipeline.correct(point, colour)
+    except RefereeError:
+        return []
+
+
 def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> _StreamTiming:
     """Moves announced, false alarms and misses of the live pipeline (observer, trackers,
     referee of a three-player game) over rendered games with hands, and the observer's time
@@ -387,38 +405,52 @@ def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> _StreamTimin
         truth_moves: list[tuple[int, int]] = []
         truth_game = new_game(3, "none")
         truth_win = False
-        script: list[tuple[dict[int, int], HandSpec | None]] = [(dict(board), None)] * 3
+        # Each frame: the tokens, the hand, and the move whose player then looks at the phone.
+        script: list[tuple[dict[int, int], HandSpec | None, tuple[int, int] | None]] = [
+            (dict(board), None, None)
+        ] * 3
         free = [int(p) for p in rng.permutation(256)]
         for m in range(moves):
             point = free.pop()
             hand = HandSpec(target_point=point, scale=float(rng.uniform(0.8, 1.2)))
             if m % 4 == 3:  # a hand that hovers and leaves without playing
                 hover = HandSpec(target_point=free[-1])
-                script += [(dict(board), hover)] * 2 + [(dict(board), None)] * 4
-            script += [(dict(board), hand)]
+                script += [(dict(board), hover, None)] * 2 + [(dict(board), None, None)] * 4
+            script += [(dict(board), hand, None)]
             board[point] = m % 3
             truth_moves.append((point, m % 3))
             truth_win = truth_win or truth_game.completes_vector(point, m % 3)
             if not truth_win:
                 truth_game.push(Move(point, m % 3))
-            # The hand lets go and leaves; the camera then sees a calm board for a second.
-            script += [(dict(board), hand)] + [(dict(board), None)] * 4
+            # The hand lets go and leaves; the camera then sees a calm board for a second,
+            # and the player looks at the phone.
+            script += [(dict(board), hand, None)] + [(dict(board), None, None)] * 3
+            script += [(dict(board), None, (point, m % 3))]
         found: list[tuple[int, int]] = []
+        told: list[tuple[int, int]] = []  # moves the players had to tell: not the camera's
         counts: Counter[str] = Counter()
-        for index, (tokens, hand) in enumerate(script):
+        for index, (tokens, hand, looking) in enumerate(script):
             image = _with_noise(rendered.get(tokens, hand).image_bgr, style.noise_sigma, rng)
             timing.decode += _decode_time(image)
             stamp = index / 4.0  # a camera at 4 frames per second
             pending = list(pipeline.process(Frame(image, index, stamp), now=stamp))
-            while pending:
+            telling = None
+            while True:
+                if not pending and looking is not None:
+                    pending = _player_tells(pipeline, *looking)
+                    counts["told"] += bool(pending)
+                    telling, looking = looking, None
+                if not pending:
+                    break
                 event = pending.pop(0)
                 if event.type == ev.MOVE:
-                    found.append((parse_point(event.data["point"]), event.data["color"]))
+                    move = (parse_point(event.data["point"]), event.data["color"])
+                    (told if move == telling else found).append(move)
                 counts["wins"] += event.type == ev.WIN
                 counts["illegal"] += event.type == ev.ILLEGAL
                 counts["asked"] += event.type == ev.CONFIRM_HIDDEN
                 try:
-                    pending += _players_answer(pipeline, event, tokens, truth_moves, found)
+                    pending += _players_answer(pipeline, event, tokens, truth_moves, found + told)
                 except RefereeError:  # e.g. asked about a move to a hidden point when none was
                     counts["unanswered"] += 1
         timing.frames += len(script)
@@ -435,8 +467,8 @@ def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> _StreamTimin
         tally.update(counts)
         print(f"  game {game_seed}: {len(truth_moves)} moves, {len(found)} announced, {right} right, "
               f"{counts['illegal']} illegal alerts, {counts['asked']} hidden-point questions "
-              f"({counts['unanswered']} the players could not answer) over {len(script)} frames",
-              file=out)
+              f"({counts['unanswered']} the players could not answer), {counts['told']} told by "
+              f"the players over {len(script)} frames", file=out)
         if missed or wrong:
             print(f"    missed: {_move_names(missed)} (of which hidden from the camera: "
                   f"{_move_names(hidden_missed)}); wrong: {_move_names(wrong)}", file=out)
@@ -447,7 +479,9 @@ def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> _StreamTimin
           f"{tally['hidden_missed']} of the missed ones hidden from the camera)", file=out)
     print(f"false alarms: {tally['illegal']} illegal-change alerts (none was played; the players "
           f"correct each on the phone), {tally['false_wins']} false wins; {tally['asked']} "
-          f"questions for a hidden point (the players answer them)", file=out)
+          f"questions for a hidden point (the players answer them); {tally['told']} moves the "
+          f"camera did not announce that their players told it on the phone (not counted as "
+          f"found)", file=out)
     return timing
 
 

@@ -251,12 +251,9 @@ class TestOperator:
         assert t.see({}) == []  # the camera still misses it: the correction holds
         assert t.see({"D4R": 0}) == []  # now it sees it: consistent
 
-    def test_correct_refuses_before_any_board_and_on_hidden_points(self) -> None:
+    def test_correct_refuses_before_any_board(self) -> None:
         t = Table()
         with pytest.raises(RefereeError, match="no board"):
-            t.referee.correct(P("A1P"), 0)
-        t.see({}, hidden=("A1P",))
-        with pytest.raises(RefereeError, match="hidden"):
             t.referee.correct(P("A1P"), 0)
 
     @pytest.mark.parametrize("point", [-1, 256, "A1P", True, 3.0])
@@ -355,6 +352,49 @@ class TestHiddenMoves:
         assert t.see(board) == [{"type": "restored", "frame": 3, "points": []}]
         with pytest.raises(RefereeError, match="no move to a hidden point"):
             t.referee.confirm_hidden(P("A4Q"))
+
+    def test_a_player_tells_a_move_nobody_asked_about(self) -> None:
+        # The first move goes behind the post: nothing in view changes, nobody is asked.
+        t = Table()
+        hidden = ("G5P", "G6P")
+        assert t.see({}, hidden=hidden) == []
+        assert records(t.referee.correct(P("G5P"), 0)) == [
+            {"type": "corrected", "frame": 1, "point": "G5P", "color": 0, "read": None,
+             "hidden": True},
+            {"type": "move", "frame": 1, "point": "G5P", "color": 0, "hidden": True},
+        ]
+        assert t.game.board == {P("G5P"): 0} and t.game.turn_color() == 1
+        # The next token in view is the second player's, as it should be.
+        assert t.see({"B2Q": 1}, hidden=hidden) == [
+            {"type": "move", "frame": 2, "point": "B2Q", "color": 1}
+        ]
+
+    @pytest.mark.parametrize(
+        ("point", "colour", "why"),
+        [("G6P", 1, "colour to play \\(0\\)"), ("G6P", None, "cannot be corrected"),
+         ("G5P", 0, "cannot be corrected")],
+    )
+    def test_a_hidden_point_takes_only_the_move_to_play(self, point, colour, why) -> None:
+        t = Table()
+        t.see({}, hidden=("G5P", "G6P"))
+        t.referee.correct(P("G5P"), 0)
+        t.see({"B2Q": 1}, hidden=("G5P", "G6P"))
+        before = list(t.game.move_stack)
+        with pytest.raises(RefereeError, match=why):
+            t.referee.correct(P(point), colour)
+        assert t.game.move_stack == before and t.referee.overrides == {}
+
+    def test_telling_a_candidate_answers_the_open_question(self) -> None:
+        t = Table()
+        board = t.play(("A3Q", 0))
+        hidden = ("E5P", "F5P")
+        t.see(board, hidden=hidden)
+        assert kinds(t.see({**board, "B3Q": 0}, hidden=hidden)) == ["confirm_hidden"]
+        assert records(t.referee.correct(P("F5P"), 1)) == [
+            {"type": "move", "frame": 3, "point": "F5P", "color": 1, "hidden": True},
+            {"type": "move", "frame": 3, "point": "B3Q", "color": 0},
+        ]
+        assert t.referee.pending is None
 
     def test_no_question_without_a_hidden_empty_point(self) -> None:
         t = Table()
