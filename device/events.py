@@ -27,7 +27,8 @@ notation, colours as indices, lists of points in name order):
 ``accepted``       ``points`` accepted as they are; ``moved`` (``[[from, to], ...]``)
                    when moved tokens were taken as where those moves really went
                    (the move history is rewritten), else the points are read as
-                   the game has them until the camera sees them change
+                   the game has them until the camera sees them change; ``reason``
+                   when the referee moved a token it now reads in front of its point
 ``corrected``      ``point``, ``color`` (``null``: empty), ``read`` (what the camera saw)
 ``undo``           ``point``, ``color`` of the move taken back; ``reason``
 ``camera_moved``   ``shift_px``, ``refit`` (re-fitted automatically),

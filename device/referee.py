@@ -508,7 +508,9 @@ class Referee:
     def _judge(
         self, observed: dict[int, int], frame: int | None, newly_hidden: frozenset[int]
     ) -> list[Event]:
-        out: list[Event] = []
+        out = self._reread(observed, frame, newly_hidden)
+        if out and self._last is not None:
+            observed = self._read(self._last, drop_stale=False)  # the moved token's old point
         judgement = self._read_change(observed)
         while judgement.moves:
             played = self._play(judgement.moves, frame)
@@ -542,6 +544,51 @@ class Referee:
             points=self._names(judgement.changed),
             take_back=judgement.take_back,
         )
+
+    def _reread(
+        self, observed: Mapping[int, int], frame: int | None, newly_hidden: frozenset[int]
+    ) -> list[Event]:
+        """The camera now reads a token of the game on a point in front of where it read it.
+
+        Two points in line with the camera show one token in nearly the same place, and
+        which of them holds it can be a close call that the tokens placed around it later
+        decide the other way. When a token the game has goes out of view just as a token of
+        its colour appears, out of that colour's turn, and that is the only such pair, the
+        move is taken to have gone to the new point: the history is rewritten (``accepted``
+        with ``moved``). That explains the board with no move at all, where reading it as a
+        new token needs a move out of turn or one to a hidden point, and the game would
+        count one token twice."""
+        if not newly_hidden:
+            return []
+        board = self._rules.position(self._game)
+        turn = self._rules.turn_color(self._game)
+        added = [p for p in observed if p not in board]
+        pairs = [
+            (source, target)
+            for source in sorted(newly_hidden)
+            for target in added
+            if board.get(source) is not None
+            and board[source] != turn
+            and observed[target] == board[source]
+        ]
+        if len(pairs) != 1:
+            return []
+        source, target = pairs[0]
+        was_over = self._game.is_over()
+        if not self._rewrite_history({source: target}):
+            return []
+        name = self._rules.name
+        logger.info("the token read on %s is now read on %s", name(source), name(target))
+        out = [
+            self._event(
+                ev.ACCEPTED,
+                frame,
+                points=self._names((source, target)),
+                moved=[[name(source), name(target)]],
+                reason="the camera now reads the token on a point in line with the first",
+            )
+        ]
+        return out if was_over else out + self._outcome_events(frame)
 
     def _read_change(self, observed: Mapping[int, int]) -> Judgement:
         """``game.judge``, which must never raise; if it does (a rules bug), the change is

@@ -396,6 +396,40 @@ class TestHiddenMoves:
         ]
         assert t.referee.pending is None
 
+    def test_a_token_read_again_in_front_of_its_point_moves_its_move(self) -> None:
+        # H8S's token is read on B4Q instead (a point in line with it, in front), out of
+        # colour 1's turn: the move went there, and the game does not count it twice.
+        t = Table()
+        t.play(("A3P", 0), ("H8S", 1))
+        recs = t.see({"A3P": 0, "B4Q": 1}, hidden=("H8S",))
+        assert recs == [
+            {
+                "type": "accepted",
+                "frame": 3,
+                "points": ["B4Q", "H8S"],
+                "moved": [["H8S", "B4Q"]],
+                "reason": "the camera now reads the token on a point in line with the first",
+            }
+        ]
+        assert t.game.move_stack == [Move(P("A3P"), 0), Move(P("B4Q"), 1)]
+        assert t.see({"A3P": 0, "B4Q": 1, "C1P": 0}, hidden=("H8S",)) == [
+            {"type": "move", "frame": 4, "point": "C1P", "color": 0}
+        ]
+
+    def test_a_new_token_in_its_colours_turn_is_a_move_even_if_it_hides_one(self) -> None:
+        t = Table()
+        t.play(("A3P", 0), ("H8S", 1), ("C1P", 0))
+        recs = t.see({"A3P": 0, "C1P": 0, "B4Q": 1}, hidden=("H8S",))
+        assert recs == [{"type": "move", "frame": 4, "point": "B4Q", "color": 1}]
+        assert t.game.board[P("H8S")] == 1
+
+    def test_two_ways_to_read_a_token_again_are_not_guessed(self) -> None:
+        t = Table()
+        t.play(("A3P", 0), ("H8S", 1), ("C1P", 0), ("G8S", 1))
+        recs = t.see({"A3P": 0, "C1P": 0, "B4Q": 1}, hidden=("H8S", "G8S"))
+        assert kinds(recs) == ["illegal"]
+        assert t.game.board[P("H8S")] == 1 and t.game.board[P("G8S")] == 1
+
     def test_no_question_without_a_hidden_empty_point(self) -> None:
         t = Table()
         t.play(("A3Q", 0))

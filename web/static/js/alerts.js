@@ -92,7 +92,10 @@ export function describe(record, state) {
     case "draw": return { title: "Draw", detail: "no tokens left and no vector" };
     case "illegal": return { title: "Illegal change", detail: [(record.reasons || []).join("; "), points(record.points)].filter(Boolean).join(" — ") };
     case "restored": return { title: "Board put back", detail: "the board matches the game again" };
-    case "accepted": return { title: "Change accepted", detail: "" };
+    case "accepted": return {
+      title: record.reason ? "Token read on another point" : "Change accepted",
+      detail: (record.moved || []).map(([from, to]) => `${from} → ${to}`).join(", "),
+    };
     case "corrected": return { title: `Corrected ${record.point || ""}`, detail: "" };
     case "undo": return { title: "Move taken back", detail: record.point || "" };
     case "confirm_hidden": return { title: "Confirm a hidden move", detail: `${who(record.color)} played where the camera cannot see: one of ${points(record.candidates && record.candidates.length ? record.candidates : record.points)}` };
