@@ -946,8 +946,9 @@ class Observer:
 
     def _read_colours(
         self, feats: np.ndarray, foreground: np.ndarray, accepted: np.ndarray, *, learn: bool
-    ) -> np.ndarray:
-        """Each accepted token's colour as on the top tier; with ``learn``, the colour model
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Each accepted token's colour as on the top tier, and which tokens had pixels to
+        read it from; with ``learn``, the colour model
         and the plates' colour loss learn from them: from those whose top the camera sees at
         least in part, that is (a point wholly behind the post, taken on a few changed pixels,
         once taught the model the table's colour, and every set after it took the wrong
@@ -964,7 +965,7 @@ class Observer:
                 self.colours.found(self.expected_colour, mean[new[0]])
         if learn and readable.any():
             self.colours.learn(mean[readable])
-        return mean
+        return mean, accepted & (n > 0)
 
     def _colour_evidence(self, feats: np.ndarray, entries: np.ndarray) -> np.ndarray | None:
         """0..1 per core pixel (``self._core`` order): how much better a token of a known
@@ -999,7 +1000,7 @@ class Observer:
         learn: bool,
     ) -> np.ndarray:
         """Token probability from the overlap score; colour from the mean of the token's pixels."""
-        mean = self._read_colours(feats, foreground, accepted, learn=learn)
+        mean, readable = self._read_colours(feats, foreground, accepted, learn=learn)
         p_token = _sigmoid((score - MIN_SCORE) / SCORE_SOFTNESS)
         p_token[~(visible_core > 0)] = 0.0
         n_colours = self.colours.n_colours
@@ -1013,6 +1014,9 @@ class Observer:
                 probs[:, 0] = 1.0
             return probs
         share = colour_shares(match_distance(mean, protos))
+        # A token with no pixel to read its colour from (its top behind others, its wall
+        # left) is any known colour alike: the game's word on it decides (vision.tracker).
+        share[~readable] = 1.0 / len(keys)
         probs[:, 0] = 1.0 - p_token
         probs[:, 1 + keys] = p_token[:, None] * share
         # Points the reader did not accept but scored high (suppressed as a see-through

@@ -28,6 +28,7 @@ from vision.observer import (
 )
 from vision.render import random_scene, render_timevectors
 from vision.render_hand import HandSpec
+from vision.tracker import steadied
 
 SPEC = load_spec()
 SIZE = (800, 600)
@@ -277,6 +278,28 @@ def test_half_covered_tokens_read_their_own_colour(scene):
     covered = [p for p in tokens if 0.5 <= rendered.visibility[p] < 0.9 and read[p] >= 0]
     assert len(covered) >= 4  # (whether each is found at all is the other tests' business)
     assert [int(read[p]) for p in covered] == [int(truth[p]) for p in covered]
+
+
+def test_a_token_with_no_pixels_to_read_its_colour_from_has_even_odds(scene, crowded):
+    """Its colour is then the game's to say (the tracker's held colour or colour to play),
+    not whichever set lies nearest to a colour feature of zero."""
+    tokens, rendered, image = crowded
+    observer = Observer(scene.calibration)
+    states = observer.observe(image, compare_previous=False).states()
+    point = next(p for p in tokens if rendered.visibility[p] >= 0.9 and states[p] >= 0)
+    measure = observer._measure_token_colours
+
+    def nothing_to_read_at_point(*args):
+        mean, used = measure(*args)
+        mean[point], used[point] = 0.0, 0
+        return mean, used
+
+    observer._measure_token_colours = nothing_to_read_at_point
+    probs = observer.observe(image, compare_previous=False).probs[point]
+    assert probs[0] < 0.5 and len(probs) == 4
+    assert np.allclose(probs[1:], probs[1:].mean())
+    held = steadied(probs[None, :], np.array([2]), {0: 1})
+    assert held.tolist() == [1]
 
 
 def test_texture_hidden_is_told_from_texture_darkened(scene):
