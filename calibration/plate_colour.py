@@ -166,11 +166,12 @@ def _mismatch(
     present, starts = np.unique(tiers, return_index=True)
     own_tier = tiers[:, None] == present[None, :]
     darkest = seen.min(axis=1)
+    plates = plates_above(tiers)
     chunk = max(1, MISMATCH_CHUNK // len(tiers) ** 2)
     out = np.empty(len(transmissions))
     for start in range(0, len(transmissions), chunk):
         part = slice(start, start + chunk)
-        kept, gathered = _through(plates_above(tiers), np.asarray(transmissions[part])[:, None])
+        kept, gathered = _through(plates, np.asarray(transmissions[part])[:, None])
         fixed = _undone(seen, kept, gathered, added[part, None, :])
         d = pair_distance(fixed[:, :, None, :], fixed[:, None, :, :])
         nearest = np.minimum.reduceat(d, starts, axis=2)  # the nearest token on each tier

@@ -261,7 +261,6 @@ class Pipeline:
         self._drift = drift_factory(calibration) if drift_factory is not None else None
         self._referee = Referee(game, new_game=self._fresh_game_factory(game))
         self._last_observation: Observation | None = None
-        self._expected: int | None = None  # the colour to play, as of the last frame
         self._last_frame: int | None = None
         self._last_frame_time: float | None = None
         self._last_drift_check: float | None = None
@@ -293,9 +292,9 @@ class Pipeline:
             stamp = time.time() if now is None else now
             # The colour to play: the stacked board learns colours from the game, and its
             # trackers take a new token to be this colour when the reading is a close call.
-            self._expected = self._referee.rules.turn_color(self._referee.game)
+            expected = self._referee.rules.turn_color(self._referee.game)
             if hasattr(self._observer, "expected_colour"):
-                self._observer.expected_colour = self._expected
+                self._observer.expected_colour = expected
             observation = self._observer.observe(frame.image)
             self._last_observation = observation
             self._last_frame = frame.seq
@@ -303,7 +302,7 @@ class Pipeline:
             out = self._watch_camera(observation, frame)
             if self._needs_recalibration:
                 return self._stamp(out, stamp)
-            snapshot = self._settled(observation, frame)
+            snapshot = self._settled(observation, frame, expected)
             drift = self._drift
             if (
                 snapshot is not None
@@ -366,14 +365,16 @@ class Pipeline:
         self._quick = self._tracker_factory(self._quick_frames)
         self._tracker = self._tracker_factory(self._stable_frames)
 
-    def _settled(self, observation: Observation, frame: Frame) -> Snapshot | None:
+    def _settled(
+        self, observation: Observation, frame: Frame, expected: int | None
+    ) -> Snapshot | None:
         """The board to judge now, if any: a legal change as soon as it has held still for
-        ``quick_frames`` frames, anything else once it has for ``stable_frames``."""
+        ``quick_frames`` frames, anything else once it has for ``stable_frames``
+        (``expected``: the colour to play)."""
         # The tokens the game already has keep their colours, and a new one is the colour to
         # play, through a misread between two close sets (see vision.tracker.steadied): the
         # rules engine as a filter.
         held = self._referee.position() if not observation.hand_present else None
-        expected = self._expected
         quick = self._quick.update(
             observation, frame.image, frame.seq, held=held, expected=expected
         )

@@ -156,7 +156,11 @@ class Referee:
             and not self._visible_tokens(snapshot)
         ):
             return self._restart(self._new_game, snapshot.frame)
-        return self._judge(observed, snapshot.frame, newly_hidden)
+        reread = self._reread(observed, snapshot.frame, newly_hidden)
+        if reread:  # the moved token's old point no longer holds a token of the game
+            observed = self._read(snapshot, drop_stale=False)
+            newly_hidden = frozenset(newly_hidden & self.position().keys())
+        return reread + self._judge(observed, snapshot.frame, newly_hidden)
 
     def reset(self, game: Game, *, new_game: Callable[[], Game] | None = None) -> list[Event]:
         """Watch ``game`` from now on (the operator started a new game or loaded one) and judge
@@ -249,19 +253,10 @@ class Referee:
             ]
             return out + self._rejudge()
         moved = self._moved_tokens(pending)
-        was_over = self._game.is_over()
-        if moved and self._rewrite_history(moved):
+        relocated = self._relocate(moved, pending.frame, pending.points) if moved else None
+        if relocated is not None:
             self._pending = None
-            name = self._rules.name
-            pairs = sorted([name(a), name(b)] for a, b in moved.items())
-            out = [
-                self._event(
-                    ev.ACCEPTED, pending.frame, points=self._names(pending.points), moved=pairs
-                )
-            ]
-            if not was_over:
-                out += self._outcome_events(pending.frame)
-            return out + self._rejudge()
+            return relocated + self._rejudge()
         board = self._rules.position(self._game)
         for point in pending.points:
             self._overrides[point] = (pending.observed.get(point), board.get(point))
@@ -294,6 +289,20 @@ class Referee:
                 return {}
             moved.update(zip(sources, targets, strict=True))
         return moved
+
+    def _relocate(
+        self, moved: Mapping[int, int], frame: int | None, points: Iterable[int], **data: Any
+    ) -> list[Event] | None:
+        """Rewrite the history so that the moves on the keys of ``moved`` went to its values;
+        returns the ``accepted`` event (``points``, ``moved``, ``data``) and a ``win`` the board
+        now shows, or ``None``, changing nothing, when that history is not legal."""
+        was_over = self._game.is_over()
+        if not self._rewrite_history(moved):
+            return None
+        name = self._rules.name
+        pairs = sorted([name(a), name(b)] for a, b in moved.items())
+        out = [self._event(ev.ACCEPTED, frame, points=self._names(points), moved=pairs, **data)]
+        return out if was_over else out + self._outcome_events(frame)
 
     def _rewrite_history(self, moved: Mapping[int, int]) -> bool:
         """Replay the game with its moves' points mapped by ``moved``; restore it and return
@@ -508,9 +517,7 @@ class Referee:
     def _judge(
         self, observed: dict[int, int], frame: int | None, newly_hidden: frozenset[int]
     ) -> list[Event]:
-        out = self._reread(observed, frame, newly_hidden)
-        if out and self._last is not None:
-            observed = self._read(self._last, drop_stale=False)  # the moved token's old point
+        out: list[Event] = []
         judgement = self._read_change(observed)
         while judgement.moves:
             played = self._play(judgement.moves, frame)
@@ -560,7 +567,7 @@ class Referee:
         count one token twice."""
         if not newly_hidden:
             return []
-        board = self._rules.position(self._game)
+        board = self.position()
         turn = self._rules.turn_color(self._game)
         added = [p for p in observed if p not in board]
         pairs = [
@@ -574,21 +581,17 @@ class Referee:
         if len(pairs) != 1:
             return []
         source, target = pairs[0]
-        was_over = self._game.is_over()
-        if not self._rewrite_history({source: target}):
+        out = self._relocate(
+            {source: target},
+            frame,
+            (source, target),
+            reason="the camera now reads the token on a point in line with the first",
+        )
+        if out is None:
             return []
         name = self._rules.name
         logger.info("the token read on %s is now read on %s", name(source), name(target))
-        out = [
-            self._event(
-                ev.ACCEPTED,
-                frame,
-                points=self._names((source, target)),
-                moved=[[name(source), name(target)]],
-                reason="the camera now reads the token on a point in line with the first",
-            )
-        ]
-        return out if was_over else out + self._outcome_events(frame)
+        return out
 
     def _read_change(self, observed: Mapping[int, int]) -> Judgement:
         """``game.judge``, which must never raise; if it does (a rules bug), the change is

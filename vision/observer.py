@@ -948,15 +948,15 @@ class Observer:
         self, feats: np.ndarray, foreground: np.ndarray, accepted: np.ndarray, *, learn: bool
     ) -> tuple[np.ndarray, np.ndarray]:
         """Each accepted token's colour as on the top tier, and which tokens had pixels to
-        read it from; with ``learn``, the colour model
-        and the plates' colour loss learn from them: from those whose top the camera sees at
-        least in part, that is (a point wholly behind the post, taken on a few changed pixels,
-        once taught the model the table's colour, and every set after it took the wrong
-        number)."""
+        read it from; with ``learn``, the colour model and the plates' colour loss learn from
+        those whose top the camera sees at least in part (a point wholly behind the post,
+        taken on a few changed pixels, once taught the model the table's colour, and every
+        set after it took the wrong number)."""
         mean, n = self._token_colours(feats, foreground, accepted)
-        readable = accepted & (n > 0)
-        if learn:
-            readable &= self.footprints.token_visibility(accepted) > 0.0
+        has_pixels = accepted & (n > 0)
+        readable = (
+            has_pixels & (self.footprints.token_visibility(accepted) > 0.0) if learn else has_pixels
+        )
         mean = self._through_plates(mean, readable, learn=learn)
         if learn and self.expected_colour is not None and self._before is not None:
             # The one token a hand visit added is the colour the game expects next.
@@ -965,7 +965,7 @@ class Observer:
                 self.colours.found(self.expected_colour, mean[new[0]])
         if learn and readable.any():
             self.colours.learn(mean[readable])
-        return mean, accepted & (n > 0)
+        return mean, has_pixels
 
     def _colour_evidence(self, feats: np.ndarray, entries: np.ndarray) -> np.ndarray | None:
         """0..1 per core pixel (``self._core`` order): how much better a token of a known

@@ -363,8 +363,6 @@ def _player_tells(pipeline: object, point: int, colour: int) -> list:
     referee = pipeline.referee
     if referee.pending is not None or referee.rules.turn_color(referee.game) != colour:
         return []
-    if referee.position().get(point) == colour:
-        return []
     try:
         return pipeline.correct(point, colour)
     except RefereeError:
