@@ -28,7 +28,12 @@ LIGHT_SCALE = 0.30  # log-brightness difference treated as one unit of distance
 MERGE_DISTANCE = 3.0  # token colours nearer than this (in matching units) are one colour
 # Through one to three tinted plates and in the shadow of upper tiers one token set
 # changes in saturation and brightness far more than in hue: weigh them accordingly.
-SATURATION_WEIGHT = 0.2
+# Saturation is compared as a ratio: the plates' wash shrinks a set's saturation by a
+# factor, and a grey set and a pink one differ by a far larger factor than one set does
+# across the tiers (compared as a difference, the two were closer than pink on the top
+# tier and pink three plates down). Below the floor, chroma is mostly noise: greys alike.
+SATURATION_WEIGHT = 3.0  # per unit of log saturation ratio (a factor of e: another colour)
+SATURATION_FLOOR = 1.0  # chroma units added to both saturations before their ratio
 LIGHT_WEIGHT = 0.6
 DEFAULT_MAX_COLOURS = 3  # the reference board ships three token sets
 STRAY_SHARE = 0.05  # a cluster with a smaller share of the unmatched samples is not a new colour
@@ -321,7 +326,8 @@ def match_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``(n, m)`` colour distances between feature rows of ``a`` and of ``b``.
 
     Hue difference counts as the arc at the lower of the two saturations (so hue
-    means nothing for greys), saturation and brightness differences count less.
+    means nothing for greys), saturation as the ratio of the two (above a noise floor),
+    brightness difference counts less.
     """
     return _distance(np.asarray(a, np.float32).reshape(-1, 1, 3), np.asarray(b, np.float32).reshape(1, -1, 3))
 
@@ -337,7 +343,7 @@ def _distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     angle = np.arccos(np.clip(dot / np.maximum(sat_a * sat_b, 1e-6), -1.0, 1.0))
     return (
         np.minimum(sat_a, sat_b) * angle
-        + SATURATION_WEIGHT * np.abs(sat_a - sat_b)
+        + SATURATION_WEIGHT * np.abs(np.log((sat_a + SATURATION_FLOOR) / (sat_b + SATURATION_FLOOR)))
         + LIGHT_WEIGHT * np.abs(a[..., 2] - b[..., 2])
     )
 

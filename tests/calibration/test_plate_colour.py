@@ -53,7 +53,7 @@ def test_navy_on_top_and_blue_below_are_told_apart_after_correction():
     grey = np.array([0.3, 0.2, 15.5])
     tiers = np.array([3, 3, 3, 0, 0, 0, 3, 3, 0, 0, 3, 2, 1, 0])
     true = np.array([navy] * 6 + [blue] * 4 + [grey] * 4, np.float32)
-    seen = _seen_through_plates(true, tiers, 0.8, 20.0)
+    seen = _seen_through_plates(true, tiers, 0.7, 30.0)
     raw = match_distance(seen, seen)
     assert raw[8, 0] < raw[8, 6]  # raw: blue below looks more like navy than like blue
     fixed = corrected(seen, tiers, *estimate_plate_loss(seen, tiers))

@@ -395,10 +395,11 @@ def test_grouped_median_is_each_points_median(rows):
 
 
 def test_in_a_game_the_first_token_of_a_close_set_founds_its_own_colour():
-    """Dark then grey (seed 1100's sets, on a wood table): clustering alone reads the grey
-    token as the dark set; told the colour the game expects, the observer gives it its own."""
-    scene = make_scene(1100)
-    grey, dark = 2, 1  # the renderer's indices of the two sets
+    """Blue then navy (seed 1032's sets, on a laminate table: one hue, two brightnesses):
+    clustering alone reads the navy token as the blue set; told the colour the game
+    expects, the observer gives it its own."""
+    scene = make_scene(1032)
+    blue, navy = 0, 1  # the renderer's indices of the two sets
     first, second = parse_point("C3R"), parse_point("F6Q")
     rng = np.random.default_rng(3)
     cache: dict = {}
@@ -414,7 +415,7 @@ def test_in_a_game_the_first_token_of_a_close_set_founds_its_own_colour():
         board: dict[int, int] = {}
         for _ in range(3):
             observer.observe(frame(board))
-        for colour_to_play, point, colour in ((0, first, dark), (1, second, grey)):
+        for colour_to_play, point, colour in ((0, first, blue), (1, second, navy)):
             observer.expected_colour = colour_to_play if tell else None
             for _ in range(2):
                 observer.observe(frame(board, hand_at=point))
