@@ -92,7 +92,8 @@ class LightField:
         # so that under even light they are exactly the plain median ratios.
         undo = np.exp(-Light(gain=UNCHANGED.gain, tilt=tilt).brightness(x, y))[:, None]
         ratio = frame[usable] / self._reference[usable] * undo
-        return Light(gain=np.median(ratio, axis=0).astype(np.float32), tilt=tilt)
+        gain = np.array([_median(np.ascontiguousarray(ratio[:, k])) for k in range(3)], np.float32)
+        return Light(gain=gain, tilt=tilt)
 
 
 def _median(values: np.ndarray) -> float:
