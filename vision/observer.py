@@ -20,9 +20,9 @@ arrays precomputed in :mod:`vision.footprint`):
    set, and its plain top hides the printed texture under it (judged clear of the
    printed lines and lit cut edges of the plates above, which lie in front of it);
    where most of such a point's core changed a little, pixel pairs straddling its
-   token's rim that now contrast beyond the noise (an outline the empty board lacks)
-   take it too. Unchanged pixels
-   behind a printed line or the cut edge of a plate above count neither for nor against
+   token's rim that now contrast beyond the noise, and beyond what the rims of the points
+   nobody asks about show in the same frame (an outline the empty board lacks), take it
+   too. Unchanged pixels behind a printed line or the cut edge of a plate above count neither for nor against
    a token. An accepted point and the unaccepted nearer point in line with it (whose
    token would hide it) are judged again once the tokens around them are explained: in
    the first round a crowded point's ring is full of its neighbours' change, and the
@@ -78,7 +78,13 @@ COLOUR_MARGIN = 0.0  # a pixel must match a token colour this much better than t
 COLOUR_RAMP = 0.5  # ... and this much more again to count as a sure token pixel
 COLOUR_RAISE = 0.1  # mean evidence a colour check must add to a point to read the board again
 CHANGE_MARGIN = 0.03  # a point must explain the before/after change this much better to take it
-RIM_SIGMAS = 3.0  # a pair's contrast must grow this far out of its noise to be a new edge
+RIM_SIGMAS = 2.0  # a pair's contrast must grow at least this far out of its noise to be a new edge
+# ... and beyond what this share of the rim pairs of points nobody asks about show in the same
+# frame (a changed light or white balance moves every edge a little: the noise model misses it).
+RIM_NULL_QUANTILE = 0.95
+RIM_NULL_PAIRS = 2000  # at most this many of those pairs are read
+RIM_NULL_MIN = 50  # fewer than this say nothing: the noise model alone decides, at
+RIM_SIGMAS_ALONE = 3.0  # this stricter bar
 RIM_SHARE = 0.5  # share of a point's open rim pairs with a new edge that outlines a token
 RIM_ASKED = 0.5  # share of an undecided point's core that must have changed to look at its rim
 RIM_OPEN = 0.25  # share of its rim pairs that must be clear of accepted tokens to judge it
@@ -768,25 +774,34 @@ class Observer:
     def _outlined(self, accepted: np.ndarray, asked: np.ndarray) -> np.ndarray:
         """Which of the ``asked`` points show a token's outline: most pixel pairs straddling the
         rim of the point's top disc (and the bottom of its wall) contrast more than in the
-        empty board, beyond the noise. A token the table's colour changes its pixels little
+        empty board, beyond the noise and beyond what the rims of the points nobody asks about
+        show in this frame (under a changed light every edge contrasts a little differently,
+        a token's outline much more). A token the table's colour changes its pixels little
         but still draws its outline (a brighter top, a shaded wall). Pairs touching an
         accepted token's silhouette say nothing (that token draws edges there, and a nearer
         one hides the rim), and a point needs a fair share of its rim clear of them."""
         out = np.zeros(N_POINTS, bool)
         if self._ref_features is None or self._frame is None or not asked.any():
             return out
-        pairs = np.flatnonzero(asked[self._rim_point])
         taken = np.zeros(self._rim_pixels, bool)
         taken[self._rim_silhouette.select(accepted)] = True
         inside, outside = self._rim_local
-        pairs = pairs[~taken[inside[pairs]] & ~taken[outside[pairs]]]
+        clear = ~taken[inside] & ~taken[outside]
+        pairs = np.flatnonzero(asked[self._rim_point] & clear)
+        others = np.flatnonzero(~asked[self._rim_point] & ~accepted[self._rim_point] & clear)
+        others = others[:: max(1, -(-len(others) // RIM_NULL_PAIRS))]
+        read = np.concatenate([pairs, others])
         colours = [
             # (the tilt of uneven light is the same on both sides of an edge: gains suffice)
-            features(self._read_at(_rows(index, pairs)) / self._light.gain)
+            features(self._read_at(_rows(index, read)) / self._light.gain)
             for index in self._rim_frame
         ]
-        contrast = np.linalg.norm(colours[0] - colours[1], axis=1) - self._rim_ref_contrast[pairs]
-        new = contrast > RIM_SIGMAS * self._sigma * self._rim_noise[pairs]
+        contrast = np.linalg.norm(colours[0] - colours[1], axis=1) - self._rim_ref_contrast[read]
+        z = contrast / (self._sigma * self._rim_noise[read])
+        level = RIM_SIGMAS_ALONE
+        if len(others) >= RIM_NULL_MIN:
+            level = max(RIM_SIGMAS, float(np.quantile(z[len(pairs):], RIM_NULL_QUANTILE)))
+        new = z[: len(pairs)] > level
         point = self._rim_point[pairs]
         n_clear = np.bincount(point, minlength=N_POINTS)
         n_new = np.bincount(point, weights=new, minlength=N_POINTS)
