@@ -20,6 +20,8 @@ known colours, so it also works on the first picture of a game.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from calibration.colours import MERGE_DISTANCE, feature_to_bgr, features, pair_distance
@@ -86,9 +88,18 @@ def _undone(
     return features(np.maximum((seen - added * gathered[..., None]) / kept[..., None], 0.0))
 
 
-def estimate_plate_loss(feats: np.ndarray, tiers: np.ndarray) -> tuple[float, np.ndarray] | None:
+def estimate_plate_loss(
+    feats: np.ndarray, tiers: np.ndarray, sets: np.ndarray | None = None
+) -> tuple[float, np.ndarray] | None:
     """Light kept per plate and the light each plate adds (``(3,)`` B, G, R grey levels),
     from the colours and tiers of the tokens of one frame.
+
+    ``sets`` (optional, ``(n,)``) says which set each token is known to belong to (the
+    game's word; -1 for a token nobody vouches for): a token of a known set is then only
+    compared with the tokens of its own set (or of none) on the other tiers, and a tier
+    without them says nothing. Without it, a dark set three tiers down can be corrected
+    onto its lighter sibling on the top tier as well as onto itself, and a few tokens
+    cannot tell the two apart.
 
     For candidate values, every token's corrected colour is compared with the nearest
     token on each other tier, and its mismatch is the mean over those tiers (each capped
@@ -106,17 +117,25 @@ def estimate_plate_loss(feats: np.ndarray, tiers: np.ndarray) -> tuple[float, np
     """
     feats = np.asarray(feats, np.float32).reshape(-1, 3)
     tiers = np.asarray(tiers, np.int64).reshape(-1)
-    if len(feats) != len(tiers):
-        raise ValueError(f"{len(feats)} colours but {len(tiers)} tiers")
+    sets = (
+        np.full(len(tiers), -1, np.int64)
+        if sets is None
+        else np.asarray(sets, np.int64).reshape(-1)
+    )
+    if not len(feats) == len(tiers) == len(sets):
+        raise ValueError(f"{len(feats)} colours, {len(tiers)} tiers and {len(sets)} sets")
     if len(feats) < MIN_TOKENS or len(np.unique(tiers)) < 2:
         return None
+    alike = _comparable(sets)
+    if not (alike & (tiers[:, None] != tiers[None, :])).any():
+        return None  # no token has a token it may match on another tier
     seen = feature_to_bgr(feats)
 
     def best(
         transmissions: np.ndarray, added: np.ndarray, tint: np.ndarray = GREY
     ) -> tuple[float, float]:
         t_grid, a_grid = (grid.ravel() for grid in np.meshgrid(transmissions, added, indexing="ij"))
-        costs = _mismatch(seen, tiers, t_grid, a_grid[:, None] * tint)
+        costs = _mismatch(seen, tiers, alike, t_grid, a_grid[:, None] * tint)
         # Ties go to the clearest plates: what the tokens cannot tell is not corrected.
         _, t, a = min(zip(costs.tolist(), (-t_grid).tolist(), a_grid.tolist()))
         return -t, a
@@ -141,28 +160,41 @@ def estimate_plate_loss(feats: np.ndarray, tiers: np.ndarray) -> tuple[float, np
     tint = GREY
     if added > 0:
         tints = _tints()
-        costs = _mismatch(seen, tiers, np.full(len(tints), transmission), added * np.stack(tints))
+        costs = _mismatch(
+            seen, tiers, alike, np.full(len(tints), transmission), added * np.stack(tints)
+        )
         # Ties go to the greyest light: a colour the tokens cannot tell is not corrected.
         greyness = [float(np.abs(candidate - 1.0).sum()) for candidate in tints]
         tint = tints[np.lexsort((greyness, costs))[0]]
         transmission, added = refined(transmission, added, TRANSMISSION_STEP, ADDED_STEP, tint)
     without, with_added = _mismatch(
-        seen, tiers, np.full(2, transmission), np.stack([np.zeros(3), added * tint])
+        seen, tiers, alike, np.full(2, transmission), np.stack([np.zeros(3), added * tint])
     )
     if without <= with_added:  # no evidence for added light
         return transmission, np.zeros(3)
     return transmission, added * tint
 
 
+def _comparable(sets: np.ndarray) -> np.ndarray:
+    """``(n, n)``: which tokens may be of one set (the same known set, or one not known)."""
+    unknown = sets < 0
+    return (sets[:, None] == sets[None, :]) | unknown[:, None] | unknown[None, :]
+
+
 def _mismatch(
-    seen: np.ndarray, tiers: np.ndarray, transmissions: np.ndarray, added: np.ndarray
+    seen: np.ndarray,
+    tiers: np.ndarray,
+    alike: np.ndarray,
+    transmissions: np.ndarray,
+    added: np.ndarray,
 ) -> np.ndarray:
     """How badly each candidate (``transmissions`` ``(g,)``, ``added`` ``(g, 3)`` B, G, R)
     makes the tokens (``seen`` ``(n, 3)`` BGR on ``tiers``) match their sets on the other
-    tiers, ``(g,)``: see :func:`estimate_plate_loss`. All candidates at once, in chunks
-    that keep the ``(g, n, n)`` distances small."""
+    tiers, ``(g,)``: see :func:`estimate_plate_loss`; only pairs ``alike`` (``(n, n)``)
+    may match. All candidates at once, in chunks that keep the ``(g, n, n)`` distances
+    small."""
     order = np.argsort(tiers, kind="stable")  # each tier's tokens one run of columns
-    seen, tiers = seen[order], tiers[order]
+    seen, tiers, alike = seen[order], tiers[order], alike[np.ix_(order, order)]
     present, starts = np.unique(tiers, return_index=True)
     own_tier = tiers[:, None] == present[None, :]
     darkest = seen.min(axis=1)
@@ -173,11 +205,15 @@ def _mismatch(
         part = slice(start, start + chunk)
         kept, gathered = _through(plates, np.asarray(transmissions[part])[:, None])
         fixed = _undone(seen, kept, gathered, added[part, None, :])
-        d = pair_distance(fixed[:, :, None, :], fixed[:, None, :, :])
+        d = np.where(alike, pair_distance(fixed[:, :, None, :], fixed[:, None, :, :]), np.inf)
         nearest = np.minimum.reduceat(d, starts, axis=2)  # the nearest token on each tier
+        unmatched = np.isinf(nearest)  # no token there it may match: the tier says nothing
         nearest = np.minimum(nearest, MERGE_DISTANCE)  # a tier without the set: any other set
-        nearest[:, own_tier] = np.nan  # every token has another tier: at least two are present
-        out[part] = np.median(np.nanmean(nearest, axis=2), axis=1)
+        nearest[unmatched] = np.nan
+        nearest[:, own_tier] = np.nan
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a token with nothing to match
+            out[part] = np.nanmedian(np.nanmean(nearest, axis=2), axis=1)
         # Added light that would leave more than a share of the tokens darker than black.
         grey = added[part].mean(axis=1, keepdims=True)
         out[part][np.mean(darkest < grey * gathered, axis=1) > MAX_DARKER_SHARE] = np.inf

@@ -295,6 +295,8 @@ class Pipeline:
             expected = self._referee.rules.turn_color(self._referee.game)
             if hasattr(self._observer, "expected_colour"):
                 self._observer.expected_colour = expected
+            if hasattr(self._observer, "known_colours"):
+                self._observer.known_colours = self._referee.position()
             observation = self._observer.observe(frame.image)
             self._last_observation = observation
             self._last_frame = frame.seq

@@ -42,7 +42,7 @@ arrays precomputed in :mod:`vision.footprint`):
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import cv2
@@ -241,11 +241,16 @@ class Observer:
         #: The colour the next placed token should have (set by whoever knows the game);
         #: the first token of a colour not learned yet founds it (see ColourModel.found).
         self.expected_colour: int | None = None
+        #: The colour of each token the game holds (point -> colour), from whoever knows the
+        #: game: the plates' colour loss is then learned from tokens of one set matching.
+        self.known_colours: Mapping[int, int] = {}
         self._in_visit = False
         # Per plate: the light kept, and the light added (B, G, R).
         self._plate_loss: tuple[float, np.ndarray] | None = None
         self._plate_tokens = b""  # the points it was last learned from
         self._plate_estimates: dict[bytes, Any] = {}  # the latest estimates, by token set
+        # Colours learned before the plates' loss was known, by the tier they were seen on.
+        self._unplated_colours: dict[int, int] = {}
         #: The pixels and result of the last frame read in full (streams only).
         self._last_read: tuple[np.ndarray, Observation, tuple, np.ndarray] | None = None
         self._colours_memo: tuple[np.ndarray, bytes, tuple] | None = None
@@ -800,7 +805,7 @@ class Observer:
         z = contrast / (self._sigma * self._rim_noise[read])
         level = RIM_SIGMAS_ALONE
         if len(others) >= RIM_NULL_MIN:
-            level = max(RIM_SIGMAS, float(np.quantile(z[len(pairs):], RIM_NULL_QUANTILE)))
+            level = max(RIM_SIGMAS, float(np.quantile(z[len(pairs) :], RIM_NULL_QUANTILE)))
         new = z[: len(pairs)] > level
         point = self._rim_point[pairs]
         n_clear = np.bincount(point, minlength=N_POINTS)
@@ -939,14 +944,22 @@ class Observer:
         """Token colours as on the top tier: undo what the plates above each point took and added
         (learned from the tokens read, see :mod:`calibration.plate_colour`)."""
         tier = self.footprints.tier
-        tokens = np.flatnonzero(readable).tobytes()
+        points = np.flatnonzero(readable)
+        sets = np.array([self.known_colours.get(int(p), -1) for p in points], np.int64)
+        if (sets >= 0).any():
+            # A token the game does not vouch for yet (a new one) must not bend the plates
+            # towards the colour it would like to read as.
+            points, sets = points[sets >= 0], sets[sets >= 0]
+        tokens = points.tobytes() + sets.tobytes()
         if learn and tokens != self._plate_tokens:  # the same tokens as last time teach nothing new
             self._plate_tokens = tokens
             # A reading that flickers between two sets must not pay for an estimate each frame.
             if tokens not in self._plate_estimates:
                 if len(self._plate_estimates) >= PLATE_ESTIMATES_KEPT:
                     del self._plate_estimates[next(iter(self._plate_estimates))]
-                self._plate_estimates[tokens] = estimate_plate_loss(mean[readable], tier[readable])
+                self._plate_estimates[tokens] = estimate_plate_loss(
+                    mean[points], tier[points], sets
+                )
             estimate = self._plate_estimates[tokens]
             if estimate is not None:
                 known = self._plate_loss
@@ -955,9 +968,25 @@ class Observer:
                     if known is None
                     else tuple(k + PLATE_FOLLOW * (e - k) for k, e in zip(known, estimate))
                 )
+                if known is None:
+                    self._plates_learned()
         if self._plate_loss is None:
             return mean
         return corrected(mean, tier, *self._plate_loss)
+
+    def _plates_learned(self) -> None:
+        """The plates' loss is known at last: the colours learned before it are washed as the
+        tier they were seen on washes them, while the tokens they are compared with from now
+        on are not. Undo the plates on them too (a dark set founded three tiers down would
+        otherwise lie nearer its lighter sibling's tokens than its own)."""
+        assert self._plate_loss is not None
+        prototypes = self.colours.prototypes
+        for colour, tier in self._unplated_colours.items():
+            if colour in prototypes:
+                prototypes[colour] = corrected(
+                    prototypes[colour][None, :], np.array([tier]), *self._plate_loss
+                )[0].astype(np.float32)
+        self._unplated_colours.clear()
 
     def _read_colours(
         self, feats: np.ndarray, foreground: np.ndarray, accepted: np.ndarray, *, learn: bool
@@ -976,11 +1005,27 @@ class Observer:
         if learn and self.expected_colour is not None and self._before is not None:
             # The one token a hand visit added is the colour the game expects next.
             new = np.flatnonzero(readable & ~self._before[2])
-            if len(new) == 1:
-                self.colours.found(self.expected_colour, mean[new[0]])
+            if len(new) == 1 and self.colours.found(self.expected_colour, mean[new[0]]):
+                self._note_unplated({self.expected_colour: int(self.footprints.tier[new[0]])})
         if learn and readable.any():
-            self.colours.learn(mean[readable])
+            created = self.colours.learn(mean[readable])
+            if created:
+                # Each new colour was seen on the tier most of its nearest tokens lie on.
+                nearest, _ = self.colours.nearest(mean[readable])
+                tiers = self.footprints.tier[readable]
+                self._note_unplated(
+                    {
+                        c: int(np.median(tiers[nearest == c]))
+                        for c in created
+                        if (nearest == c).any()
+                    }
+                )
         return mean, has_pixels
+
+    def _note_unplated(self, tiers: dict[int, int]) -> None:
+        """Remember the tier new colours were seen on, while the plates' loss is unknown."""
+        if self._plate_loss is None:
+            self._unplated_colours.update(tiers)
 
     def _colour_evidence(self, feats: np.ndarray, entries: np.ndarray) -> np.ndarray | None:
         """0..1 per core pixel (``self._core`` order): how much better a token of a known

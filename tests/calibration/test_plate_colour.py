@@ -82,6 +82,49 @@ def test_too_few_tokens_or_one_tier_say_nothing():
 def test_mismatched_lengths_are_refused():
     with pytest.raises(ValueError, match="tiers"):
         estimate_plate_loss(np.ones((8, 3)), np.zeros(7, int))
+    with pytest.raises(ValueError, match="sets"):
+        estimate_plate_loss(np.ones((8, 3)), np.zeros(8, int), np.zeros(7, int))
+
+
+# Token colours as a game read them (a rendered game: a near-black teal set, a teal one and
+# a white one on stone): name, tier, the set the game says it is, the features seen.
+_GAME_TOKENS = [
+    ("B7S", 3, 2, (-0.40, -0.21, 16.96)),
+    ("G6P", 0, 1, (-5.22, -5.01, 15.50)),
+    ("H6P", 0, 0, (-3.13, -3.27, 13.86)),
+    ("E7P", 0, 0, (-2.84, -3.17, 13.93)),
+    ("G8S", 3, 1, (-7.78, -9.30, 14.30)),
+    ("C2Q", 1, 0, (-2.84, -3.87, 13.25)),
+    ("D7P", 0, 2, (-0.82, -0.10, 17.14)),
+]
+
+
+def test_the_games_word_keeps_a_dark_set_below_off_its_lighter_sibling():
+    """Seven tokens cannot tell a correction that lands the dark set three tiers down on its
+    own token one tier up from one that lands it on the lighter set's token on top; the
+    game knows whose tokens they are."""
+    feats = np.array([f for *_, f in _GAME_TOKENS], np.float32)
+    tiers = np.array([t for _, t, _, _ in _GAME_TOKENS])
+    sets = np.array([s for _, _, s, _ in _GAME_TOKENS])
+    h6p, g8s, c2q = 2, 4, 5
+
+    def distances(known: np.ndarray | None) -> np.ndarray:
+        fixed = corrected(feats, tiers, *estimate_plate_loss(feats, tiers, known))
+        return match_distance(fixed, fixed)
+
+    blind = distances(None)
+    assert blind[h6p, g8s] < blind[h6p, c2q]  # the dark set below reads as the teal one
+    told = distances(sets)
+    assert told[h6p, c2q] < told[h6p, g8s]
+    # A token nobody vouches for (a new one) may match any set: here it changes nothing.
+    assert np.allclose(distances(np.where(np.arange(len(sets)) == 6, -1, sets)), told)
+
+
+def test_sets_that_never_meet_across_tiers_say_nothing():
+    feats = np.array([f for *_, f in _GAME_TOKENS], np.float32)
+    tiers = np.array([3, 0, 0, 0, 0, 1, 1])
+    assert estimate_plate_loss(feats, tiers, np.array([0, 1, 1, 1, 1, 2, 2])) is None
+    assert estimate_plate_loss(feats, tiers, np.array([0, 1, 1, 1, 1, 2, -1])) is not None
 
 
 def test_tokens_that_cannot_tell_leave_their_colours_alone():

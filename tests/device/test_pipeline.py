@@ -57,6 +57,7 @@ class FakeObserver:
         self.script = script
         self.expected_colour: int | None = None
         self.expected_seen: list[int | None] = []
+        self.known_colours: dict[int, int] = {}
         FakeObserver.made.append(calibration)
 
     def observe(self, frame_bgr: np.ndarray) -> Observation:
@@ -210,6 +211,8 @@ def test_the_trackers_are_told_the_colours_the_game_holds_and_the_colour_to_play
     h.show(board)
     assert h.pipeline._tracker.held == {P("A1P"): 0, P("B1P"): 1}
     assert h.pipeline._tracker.expected == 0  # two players: colour 0 plays third
+    # ... and the observer too: it learns the plates' colour loss from tokens of one set.
+    assert h.pipeline._observer.known_colours == {P("A1P"): 0, P("B1P"): 1}
 
 
 def test_hand_frames_never_reach_the_referee() -> None:

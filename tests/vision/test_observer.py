@@ -13,6 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from calibration.calibfile import Calibration
+from calibration.colours import match_distance
+from calibration.plate_colour import corrected
 from calibration.spec import load_spec
 from device.commands.analyze import _calibration, _Renderings, _with_noise, still_scene
 from device.pipeline import make_observer
@@ -641,15 +643,21 @@ def test_sets_the_plates_wash_towards_each_other_keep_their_colours(seed, size, 
     assert np.sum((read != truth) & visible) <= 1
 
 
-def _bench_game_stream(seed: int, size: tuple[int, int], shots: list) -> Observation:
+def _bench_game_stream(
+    seed: int,
+    size: tuple[int, int],
+    shots: list,
+    observer: Observer | None = None,
+    rng: np.random.Generator | None = None,
+) -> Observation:
     """Play ``shots`` ((tokens, hand point or None), expected colour) of a scene of the vision
-    bench's game streams through the live observer; returns the last observation."""
+    bench's game streams through the live observer (or ``observer``, made on the scene's
+    calibration by :func:`_bench_game_observer`, with sensor noise from ``rng``); returns
+    the last observation."""
     camera, style, colours = random_scene(seed, size)
-    rng = np.random.default_rng(seed)
-    spec = load_spec()
-    empty = render_timevectors(camera, spec, {}, colours, scene=style, seed=seed)
-    reference = _with_noise(empty.image_bgr, style.noise_sigma, rng)
-    observer = make_observer(_calibration(camera, spec, reference))
+    rng = np.random.default_rng(seed) if rng is None else rng
+    if observer is None:
+        observer = _bench_game_observer(seed, size)
     renderings = _Renderings(camera, style, colours, seed)
     for (tokens, hand_at), colour in shots:
         hand = HandSpec(target_point=hand_at) if hand_at is not None else None
@@ -657,6 +665,16 @@ def _bench_game_stream(seed: int, size: tuple[int, int], shots: list) -> Observa
         observer.expected_colour = colour
         observation = observer.observe(frame)
     return observation
+
+
+def _bench_game_observer(seed: int, size: tuple[int, int]) -> Observer:
+    """The live observer of a scene of the vision bench's game streams."""
+    camera, style, colours = random_scene(seed, size)
+    rng = np.random.default_rng(seed + 1)
+    spec = load_spec()
+    empty = render_timevectors(camera, spec, {}, colours, scene=style, seed=seed)
+    reference = _with_noise(empty.image_bgr, style.noise_sigma, rng)
+    return make_observer(_calibration(camera, spec, reference))
 
 
 def _first_move(point: int, colour: int) -> list:
@@ -685,3 +703,43 @@ def test_a_point_the_camera_cannot_see_teaches_no_colour():
     point = parse_point("A1R")
     observation = _bench_game_stream(1308, (1640, 1232), _first_move(point, 0))
     assert observation.states()[point] == 0
+
+
+def test_colours_founded_before_the_plates_are_learned_are_undone_with_them():
+    """A game's first tokens found their colours before enough tokens lie on enough tiers to
+    learn the plates' loss: founded three tiers down, a near-black teal set kept its washed
+    look, while its tokens read from then on were corrected, and lay nearer the lighter teal
+    set (a game of the vision bench that flagged three colour changes that never happened).
+    Once the loss is known, it is undone on those colours too, and the game's word on whose
+    tokens are whose teaches the loss."""
+    seed, size = 1706, (1640, 1232)
+    dark, teal = 0, 1  # the renderer's sets: (13, 35, 48) and (27, 140, 148)
+    observer = _bench_game_observer(seed, size)
+    rng = np.random.default_rng(seed)
+    board: dict[int, int] = {}
+    founded: dict[int, np.ndarray] = {}
+    moves = [("E7P", dark), ("G6P", teal), ("B7S", 2), ("C2Q", dark), ("G8S", teal)]
+    moves += [("D7P", 2), ("H6P", dark)]
+    for name, colour in moves:
+        point = parse_point(name)
+        placed = {**board, point: colour}
+        shots = [((board, point), colour), ((placed, point), colour)] + [
+            ((placed, None), colour)
+        ] * 3
+        _bench_game_stream(seed, size, shots, observer, rng)
+        board = placed
+        observer.known_colours = dict(board)  # the referee took the move
+        if colour not in founded:
+            founded[colour] = observer.colours.prototypes[colour].copy()
+            assert observer._plate_loss is None, "the case this guards: founded before the loss"
+    assert observer._plate_loss is not None
+    assert not observer._unplated_colours
+    for colour in (dark, teal):  # founded on the bottom tier, through three plates
+        undone = corrected(founded[colour][None, :], np.array([0]), *observer._plate_loss)
+        now = observer.colours.prototypes[colour][None, :]
+        assert (
+            match_distance(now, undone)[0, 0] < match_distance(now, founded[colour][None, :])[0, 0]
+        )
+    # The dark set is darker than the teal one by far more than its washed first token showed.
+    gap = observer.colours.prototypes[teal][2] - observer.colours.prototypes[dark][2]
+    assert gap > founded[teal][2] - founded[dark][2] + 0.5
