@@ -189,24 +189,34 @@ class ColourModel:
         if self.prototypes and self.nearest(sample[None, :])[1][0] <= GAP_FACTOR * GAP_FLOOR:
             return False
         self.prototypes[colour] = sample.copy()
-        logger.info("colour %d founded by the game's first token of it: %s", colour, np.round(sample, 2))
+        logger.info(
+            "colour %d founded by the game's first token of it: %s", colour, np.round(sample, 2)
+        )
         return True
 
-    def learn(self, samples: np.ndarray) -> list[int]:
+    def learn(self, samples: np.ndarray, sets: np.ndarray | None = None) -> list[int]:
         """Take in the colours of tokens seen (``(n, 3)`` features, in order of appearance).
 
         Samples that match no known colour are clustered and each cluster becomes a
         new colour (without a palette, numbered in order of first appearance, at most
         ``max_colours``; with one, the free palette entry nearest in hue). Known colours
         follow their matched samples slowly, so a prototype first seen through three
-        plates settles on what the set looks like across the board. Returns the new
-        colour indices.
+        plates settles on what the set looks like across the board. ``sets`` (optional,
+        ``(n,)``) is the colour each sample is known to be (the game's word; -1: not
+        known): such a sample teaches its own colour, however far it lies from it, so a
+        colour founded from a washed-out first token learns what its set looks like.
+        Returns the new colour indices.
         """
         samples = np.asarray(samples, np.float32).reshape(-1, 3)
         if len(samples) == 0:
             return []
         index, dist = self.nearest(samples)
         known = dist <= MERGE_DISTANCE
+        if sets is not None:
+            sets = np.asarray(sets, np.int64).reshape(-1)
+            told = np.isin(sets, list(self.prototypes))
+            index = np.where(told, sets, index)
+            known |= told
         for colour in np.unique(index[known]):
             matched = samples[known & (index == colour)]
             self.prototypes[int(colour)] += FOLLOW_RATE * (
@@ -231,7 +241,8 @@ class ColourModel:
             for centre, _ in clusters:
                 if len(self.prototypes) >= self.max_colours:
                     break
-                colour = len(self.prototypes)
+                # (the lowest free number: the game may have founded a later one first)
+                colour = min(set(range(self.max_colours)) - set(self.prototypes))
                 self.prototypes[colour] = centre
                 created.append(colour)
         else:
@@ -329,7 +340,9 @@ def match_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     means nothing for greys), saturation as the ratio of the two (above a noise floor),
     brightness difference counts less.
     """
-    return _distance(np.asarray(a, np.float32).reshape(-1, 1, 3), np.asarray(b, np.float32).reshape(1, -1, 3))
+    return _distance(
+        np.asarray(a, np.float32).reshape(-1, 1, 3), np.asarray(b, np.float32).reshape(1, -1, 3)
+    )
 
 
 def pair_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -343,7 +356,8 @@ def _distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     angle = np.arccos(np.clip(dot / np.maximum(sat_a * sat_b, 1e-6), -1.0, 1.0))
     return (
         np.minimum(sat_a, sat_b) * angle
-        + SATURATION_WEIGHT * np.abs(np.log((sat_a + SATURATION_FLOOR) / (sat_b + SATURATION_FLOOR)))
+        + SATURATION_WEIGHT
+        * np.abs(np.log((sat_a + SATURATION_FLOOR) / (sat_b + SATURATION_FLOOR)))
         + LIGHT_WEIGHT * np.abs(a[..., 2] - b[..., 2])
     )
 

@@ -945,7 +945,7 @@ class Observer:
         (learned from the tokens read, see :mod:`calibration.plate_colour`)."""
         tier = self.footprints.tier
         points = np.flatnonzero(readable)
-        sets = np.array([self.known_colours.get(int(p), -1) for p in points], np.int64)
+        sets = self._vouched(points)
         if (sets >= 0).any():
             # A token the game does not vouch for yet (a new one) must not bend the plates
             # towards the colour it would like to read as.
@@ -973,6 +973,10 @@ class Observer:
         if self._plate_loss is None:
             return mean
         return corrected(mean, tier, *self._plate_loss)
+
+    def _vouched(self, points: np.ndarray) -> np.ndarray:
+        """The colour the game holds at each of ``points`` (-1: none, or no game)."""
+        return np.array([self.known_colours.get(int(p), -1) for p in points], np.int64)
 
     def _plates_learned(self) -> None:
         """The plates' loss is known at last: the colours learned before it are washed as the
@@ -1008,7 +1012,8 @@ class Observer:
             if len(new) == 1 and self.colours.found(self.expected_colour, mean[new[0]]):
                 self._note_unplated({self.expected_colour: int(self.footprints.tier[new[0]])})
         if learn and readable.any():
-            created = self.colours.learn(mean[readable])
+            points = np.flatnonzero(readable)
+            created = self.colours.learn(mean[points], self._vouched(points))
             if created:
                 # Each new colour was seen on the tier most of its nearest tokens lie on.
                 nearest, _ = self.colours.nearest(mean[readable])

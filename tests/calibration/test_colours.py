@@ -284,7 +284,9 @@ def test_one_set_is_never_split_on_a_gap(seed, count, spread):
     from rendered scenes scatter from about 0.1 to 1 per axis, so a very scattered set can
     be split.)"""
     rng = np.random.default_rng(seed)
-    rows = (features(np.array([[40.0, 80.0, 200.0]])) + rng.normal(0, spread, (count, 3))).astype(np.float32)
+    rows = (features(np.array([[40.0, 80.0, 200.0]])) + rng.normal(0, spread, (count, 3))).astype(
+        np.float32
+    )
     assert len(cluster(rows, max_clusters=3)) <= len(cluster(rows))
 
 
@@ -319,3 +321,48 @@ def test_a_colour_founded_out_of_order_gets_its_own_column():
     assert model.n_colours == 3  # column 1 stays empty until colour 1 is seen
     keys, _ = model.prototype_array()
     assert keys.tolist() == [0, 2]
+
+
+def test_a_colour_the_game_vouches_for_learns_from_its_tokens_however_far():
+    """A set founded from its first token seen washed out (mauve for brown through two
+    tinted plates) lies beyond the merge radius of its own later tokens: matched by
+    distance they teach it nothing, and end up nearer another set. Told whose they are,
+    they pull it towards what the set looks like."""
+    orange, mauve, brown = (
+        np.array([6.0, 14.0, 16.4]),
+        np.array([1.1, -0.9, 16.1]),
+        np.array([4.8, 4.3, 15.1]),
+    )
+    green = np.array([-8.0, 8.0, 13.8])
+    untold, told = (
+        ColourModel(prototypes={0: orange.copy(), 1: green.copy(), 2: mauve.copy()})
+        for _ in range(2)
+    )
+    tokens = np.stack([brown, brown + 0.1, orange])
+    assert match_distance(brown[None], mauve[None])[0, 0] > MERGE_DISTANCE
+    for _ in range(30):
+        untold.learn(tokens)
+        told.learn(tokens, np.array([2, 2, 0]))
+    assert np.allclose(untold.prototypes[2], mauve)
+    assert match_distance(told.prototypes[2][None], brown[None])[0, 0] < 0.5
+    assert told.nearest(brown[None])[0][0] == 2
+    assert told.nearest(orange[None])[0][0] == 0
+
+
+def test_a_vouched_colour_not_known_yet_teaches_nothing():
+    """A colour the game names but the model has not learned (a hidden first token) is not
+    made up from a label: the sample is read as any unvouched one."""
+    grey = np.array([0.3, 0.2, 16.0])
+    model = ColourModel(prototypes={0: grey.copy()})
+    model.learn(grey[None] + 0.2, np.array([1]))
+    assert sorted(model.prototypes) == [0]
+    assert np.allclose(model.prototypes[0], grey + 0.02, atol=1e-5)
+
+
+def test_a_new_colour_takes_the_lowest_free_number():
+    """The game founded colour 2 first (colour 1's first token was hidden); a set clustered
+    next is colour 1, not a second colour 2 over the first."""
+    grey, red = np.array([0.3, 0.2, 16.0]), np.array([12.0, 4.0, 15.0])
+    model = ColourModel(prototypes={0: grey.copy(), 2: np.array([-8.0, 8.0, 13.8])})
+    assert model.learn(np.stack([red, red + 0.1])) == [1]
+    assert np.allclose(model.prototypes[2], [-8.0, 8.0, 13.8])

@@ -743,3 +743,32 @@ def test_colours_founded_before_the_plates_are_learned_are_undone_with_them():
     # The dark set is darker than the teal one by far more than its washed first token showed.
     gap = observer.colours.prototypes[teal][2] - observer.colours.prototypes[dark][2]
     assert gap > founded[teal][2] - founded[dark][2] + 0.5
+
+
+def test_a_colour_founded_washed_out_learns_from_the_tokens_the_game_says_are_its():
+    """A brown set's first token, two tinted plates down, looks mauve and founds the colour
+    so; its next token, on the bottom tier, reads nearer the orange set, and matched by
+    distance it never teaches the brown colour what it looks like (a game of the vision
+    bench that flagged a colour change that never happened). Told whose tokens are whose,
+    the colour learns from them."""
+    seed, size = 1808, (1640, 1232)
+    moves = [("F4R", 0), ("G7P", 1), ("G6Q", 2), ("B5S", 0), ("A5Q", 1), ("H1P", 2), ("G2P", 0)]
+
+    def play(*, tell: bool) -> dict[int, int]:
+        observer = _bench_game_observer(seed, size)
+        rng = np.random.default_rng(seed)
+        board: dict[int, int] = {}
+        for name, colour in moves:
+            point = parse_point(name)
+            placed = {**board, point: colour}
+            shots = [((board, point), colour), ((placed, point), colour)]
+            shots += [((placed, None), colour)] * 3
+            observation = _bench_game_stream(seed, size, shots, observer, rng)
+            board = placed
+            if tell:
+                observer.known_colours = dict(board)
+        states = observation.states()
+        return {point: int(states[point]) for point in board if states[point] != board[point]}
+
+    assert play(tell=False) == {parse_point("H1P"): 0}, "the case this guards"
+    assert play(tell=True) == {}
