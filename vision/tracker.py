@@ -110,20 +110,22 @@ def steadied(
     expected: int | None = None,
 ) -> np.ndarray:
     """``states`` with each point of ``held`` (location -> the colour the game says it holds)
-    read as that colour where the observer reads another one but still gives the held colour
-    at least ``KEEP_SHARE`` of the other's probability; with ``expected`` (the colour to play),
-    a token at a point the game does not hold is, on the same terms, the colour to play.
-    A token does not change colour by itself and a player mostly plays the right one: two
-    close sets (orange and brown, a dark set three plates down) flicker between frames, and
-    every flip was an alarm. A token swapped for, or played in, a clearly different colour
-    still shows, and no point gains or loses a token here."""
+    read as that colour where the observer reads another one, or none, but still gives the
+    held colour at least ``KEEP_SHARE`` of the other's (or emptiness') probability; with
+    ``expected`` (the colour to play), a token at a point the game does not hold is, on the
+    same terms, the colour to play. A token does not change colour or vanish by itself and a
+    player mostly plays the right one: two close sets (orange and brown, a dark set three
+    plates down) flicker between frames, a faint token's reading wavers about one half after
+    a hand passed over it, and every flip was an alarm. A token swapped for, played in, or
+    taken away for, a clearly different reading still shows, and no point gains a token here."""
     # The colour the game wants at each point (-1: no opinion), then a close call goes its way.
     target = np.full(len(states), -1 if expected is None else expected, np.int64)
+    target[states < 0] = -1  # the colour to play is no reason to see a token
     points = np.fromiter(held.keys(), np.int64, len(held))
     colours = np.fromiter(held.values(), np.int64, len(held))
     on_board = (points >= 0) & (points < len(states))
     target[points[on_board]] = colours[on_board]
-    target[(target + 1 >= probs.shape[1]) | (states < 0)] = -1  # no such colour; no token read
+    target[target + 1 >= probs.shape[1]] = -1  # no such colour
     rows = np.flatnonzero((target >= 0) & (target != states))
     wanted, read = target[rows], states[rows]
     close = probs[rows, 1 + wanted] >= KEEP_SHARE * probs[rows, 1 + read]
