@@ -82,7 +82,7 @@ RIM_SIGMAS = 2.0  # a pair's contrast must grow at least this far out of its noi
 # ... and beyond what this share of the rim pairs of points nobody asks about show in the same
 # frame (a changed light or white balance moves every edge a little: the noise model misses it).
 RIM_NULL_QUANTILE = 0.95
-RIM_NULL_PAIRS = 2000  # at most this many of those pairs are read
+RIM_NULL_PAIRS = 500  # at most this many of those pairs are read
 RIM_NULL_MIN = 50  # fewer than this say nothing: the noise model alone decides, at
 RIM_SIGMAS_ALONE = 3.0  # this stricter bar
 RIM_SHARE = 0.5  # share of a point's open rim pairs with a new edge that outlines a token
@@ -805,7 +805,9 @@ class Observer:
         z = contrast / (self._sigma * self._rim_noise[read])
         level = RIM_SIGMAS_ALONE
         if len(others) >= RIM_NULL_MIN:
-            level = max(RIM_SIGMAS, float(np.quantile(z[len(pairs) :], RIM_NULL_QUANTILE)))
+            null = z[len(pairs) :]
+            rank = int(np.ceil(RIM_NULL_QUANTILE * (len(null) - 1)))  # (a partition is cheaper)
+            level = max(RIM_SIGMAS, float(np.partition(null, rank)[rank]))
         new = z[: len(pairs)] > level
         point = self._rim_point[pairs]
         n_clear = np.bincount(point, minlength=N_POINTS)
