@@ -101,11 +101,30 @@ def lowest_channel(bgr: np.ndarray) -> np.ndarray:
     return np.minimum(np.minimum(bgr[:, 0], bgr[:, 1]), bgr[:, 2])
 
 
+CLIPPED = 250  # a channel value at or above this may stand for any brighter one
+
+
 def ratio_usable(frame_bgr: np.ndarray) -> np.ndarray:
     """Frame pixels whose ratio to the reference means something: not near black, not
     clipped (the reference side must not be dark either: ``lowest_channel(ref) > 20``)."""
     highest = np.maximum(np.maximum(frame_bgr[:, 0], frame_bgr[:, 1]), frame_bgr[:, 2])
-    return (lowest_channel(frame_bgr) > 5) & (highest < 250)
+    return (lowest_channel(frame_bgr) > 5) & (highest < CLIPPED)
+
+
+def unclipped_pair(
+    frame_bgr: np.ndarray,
+    frame_clipped: np.ndarray,
+    reference_bgr: np.ndarray,
+    reference_clipped: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """A frame's pixels (gain-normalised) and the reference's, ``(n, 3)`` each, with every
+    clipped channel (``*_clipped``, ``(n, 3)`` masks) that the other side does not contradict
+    set to the other's value: a clipped channel only says "at least this bright". Under a
+    warmer white balance a white table clips in red and looked changed there (tokens read
+    on empty points); a channel that is clipped yet darker than the other side is a change."""
+    frame = np.where(frame_clipped & (reference_bgr > frame_bgr), reference_bgr, frame_bgr)
+    reference = np.where(reference_clipped & (frame > reference_bgr), frame, reference_bgr)
+    return frame, reference
 
 
 def channel_gain(frame_bgr: np.ndarray, reference_bgr: np.ndarray) -> np.ndarray:

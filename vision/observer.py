@@ -49,6 +49,7 @@ import cv2
 import numpy as np
 
 from calibration.colours import (
+    CLIPPED,
     LIGHT_SCALE,
     RGB,
     ColourModel,
@@ -58,6 +59,7 @@ from calibration.colours import (
     match_distance,
     noise_scale,
     pair_distance,
+    unclipped_pair,
 )
 from calibration.plate_colour import corrected, estimate_plate_loss
 from vision.explain import EVIDENCE_THRESHOLD, MIN_SCORE, RING_WEIGHT, Selection, TokenSelector
@@ -208,6 +210,8 @@ class Observer:
             self._ref_px = ref_px
             self._ref_features = features(ref_px)
             self._ref_columns = [np.ascontiguousarray(self._ref_features[:, k]) for k in range(3)]
+            self._ref_clipped = ref_px >= CLIPPED
+            self._ref_any_clipped = self._ref_clipped.any(axis=1)
             self._ref_grid_px = _rows(ref_px, self._light_samples)
             self._light_field = LightField(
                 size, self._positions[self._light_samples], self._ref_grid_px
@@ -595,11 +599,6 @@ class Observer:
         if lighting.tilt.any():  # uneven light moves brightness only (see vision.illumination)
             feats[:, 2] -= lighting.brightness(self._x, self._y) * np.float32(1.0 / LIGHT_SCALE)
             grid_balanced = grid_balanced * np.exp(-lighting.brightness(*self._grid_xy))[:, None]
-        # One contiguous array per feature axis: the arithmetic below runs at memory speed.
-        d0, d1, light = (feats[:, k] - self._ref_columns[k] for k in range(3))
-        chroma2 = d0 * d0 + d1 * d1
-        shaded = np.where(light < 0, light * np.float32(SHADOW_WEIGHT), light)
-        distance = np.sqrt(chroma2 + shaded * shaded)
         # Noise of a pixel difference (robust: most of the board did not change).
         sigma = float(
             np.clip(
@@ -609,16 +608,44 @@ class Observer:
             )
         )
         self._sigma, self._light = sigma, lighting
+        # One contiguous array per feature axis: the arithmetic below runs at memory speed.
+        d0, d1, light = (feats[:, k] - self._ref_columns[k] for k in range(3))
+        chroma2 = d0 * d0 + d1 * d1
         significant = self._beyond_noise(chroma2, light)
+        # Where either side is clipped, compare only what the clipped channels allow (asked of
+        # the pixels that changed: granting a clipped channel its doubt only shrinks a change).
+        highest = np.maximum(np.maximum(px[:, 0], px[:, 1]), px[:, 2])
+        hot = np.flatnonzero(significant & ((highest >= CLIPPED) | self._ref_any_clipped))
+        if len(hot):
+            frame, reference = unclipped_pair(
+                balanced[hot], px[hot] >= CLIPPED, self._ref_px[hot], self._ref_clipped[hot]
+            )
+            seen, expected = features(frame), features(reference)
+            d0_hot, d1_hot = seen[:, 0] - expected[:, 0], seen[:, 1] - expected[:, 1]
+            light[hot] = seen[:, 2] - expected[:, 2]
+            if lighting.tilt.any():  # (as it was taken off the features above)
+                light[hot] -= lighting.brightness(self._x[hot], self._y[hot]) * np.float32(
+                    1.0 / LIGHT_SCALE
+                )
+            chroma2[hot] = d0_hot * d0_hot + d1_hot * d1_hot
+            significant[hot] = self._beyond_noise(chroma2[hot], light[hot], hot)
+        shaded = np.where(light < 0, light * np.float32(SHADOW_WEIGHT), light)
+        distance = np.sqrt(chroma2 + shaded * shaded)
         unshaded = np.sqrt(chroma2 + light * light)
         zero = np.float32(0.0)
         return feats, np.where(significant, distance, zero), np.where(significant, unshaded, zero)
 
-    def _beyond_noise(self, chroma2: np.ndarray, light: np.ndarray) -> np.ndarray:
-        """Which feature differences (squared chroma and brightness, per gathered pixel) stand
-        out of the sensor noise of the last frame: measured in units of each pixel's own
-        noise, chroma and brightness apart (a dark pixel's colour is far noisier)."""
-        noise_units = chroma2 * self._inv_chroma_noise2 + light * light * self._inv_light_noise2
+    def _beyond_noise(
+        self, chroma2: np.ndarray, light: np.ndarray, pixels: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Which feature differences (squared chroma and brightness, per gathered pixel, or
+        per one of ``pixels``) stand out of the sensor noise of the last frame: measured in
+        units of each pixel's own noise, chroma and brightness apart (a dark pixel's colour
+        is far noisier)."""
+        inv_chroma2, inv_light2 = self._inv_chroma_noise2, self._inv_light_noise2
+        if pixels is not None:
+            inv_chroma2, inv_light2 = inv_chroma2[pixels], inv_light2[pixels]
+        noise_units = chroma2 * inv_chroma2 + light * light * inv_light2
         return noise_units > np.float32((NOISE_SIGMAS * self._sigma) ** 2)
 
     def _estimated_background(self, feats: np.ndarray) -> np.ndarray:

@@ -22,6 +22,7 @@ from calibration.colours import (
     nearest_prototype,
     parse_palette,
     prototype_array,
+    unclipped_pair,
 )
 
 RED, GREEN, BLUE, YELLOW = (200, 30, 40), (40, 160, 60), (30, 60, 190), (230, 200, 40)
@@ -366,3 +367,20 @@ def test_a_new_colour_takes_the_lowest_free_number():
     model = ColourModel(prototypes={0: grey.copy(), 2: np.array([-8.0, 8.0, 13.8])})
     assert model.learn(np.stack([red, red + 0.1])) == [1]
     assert np.allclose(model.prototypes[2], [-8.0, 8.0, 13.8])
+
+
+def test_a_clipped_channel_differs_only_where_the_other_side_contradicts_it():
+    frame = np.array([[199.0, 100.0, 50.0], [199.0, 100.0, 50.0], [240.0, 90.0, 60.0]])
+    reference = np.array([[230.0, 100.0, 50.0], [150.0, 100.0, 50.0], [252.0, 90.0, 60.0]])
+    frame_clipped = np.array([[True, False, False], [True, False, False], [False] * 3])
+    reference_clipped = reference >= 250
+    seen, expected = unclipped_pair(frame, frame_clipped, reference, reference_clipped)
+    # Clipped at 199 (divided by its gain), the frame may well be 230: no change.
+    assert np.array_equal(seen[0], reference[0]) and np.array_equal(expected[0], reference[0])
+    # ... but not 150: a change of at least 49.
+    assert seen[1, 0] == 199.0 and expected[1, 0] == 150.0
+    # A reference clipped at 252 may have been the frame's 240 only if it were brighter: a change.
+    assert seen[2, 0] == 240.0 and expected[2, 0] == 252.0
+    frame[2, 0] = 255.0
+    seen, expected = unclipped_pair(frame, frame_clipped, reference, reference_clipped)
+    assert seen[2, 0] == expected[2, 0] == 255.0

@@ -772,3 +772,16 @@ def test_a_colour_founded_washed_out_learns_from_the_tokens_the_game_says_are_it
 
     assert play(tell=False) == {parse_point("H1P"): 0}, "the case this guards"
     assert play(tell=True) == {}
+
+
+def test_a_table_clipped_under_a_warmer_light_is_not_a_token():
+    """A white laminate table, near clipping in the empty board's picture, clips in red under
+    a warmer light: divided by the red gain, the clipped red read darker than the empty
+    board and five empty points near the edge took tokens (a scene of the vision bench).
+    A clipped channel only says "at least this bright"."""
+    tokens, rendered, image, calibration = still_scene(73, (1640, 1232), cast=True)
+    observer = Observer(calibration)
+    states = observer.observe(image, compare_previous=False).states()
+    assert observer._light.gain[2] > 1.2, "the case this guards: a warmer light"
+    visible = rendered.visibility >= 0.5
+    assert not np.any((states >= 0) & (truth_states(tokens) < 0) & visible)
