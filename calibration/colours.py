@@ -101,14 +101,18 @@ def lowest_channel(bgr: np.ndarray) -> np.ndarray:
     return np.minimum(np.minimum(bgr[:, 0], bgr[:, 1]), bgr[:, 2])
 
 
+def highest_channel(bgr: np.ndarray) -> np.ndarray:
+    """Each ``(n, 3)`` row's largest value (as :func:`lowest_channel`)."""
+    return np.maximum(np.maximum(bgr[:, 0], bgr[:, 1]), bgr[:, 2])
+
+
 CLIPPED = 250  # a channel value at or above this may stand for any brighter one
 
 
 def ratio_usable(frame_bgr: np.ndarray) -> np.ndarray:
     """Frame pixels whose ratio to the reference means something: not near black, not
     clipped (the reference side must not be dark either: ``lowest_channel(ref) > 20``)."""
-    highest = np.maximum(np.maximum(frame_bgr[:, 0], frame_bgr[:, 1]), frame_bgr[:, 2])
-    return (lowest_channel(frame_bgr) > 5) & (highest < CLIPPED)
+    return (lowest_channel(frame_bgr) > 5) & (highest_channel(frame_bgr) < CLIPPED)
 
 
 def unclipped_pair(

@@ -211,7 +211,7 @@ def _mismatch(
         nearest = np.minimum(nearest, MERGE_DISTANCE)  # a tier without the set: any other set
         nearest[unmatched] = np.nan
         nearest[:, own_tier] = np.nan
-        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a token with nothing to match
             out[part] = np.nanmedian(np.nanmean(nearest, axis=2), axis=1)
         # Added light that would leave more than a share of the tokens darker than black.

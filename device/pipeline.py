@@ -295,8 +295,9 @@ class Pipeline:
             expected = self._referee.rules.turn_color(self._referee.game)
             if hasattr(self._observer, "expected_colour"):
                 self._observer.expected_colour = expected
+            held = self._referee.position()  # the game's tokens: point -> colour
             if hasattr(self._observer, "known_colours"):
-                self._observer.known_colours = self._referee.position()
+                self._observer.known_colours = held
             observation = self._observer.observe(frame.image)
             self._last_observation = observation
             self._last_frame = frame.seq
@@ -304,7 +305,7 @@ class Pipeline:
             out = self._watch_camera(observation, frame)
             if self._needs_recalibration:
                 return self._stamp(out, stamp)
-            snapshot = self._settled(observation, frame, expected)
+            snapshot = self._settled(observation, frame, expected, held)
             drift = self._drift
             if (
                 snapshot is not None
@@ -368,15 +369,19 @@ class Pipeline:
         self._tracker = self._tracker_factory(self._stable_frames)
 
     def _settled(
-        self, observation: Observation, frame: Frame, expected: int | None
+        self,
+        observation: Observation,
+        frame: Frame,
+        expected: int | None,
+        position: dict[int, int],
     ) -> Snapshot | None:
         """The board to judge now, if any: a legal change as soon as it has held still for
         ``quick_frames`` frames, anything else once it has for ``stable_frames``
-        (``expected``: the colour to play)."""
+        (``expected``: the colour to play; ``position``: the game's tokens)."""
         # The tokens the game already has keep their colours, and a new one is the colour to
         # play, through a misread between two close sets (see vision.tracker.steadied): the
         # rules engine as a filter.
-        held = self._referee.position() if not observation.hand_present else None
+        held = position if not observation.hand_present else None
         quick = self._quick.update(
             observation, frame.image, frame.seq, held=held, expected=expected
         )

@@ -56,6 +56,7 @@ from calibration.colours import (
     colour_shares,
     features,
     grey_world,
+    highest_channel,
     match_distance,
     noise_scale,
     pair_distance,
@@ -211,7 +212,7 @@ class Observer:
             self._ref_features = features(ref_px)
             self._ref_columns = [np.ascontiguousarray(self._ref_features[:, k]) for k in range(3)]
             self._ref_clipped = ref_px >= CLIPPED
-            self._ref_any_clipped = self._ref_clipped.any(axis=1)
+            self._ref_any_clipped = highest_channel(ref_px) >= CLIPPED
             self._ref_grid_px = _rows(ref_px, self._light_samples)
             self._light_field = LightField(
                 size, self._positions[self._light_samples], self._ref_grid_px
@@ -596,8 +597,10 @@ class Observer:
         balanced = px / lighting.gain
         feats = features(balanced)
         grid_balanced = _rows(balanced, grid)
+        tilt_light = None  # the brightness feature uneven light adds to each pixel
         if lighting.tilt.any():  # uneven light moves brightness only (see vision.illumination)
-            feats[:, 2] -= lighting.brightness(self._x, self._y) * np.float32(1.0 / LIGHT_SCALE)
+            tilt_light = lighting.brightness(self._x, self._y) * np.float32(1.0 / LIGHT_SCALE)
+            feats[:, 2] -= tilt_light
             grid_balanced = grid_balanced * np.exp(-lighting.brightness(*self._grid_xy))[:, None]
         # Noise of a pixel difference (robust: most of the board did not change).
         sigma = float(
@@ -614,20 +617,17 @@ class Observer:
         significant = self._beyond_noise(chroma2, light)
         # Where either side is clipped, compare only what the clipped channels allow (asked of
         # the pixels that changed: granting a clipped channel its doubt only shrinks a change).
-        highest = np.maximum(np.maximum(px[:, 0], px[:, 1]), px[:, 2])
-        hot = np.flatnonzero(significant & ((highest >= CLIPPED) | self._ref_any_clipped))
+        clipped = highest_channel(px) >= CLIPPED
+        hot = np.flatnonzero(significant & (clipped | self._ref_any_clipped))
         if len(hot):
             frame, reference = unclipped_pair(
                 balanced[hot], px[hot] >= CLIPPED, self._ref_px[hot], self._ref_clipped[hot]
             )
-            seen, expected = features(frame), features(reference)
-            d0_hot, d1_hot = seen[:, 0] - expected[:, 0], seen[:, 1] - expected[:, 1]
-            light[hot] = seen[:, 2] - expected[:, 2]
-            if lighting.tilt.any():  # (as it was taken off the features above)
-                light[hot] -= lighting.brightness(self._x[hot], self._y[hot]) * np.float32(
-                    1.0 / LIGHT_SCALE
-                )
-            chroma2[hot] = d0_hot * d0_hot + d1_hot * d1_hot
+            delta = features(frame) - features(reference)
+            if tilt_light is not None:  # (taken off the frame's features above too)
+                delta[:, 2] -= tilt_light[hot]
+            chroma2[hot] = delta[:, 0] * delta[:, 0] + delta[:, 1] * delta[:, 1]
+            light[hot] = delta[:, 2]
             significant[hot] = self._beyond_noise(chroma2[hot], light[hot], hot)
         shaded = np.where(light < 0, light * np.float32(SHADOW_WEIGHT), light)
         distance = np.sqrt(chroma2 + shaded * shaded)
@@ -969,39 +969,42 @@ class Observer:
         used[better] = n[better]
         return mean, used
 
-    def _through_plates(self, mean: np.ndarray, readable: np.ndarray, *, learn: bool) -> np.ndarray:
-        """Token colours as on the top tier: undo what the plates above each point took and added
-        (learned from the tokens read, see :mod:`calibration.plate_colour`)."""
-        tier = self.footprints.tier
-        points = np.flatnonzero(readable)
-        sets = self._vouched(points)
+    def _learn_plates(self, mean: np.ndarray, points: np.ndarray, sets: np.ndarray) -> None:
+        """Learn what the plates above each point take and add (see
+        :mod:`calibration.plate_colour`) from the tokens read at ``points``, of the ``sets``
+        the game says they are (-1: not known)."""
         if (sets >= 0).any():
             # A token the game does not vouch for yet (a new one) must not bend the plates
             # towards the colour it would like to read as.
             points, sets = points[sets >= 0], sets[sets >= 0]
         tokens = points.tobytes() + sets.tobytes()
-        if learn and tokens != self._plate_tokens:  # the same tokens as last time teach nothing new
-            self._plate_tokens = tokens
-            # A reading that flickers between two sets must not pay for an estimate each frame.
-            if tokens not in self._plate_estimates:
-                if len(self._plate_estimates) >= PLATE_ESTIMATES_KEPT:
-                    del self._plate_estimates[next(iter(self._plate_estimates))]
-                self._plate_estimates[tokens] = estimate_plate_loss(
-                    mean[points], tier[points], sets
-                )
-            estimate = self._plate_estimates[tokens]
-            if estimate is not None:
-                known = self._plate_loss
-                self._plate_loss = (
-                    estimate
-                    if known is None
-                    else tuple(k + PLATE_FOLLOW * (e - k) for k, e in zip(known, estimate))
-                )
-                if known is None:
-                    self._plates_learned()
+        if tokens == self._plate_tokens:  # the same tokens as last time teach nothing new
+            return
+        self._plate_tokens = tokens
+        # A reading that flickers between two sets must not pay for an estimate each frame.
+        if tokens not in self._plate_estimates:
+            if len(self._plate_estimates) >= PLATE_ESTIMATES_KEPT:
+                del self._plate_estimates[next(iter(self._plate_estimates))]
+            tier = self.footprints.tier
+            self._plate_estimates[tokens] = estimate_plate_loss(mean[points], tier[points], sets)
+        estimate = self._plate_estimates[tokens]
+        if estimate is None:
+            return
+        known = self._plate_loss
+        self._plate_loss = (
+            estimate
+            if known is None
+            else tuple(k + PLATE_FOLLOW * (e - k) for k, e in zip(known, estimate))
+        )
+        if known is None:
+            self._plates_learned()
+
+    def _through_plates(self, mean: np.ndarray) -> np.ndarray:
+        """Token colours as on the top tier: what the plates above each point took and added
+        undone (as learned so far)."""
         if self._plate_loss is None:
             return mean
-        return corrected(mean, tier, *self._plate_loss)
+        return corrected(mean, self.footprints.tier, *self._plate_loss)
 
     def _vouched(self, points: np.ndarray) -> np.ndarray:
         """The colour the game holds at each of ``points`` (-1: none, or no game)."""
@@ -1031,22 +1034,24 @@ class Observer:
         set after it took the wrong number)."""
         mean, n = self._token_colours(feats, foreground, accepted)
         has_pixels = accepted & (n > 0)
-        readable = (
-            has_pixels & (self.footprints.token_visibility(accepted) > 0.0) if learn else has_pixels
-        )
-        mean = self._through_plates(mean, readable, learn=learn)
-        if learn and self.expected_colour is not None and self._before is not None:
+        if not learn:
+            return self._through_plates(mean), has_pixels
+        readable = has_pixels & (self.footprints.token_visibility(accepted) > 0.0)
+        points = np.flatnonzero(readable)
+        sets = self._vouched(points)
+        self._learn_plates(mean, points, sets)
+        mean = self._through_plates(mean)
+        if self.expected_colour is not None and self._before is not None:
             # The one token a hand visit added is the colour the game expects next.
             new = np.flatnonzero(readable & ~self._before[2])
             if len(new) == 1 and self.colours.found(self.expected_colour, mean[new[0]]):
                 self._note_unplated({self.expected_colour: int(self.footprints.tier[new[0]])})
-        if learn and readable.any():
-            points = np.flatnonzero(readable)
-            created = self.colours.learn(mean[points], self._vouched(points))
+        if len(points):
+            created = self.colours.learn(mean[points], sets)
             if created:
                 # Each new colour was seen on the tier most of its nearest tokens lie on.
-                nearest, _ = self.colours.nearest(mean[readable])
-                tiers = self.footprints.tier[readable]
+                nearest, _ = self.colours.nearest(mean[points])
+                tiers = self.footprints.tier[points]
                 self._note_unplated(
                     {
                         c: int(np.median(tiers[nearest == c]))

@@ -5,6 +5,7 @@ and frames that cannot be read."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 
 import cv2
 import numpy as np
@@ -643,28 +644,10 @@ def test_sets_the_plates_wash_towards_each_other_keep_their_colours(seed, size, 
     assert np.sum((read != truth) & visible) <= 1
 
 
-def _bench_game_stream(
-    seed: int,
-    size: tuple[int, int],
-    shots: list,
-    observer: Observer | None = None,
-    rng: np.random.Generator | None = None,
-) -> Observation:
+def _bench_game_stream(seed: int, size: tuple[int, int], shots: list) -> Observation:
     """Play ``shots`` ((tokens, hand point or None), expected colour) of a scene of the vision
-    bench's game streams through the live observer (or ``observer``, made on the scene's
-    calibration by :func:`_bench_game_observer`, with sensor noise from ``rng``); returns
-    the last observation."""
-    camera, style, colours = random_scene(seed, size)
-    rng = np.random.default_rng(seed) if rng is None else rng
-    if observer is None:
-        observer = _bench_game_observer(seed, size)
-    renderings = _Renderings(camera, style, colours, seed)
-    for (tokens, hand_at), colour in shots:
-        hand = HandSpec(target_point=hand_at) if hand_at is not None else None
-        frame = _with_noise(renderings.get(tokens, hand).image_bgr, style.noise_sigma, rng)
-        observer.expected_colour = colour
-        observation = observer.observe(frame)
-    return observation
+    bench's game streams through the live observer; returns the last observation."""
+    return _BenchStream(seed, size).play(_bench_game_observer(seed, size), shots)
 
 
 def _bench_game_observer(seed: int, size: tuple[int, int]) -> Observer:
@@ -675,6 +658,44 @@ def _bench_game_observer(seed: int, size: tuple[int, int]) -> Observer:
     empty = render_timevectors(camera, spec, {}, colours, scene=style, seed=seed)
     reference = _with_noise(empty.image_bgr, style.noise_sigma, rng)
     return make_observer(_calibration(camera, spec, reference))
+
+
+class _BenchStream:
+    """The frames of a scene of the vision bench's game streams: renderings kept, fresh
+    sensor noise on each."""
+
+    def __init__(self, seed: int, size: tuple[int, int]) -> None:
+        camera, self.style, colours = random_scene(seed, size)
+        self.rng = np.random.default_rng(seed)
+        self.renderings = _Renderings(camera, self.style, colours, seed)
+
+    def play(self, observer: Observer, shots: list) -> Observation:
+        """``shots`` ((tokens, hand point or None), expected colour) through ``observer``;
+        returns the last observation."""
+        for (tokens, hand_at), colour in shots:
+            hand = HandSpec(target_point=hand_at) if hand_at is not None else None
+            image = self.renderings.get(tokens, hand).image_bgr
+            observer.expected_colour = colour
+            observation = observer.observe(_with_noise(image, self.style.noise_sigma, self.rng))
+        return observation
+
+    def moves(
+        self, observer: Observer, moves: list, *, tell: bool
+    ) -> Iterator[tuple[dict[int, int], Observation]]:
+        """``moves`` ((point name, colour), ...) of a game: a hand places each token, then
+        three calm frames; with ``tell`` the observer then hears the game's tokens, as the
+        pipeline tells it once the referee took the move. Yields the board and the last
+        observation after each move."""
+        board: dict[int, int] = {}
+        for name, colour in moves:
+            point = parse_point(name)
+            placed = {**board, point: colour}
+            shots = [((board, point), colour), ((placed, point), colour)]
+            observation = self.play(observer, shots + [((placed, None), colour)] * 3)
+            board = placed
+            if tell:
+                observer.known_colours = dict(board)
+            yield board, observation
 
 
 def _first_move(point: int, colour: int) -> list:
@@ -715,20 +736,10 @@ def test_colours_founded_before_the_plates_are_learned_are_undone_with_them():
     seed, size = 1706, (1640, 1232)
     dark, teal = 0, 1  # the renderer's sets: (13, 35, 48) and (27, 140, 148)
     observer = _bench_game_observer(seed, size)
-    rng = np.random.default_rng(seed)
-    board: dict[int, int] = {}
     founded: dict[int, np.ndarray] = {}
     moves = [("E7P", dark), ("G6P", teal), ("B7S", 2), ("C2Q", dark), ("G8S", teal)]
     moves += [("D7P", 2), ("H6P", dark)]
-    for name, colour in moves:
-        point = parse_point(name)
-        placed = {**board, point: colour}
-        shots = [((board, point), colour), ((placed, point), colour)] + [
-            ((placed, None), colour)
-        ] * 3
-        _bench_game_stream(seed, size, shots, observer, rng)
-        board = placed
-        observer.known_colours = dict(board)  # the referee took the move
+    for (_, colour), _ in zip(moves, _BenchStream(seed, size).moves(observer, moves, tell=True)):
         if colour not in founded:
             founded[colour] = observer.colours.prototypes[colour].copy()
             assert observer._plate_loss is None, "the case this guards: founded before the loss"
@@ -756,17 +767,7 @@ def test_a_colour_founded_washed_out_learns_from_the_tokens_the_game_says_are_it
 
     def play(*, tell: bool) -> dict[int, int]:
         observer = _bench_game_observer(seed, size)
-        rng = np.random.default_rng(seed)
-        board: dict[int, int] = {}
-        for name, colour in moves:
-            point = parse_point(name)
-            placed = {**board, point: colour}
-            shots = [((board, point), colour), ((placed, point), colour)]
-            shots += [((placed, None), colour)] * 3
-            observation = _bench_game_stream(seed, size, shots, observer, rng)
-            board = placed
-            if tell:
-                observer.known_colours = dict(board)
+        *_, (board, observation) = _BenchStream(seed, size).moves(observer, moves, tell=tell)
         states = observation.states()
         return {point: int(states[point]) for point in board if states[point] != board[point]}
 
