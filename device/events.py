@@ -13,7 +13,8 @@ notation, colours as indices, lists of points in name order):
 ``move``           ``point``, ``color``; ``kind`` for an opening move: "swap"
                    (the first token recoloured) or "choose" (the 3MEQ colour
                    choice: ``color`` is the colour chosen, no ``point``);
-                   ``hidden: true`` for a confirmed move to a hidden point
+                   ``hidden: true`` for a confirmed move to a hidden point,
+                   ``in_line: true`` for one placed on the point the players named
 ``gryb``           ``color``, ``grybs`` (each as ``GrybGame.status()`` lists them),
                    ``scores``: a move on the bandanna scored a GRYB
 ``win``            ``color``, ``vectors`` (each a list of 4 points in line order)
@@ -23,7 +24,9 @@ notation, colours as indices, lists of points in name order):
 ``restored``       ``points``: the board is legal again, the alert is over
 ``confirm_hidden`` ``color`` (the colour that must have been placed),
                    ``candidates`` (hidden points it may be on), ``points``
-                   (visible differences), ``occluded`` when a token went out of view
+                   (visible differences), ``occluded`` when a token went out of view;
+                   ``in_line: true`` when the camera saw the token but not which of
+                   the two ``candidates`` (in line with it) holds it
 ``accepted``       ``points`` accepted as they are; ``moved`` (``[[from, to], ...]``)
                    when moved tokens were taken as where those moves really went
                    (the move history is rewritten), else the points are read as

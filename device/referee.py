@@ -56,7 +56,8 @@ class Pending:
     ``kind`` is :data:`~device.events.ILLEGAL` or :data:`~device.events.CONFIRM_HIDDEN`;
     ``observed`` the board (as the referee read it) that raised it; for a hidden
     move, ``color`` is the colour that must have been placed and ``candidates``
-    the hidden points it may be on.
+    the hidden points it may be on. ``in_line``: the question is which of two points in
+    line with the camera a token it saw went to (the first candidate is the one it read).
     """
 
     kind: str
@@ -67,6 +68,7 @@ class Pending:
     candidates: tuple[int, ...] = ()
     occluded: frozenset[int] = frozenset()
     alert: Event | None = None
+    in_line: bool = False
 
     @property
     def points(self) -> tuple[int, ...]:
@@ -127,8 +129,11 @@ class Referee:
         """Whether ``snapshot`` is the same board or a legal change of it and raises no
         question (no side effects): the pipeline lets anything else settle longer and checks
         the camera before it is judged."""
-        judgement = self._read_change(self._read(snapshot, drop_stale=False))
+        observed = self._read(snapshot, drop_stale=False)
+        judgement = self._read_change(observed)
         if not judgement.is_legal:
+            return False
+        if self._in_line_question(snapshot, observed, judgement) is not None:
             return False
         return not (judgement.is_unchanged and self._newly_hidden(snapshot))
 
@@ -411,8 +416,26 @@ class Referee:
             )
         self._pending = None
         assert pending.color is not None  # a hidden-move question always names its colour
-        out = self._play([self._rules.place(point, pending.color)], pending.frame, hidden=True)
+        if pending.in_line:
+            self._take_in_line(pending.candidates[0], point, pending.color)
+        out = self._play(
+            [self._rules.place(point, pending.color)],
+            pending.frame,
+            hidden=not pending.in_line,
+            in_line=pending.in_line,
+        )
         return out + self._rejudge()
+
+    def _take_in_line(self, read: int, chosen: int, color: int) -> None:
+        """The players placed the token the camera read on ``read`` on ``chosen`` (one of two
+        points in line): while the camera reads those points as it did, they are read as
+        the players said, toss-up or not."""
+        last = self._last
+        if chosen == read or last is None:
+            return
+        self._overrides[read] = (last.tokens.get(read), None)
+        if chosen not in last.hidden:
+            self._overrides[chosen] = (last.tokens.get(chosen), color)
 
     def choose_colour(self, color: int) -> list[Event]:
         """The second player's colour choice of the three-move equalization opening.
@@ -497,6 +520,13 @@ class Referee:
         for point in snapshot.hidden:
             if point in board:
                 observed[point] = board[point]
+        for point, partner in snapshot.in_line.items():
+            # A toss-up between two points in line goes the game's way: the token is where
+            # the players said (or the camera read it before), not a move.
+            color = observed.get(point)
+            if color is not None and point not in board and board.get(partner) == color:
+                del observed[point]
+                observed[partner] = color
         for point, (reading, value) in list(self._overrides.items()):
             if point in snapshot.hidden:
                 continue
@@ -520,7 +550,18 @@ class Referee:
         out: list[Event] = []
         judgement = self._read_change(observed)
         while judgement.moves:
-            played = self._play(judgement.moves, frame)
+            moves = judgement.moves
+            question = self._in_line_question(self._last, observed, judgement)
+            if question is not None:
+                index, pending = question
+                if index == 0:
+                    if self._pending is not None and self._pending.observed == observed:
+                        return out  # asked already
+                    return out + self._raise(
+                        pending, points=self._names(pending.points), in_line=True
+                    )
+                moves = moves[:index]  # the moves before it first
+            played = self._play(moves, frame)
             if not played:
                 break
             out += played
@@ -637,6 +678,39 @@ class Referee:
                 candidates.append(point)
         return tuple(candidates)
 
+    def _in_line_question(
+        self, snapshot: Snapshot | None, observed: dict[int, int], judgement: Judgement
+    ) -> tuple[int, Pending] | None:
+        """The first of the ``judgement``'s moves that put a token on a point the camera could
+        not tell from an empty point in line with it (``snapshot.in_line``), where the same
+        token there is as legal a move, with its index: the players are asked which of the
+        two it went to (``confirm_hidden``), since either reading is the sensor noise's call
+        and the wrong one made the game count a token where there is none."""
+        if snapshot is None or not snapshot.in_line or judgement.take_back:
+            return None
+        board = self._rules.position(self._game)
+        for index, move in enumerate(judgement.moves):
+            for point in self._rules.placed(move):
+                partner = snapshot.in_line.get(point)
+                if partner is None or partner in observed or partner in board:
+                    continue
+                color = observed[point]
+                there = {p: c for p, c in observed.items() if p != point}
+                trial = self._read_change({**there, partner: color})
+                if not (trial.is_legal and trial.moves):
+                    continue
+                pending = Pending(
+                    ev.CONFIRM_HIDDEN,
+                    snapshot.frame,
+                    dict(observed),
+                    judgement,
+                    color,
+                    (point, partner),
+                    in_line=True,
+                )
+                return index, pending
+        return None
+
     def _hidden_move(
         self, observed: dict[int, int], frame: int | None, judgement: Judgement
     ) -> Pending | None:
@@ -680,10 +754,9 @@ class Referee:
         self._pending = dataclasses.replace(pending, alert=alert)
         return [alert]
 
-    def _play(
-        self, moves: Iterable[Any], frame: int | None, *, hidden: bool = False
-    ) -> list[Event]:
-        """Push moves in order and report them; stops at the end of the game."""
+    def _play(self, moves: Iterable[Any], frame: int | None, **marks: bool) -> list[Event]:
+        """Push moves in order and report them (``marks``: see :meth:`_move_event`); stops at
+        the end of the game."""
         out: list[Event] = []
         for move in moves:
             mark = self._rules.score_mark(self._game)
@@ -692,7 +765,7 @@ class Referee:
             except IllegalMoveError as exc:  # the judge and push disagree: report, never crash
                 logger.error("judge proposed %r but the game refused it: %s", move, exc)
                 break
-            out.append(self._move_event(move, frame, hidden=hidden))
+            out.append(self._move_event(move, frame, **marks))
             scored = self._rules.scored(self._game, mark)
             if scored is not None:
                 out.append(self._event(ev.GRYB, frame, **scored))
@@ -702,12 +775,12 @@ class Referee:
                 break
         return out
 
-    def _move_event(self, move: Any, frame: int | None, *, hidden: bool = False) -> Event:
+    def _move_event(self, move: Any, frame: int | None, **marks: bool) -> Event:
         """The ``move`` record of a played move: ``kind`` for an opening move (a colour
-        choice has no point), ``hidden`` for a confirmed move to a hidden point."""
+        choice has no point); the ``marks`` that are set: ``hidden`` for a confirmed move to
+        a hidden point, ``in_line`` for one the players placed between two points in line."""
         data = self._rules.move_record(move)
-        if hidden:
-            data["hidden"] = True
+        data.update({mark: True for mark, on in marks.items() if on})
         return self._event(ev.MOVE, frame, **data)
 
     def _outcome_events(self, frame: int | None) -> list[Event]:

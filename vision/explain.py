@@ -19,7 +19,7 @@ each point's running sums.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -42,12 +42,15 @@ class Selection:
     at acceptance for accepted points, against the final set for the others.
     ``open_core``: how many of its core pixels that was. ``active``: points with at least
     one changed core pixel (the others cannot hold a token and were judged once).
+    ``in_line``: ``(k, 2)`` pairs of points in line with the camera, one accepted, that
+    explain the change equally well (the camera cannot tell which holds the token).
     """
 
     accepted: np.ndarray
     score: np.ndarray
     open_core: np.ndarray
     active: np.ndarray
+    in_line: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int64))
 
 
 class TokenSelector:

@@ -35,7 +35,10 @@ class Observation:
     ``1 + i`` is P(colour i). ``visibility`` is ``(n_points,)`` in 0..1: the
     fraction of a token's top disc at that point the camera would see past
     nearer tokens, the post and hands. ``drift_px`` estimates how far the board
-    has moved in the image against the calibration reference.
+    has moved in the image against the calibration reference. ``in_line`` is
+    ``(n_points,)``: for a point read as a token, the point in line with the camera
+    whose token would have looked the same (the reading between them is a toss-up),
+    else -1; ``None`` when the observer does not tell.
     """
 
     probs: np.ndarray
@@ -43,6 +46,7 @@ class Observation:
     hand_present: bool
     quality: float = 1.0
     drift_px: float = 0.0
+    in_line: np.ndarray | None = None
 
     def states(self) -> np.ndarray:
         """Most likely state per point: -1 empty, else colour index."""
@@ -65,9 +69,12 @@ class Snapshot:
 
     ``tokens`` maps point -> colour index for every point believed to hold a
     token (hidden points keep their last known state); ``hidden`` are points
-    the camera could not confirm in this snapshot.
+    the camera could not confirm in this snapshot; ``in_line`` maps a token's point
+    to the empty or hidden point in line with it that the camera could not tell
+    from it while the board held still.
     """
 
     frame: int
     tokens: dict[int, int]
     hidden: frozenset[int] = field(default_factory=frozenset)
+    in_line: dict[int, int] = field(default_factory=dict)

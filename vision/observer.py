@@ -41,6 +41,7 @@ arrays precomputed in :mod:`vision.footprint`):
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -81,6 +82,7 @@ COLOUR_MARGIN = 0.0  # a pixel must match a token colour this much better than t
 COLOUR_RAMP = 0.5  # ... and this much more again to count as a sure token pixel
 COLOUR_RAISE = 0.1  # mean evidence a colour check must add to a point to read the board again
 CHANGE_MARGIN = 0.03  # a point must explain the before/after change this much better to take it
+TIE_MARGIN = 0.03  # two points in line whose scores are this close are the camera's toss-up
 RIM_SIGMAS = 2.0  # a pair's contrast must grow at least this far out of its noise to be a new edge
 # ... and beyond what this share of the rim pairs of points nobody asks about show in the same
 # frame (a changed light or white balance moves every edge a little: the noise model misses it).
@@ -171,6 +173,18 @@ def _grouped_median(groups: np.ndarray, values: np.ndarray) -> tuple[np.ndarray,
         order = order[np.argsort(small_groups[order], kind="stable")]
         out[has, k] = values[order[middle[has]], k]
     return out, count
+
+
+def _in_line_partners(pairs: np.ndarray, accepted: np.ndarray) -> np.ndarray:
+    """Per point, its partner in the in-line ``pairs`` (``(k, 2)``) where it holds the accepted
+    token and the partner not (-1 elsewhere): the reading the players may be asked about.
+    (The before/after attribution may have moved a token within a pair since it was scored.)"""
+    out = np.full(N_POINTS, -1, np.int16)
+    if len(pairs):
+        a, b = pairs[:, 0], pairs[:, 1]
+        one = accepted[a] != accepted[b]
+        out[np.where(accepted[a], a, b)[one]] = np.where(accepted[a], b, a)[one]
+    return out
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -460,7 +474,8 @@ class Observer:
                 self._before = self._calm  # the board as it was before the hand came
             self._in_visit = hand_present
             if not hand_present and self._before is not None:
-                accepted, score = self._attribute_changes(feats, accepted, score)
+                reading = self._attribute_changes(feats, reading)
+                score, accepted, visible_core = reading.score, reading.accepted, reading.open_core
                 explained = self._paint(self._silhouette, accepted)
         self._remember_calm(feats, explained, accepted, calm=not hand_present and compare_previous)
         visibility = fp.token_visibility(accepted)
@@ -475,7 +490,11 @@ class Observer:
             float(np.clip((0.75 - changed_fraction) / 0.45, 0.0, 1.0)), self._picture_intact(grey)
         )
         observation = Observation(
-            probs=probs, visibility=visibility, hand_present=bool(hand_present), quality=quality
+            probs=probs,
+            visibility=visibility,
+            hand_present=bool(hand_present),
+            quality=quality,
+            in_line=_in_line_partners(reading.in_line, accepted),
         )
         if compare_previous:
             self._last_read = (px, observation, (feats, explained, accepted), grey)
@@ -522,26 +541,38 @@ class Observer:
         # Elsewhere on the board (a hand come to rest): judged as motion is, on grey levels.
         return not self._motion.differs(grey, last_grey)
 
-    def _attribute_changes(
-        self, feats: np.ndarray, accepted: np.ndarray, score: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
+    def _attribute_changes(self, feats: np.ndarray, reading: Selection) -> Selection:
         """Before/after differencing around a hand visit.
 
         What changed between the calm board before the hand came and now is exactly
         the tokens added or taken away, free of the clutter of every other token. If
         a point read as changed sits in line with another point (a token on Q where
         one on P would show in the same place), the point whose footprint fits the
-        changed pixels better gets the change.
+        changed pixels better gets the change, and the two are no toss-up (``in_line``)
+        when one of them fits it clearly better.
         """
         if self._before is None:
-            return accepted, score
+            return reading
         before_feats, _, before_accepted = self._before
         changed = (_distance(feats - before_feats) > FOREGROUND_DISTANCE).astype(np.int64)
         core = self._core.tally(changed, 2)
         ring = self._ring.tally(changed, 2)
         fit = self._fit(core[:, 1], self._core.count, ring[:, 1], self._ring.count)
-        accepted, score = accepted.copy(), score.copy()
+        accepted, score, open_core = (
+            reading.accepted.copy(),
+            reading.score.copy(),
+            reading.open_core,
+        )
         flipped = accepted != before_accepted
+        in_line = reading.in_line
+        if len(in_line):
+            a, b = in_line[:, 0], in_line[:, 1]
+            told = (
+                (flipped[a] | flipped[b])
+                & (np.abs(fit[a] - fit[b]) >= CHANGE_MARGIN)
+                & (np.maximum(fit[a], fit[b]) >= TOKEN_SCORE)
+            )
+            in_line = in_line[~told]
         for a, b in ((self._nms_far, self._nms_near), (self._nms_near, self._nms_far)):
             # a: read as changed; b: its in-line partner, read as unchanged and fitting better.
             swap = (
@@ -556,7 +587,21 @@ class Observer:
                     score[x], score[y] = score[y], max(score[x], fit[y])
                     flipped[x] = False
                     logger.debug("change attributed to point %d instead of %d", y, x)
-        return accepted, score
+        moved_in = accepted & ~before_accepted & (open_core <= 0)
+        if moved_in.any():
+            # Its core was counted under the token first taken in front of or behind it:
+            # counted again without that one, or the token it now holds reads as none.
+            uncovered = ~self._paint(self._silhouette, accepted & ~moved_in)
+            mine = moved_in[self._core.point]
+            open_core = open_core.copy()
+            open_core[moved_in] = np.bincount(
+                self._core.point[mine],
+                weights=uncovered[self._core.index[mine]],
+                minlength=N_POINTS,
+            )[moved_in]
+        return dataclasses.replace(
+            reading, accepted=accepted, score=score, open_core=open_core, in_line=in_line
+        )
 
     def _remember_calm(
         self, feats: np.ndarray, explained: np.ndarray, accepted: np.ndarray, *, calm: bool
@@ -768,25 +813,27 @@ class Observer:
         neighbours' change. Scored as the selection scores (mean net core evidence less the
         ring penalty) over the pixels no other accepted token covers, the nearer point takes
         the farther one's place where it now explains the change better (the farther token,
-        if any, is then hidden behind it)."""
+        if any, is then hidden behind it). Pairs of either order that score within
+        ``TIE_MARGIN`` of each other are kept as ``in_line``: which of the two holds the token
+        is then the sensor noise's call, and the players are asked."""
         accepted = reading.accepted
-        pair = accepted[self._nms_far] & ~accepted[self._nms_near] & reading.active[self._nms_near]
-        if not pair.any():
-            return reading
-        far, near = self._nms_far[pair], self._nms_near[pair]
-        others = accepted.copy()
-        others[far] = False
-        uncovered = ~self._paint(self._silhouette, others)
-        involved = np.zeros(N_POINTS, bool)
-        involved[far] = involved[near] = True
-        score, open_core = self._selector.score_points(evidence, core_evidence, uncovered, involved)
+        far, near, score, open_core = self._in_line_scores(
+            evidence, core_evidence, reading, self._nms_far, self._nms_near
+        )
+        # (and the other order: a token taken on the nearer point, the farther one not)
+        nearer_first = self._in_line_scores(
+            evidence, core_evidence, reading, self._nms_near, self._nms_far
+        )
+        in_line = np.concatenate(
+            [self._ties(far, near, score, open_core), self._ties(*nearer_first)]
+        )
         better = (
             (score[near] > score[far])
             & (score[near] >= MIN_SCORE)
             & (open_core[near] >= self._selector.min_open[near])
         )
         if not better.any():
-            return reading
+            return dataclasses.replace(reading, in_line=in_line)
         # One nearer point per farther one: the best.
         far, near = far[better], near[better]
         order = np.lexsort((-score[near], far))
@@ -800,8 +847,52 @@ class Observer:
         new_score, new_open = reading.score.copy(), reading.open_core.copy()
         new_score[near], new_open[near] = score[near], open_core[near]
         return Selection(
-            accepted=accepted, score=new_score, open_core=new_open, active=reading.active
+            accepted=accepted,
+            score=new_score,
+            open_core=new_open,
+            active=reading.active,
+            in_line=in_line,
         )
+
+    def _in_line_scores(
+        self,
+        evidence: np.ndarray,
+        core_evidence: np.ndarray,
+        reading: Selection,
+        taken: np.ndarray,
+        other: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The in-line pairs (of ``taken``/``other``, the pair tables in one order) whose
+        ``taken`` point is accepted and ``other`` point not but changed, with both points'
+        selection scores and open core pixels over the pixels no other accepted token covers."""
+        accepted = reading.accepted
+        pair = accepted[taken] & ~accepted[other] & reading.active[other]
+        if not pair.any():
+            empty = np.zeros(0, np.int64)
+            return empty, empty, np.zeros(N_POINTS), np.zeros(N_POINTS)
+        held, rival = taken[pair], other[pair]
+        others = accepted.copy()
+        others[held] = False
+        uncovered = ~self._paint(self._silhouette, others)
+        involved = np.zeros(N_POINTS, bool)
+        involved[held] = involved[rival] = True
+        score, open_core = self._selector.score_points(evidence, core_evidence, uncovered, involved)
+        return held, rival, score, open_core
+
+    def _ties(
+        self, held: np.ndarray, rival: np.ndarray, score: np.ndarray, open_core: np.ndarray
+    ) -> np.ndarray:
+        """The ``(k, 2)`` pairs of :meth:`_in_line_scores` that both would hold a token and
+        score within ``TIE_MARGIN`` of each other."""
+        min_open = self._selector.min_open
+        both = (
+            (score[held] >= MIN_SCORE)
+            & (score[rival] >= MIN_SCORE)
+            & (open_core[held] >= min_open[held])
+            & (open_core[rival] >= min_open[rival])
+            & (np.abs(score[held] - score[rival]) < TIE_MARGIN)
+        )
+        return np.stack([held[both], rival[both]], axis=1)
 
     def _outlined(self, accepted: np.ndarray, asked: np.ndarray) -> np.ndarray:
         """Which of the ``asked`` points show a token's outline: most pixel pairs straddling the
@@ -884,12 +975,7 @@ class Observer:
         if not stray.any():
             return reading
         logger.debug("sliver points dropped: %s", np.flatnonzero(stray).tolist())
-        return Selection(
-            accepted=accepted & ~stray,
-            score=reading.score,
-            open_core=reading.open_core,
-            active=reading.active,
-        )
+        return dataclasses.replace(reading, accepted=accepted & ~stray)
 
     def _nearest_tier(self, points: np.ndarray, *, farthest: bool = False) -> np.ndarray:
         """Per gathered pixel, the highest tier of the given points' silhouettes there (-1: none);

@@ -42,6 +42,7 @@ class Tracker:
         """Forget everything (after a re-calibration): the next stable board is a first snapshot."""
         self._run_key: bytes | None = None
         self._run_length = 0
+        self._run_in_line: dict[int, int] = {}
         self._emitted_key: bytes | None = None
         self._known: dict[int, int] = {}
         self.last_snapshot: Snapshot | None = None
@@ -77,6 +78,8 @@ class Tracker:
             self._run_length += 1
         else:
             self._run_key, self._run_length = key, 1
+            self._run_in_line = {}
+        self._run_in_line.update(_in_line(observation, reading))
         if self._run_length < self.stable_frames or key == self._emitted_key:
             return None
         return self._snapshot(reading, frame_index, key)
@@ -95,12 +98,26 @@ class Tracker:
         ):
             return None
         self._known = dict(tokens)
-        snapshot = Snapshot(frame=frame_index, tokens=tokens, hidden=hidden)
+        snapshot = Snapshot(
+            frame=frame_index, tokens=tokens, hidden=hidden, in_line=dict(self._run_in_line)
+        )
         logger.debug(
             "snapshot at frame %d: %d tokens, %d hidden", frame_index, len(tokens), len(hidden)
         )
         self.last_snapshot = snapshot
         return snapshot
+
+
+def _in_line(observation: Observation, reading: np.ndarray) -> dict[int, int]:
+    """A read token's point -> the empty or hidden point in line with it that the observer
+    could not tell from it in this frame (``reading``: state per point, -2 hidden). Every
+    frame of a still board counts: one toss-up among them makes it one."""
+    partner = observation.in_line
+    if partner is None:
+        return {}
+    points = np.flatnonzero((partner >= 0) & (reading >= 0))
+    points = points[reading[partner[points]] < 0]
+    return {int(p): int(partner[p]) for p in points}
 
 
 def steadied(

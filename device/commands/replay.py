@@ -326,6 +326,8 @@ def describe(event: Event) -> str:
         return f"{at}{_colour(d['color'])}: {d['text']}"
     if event.type == ev.MOVE:
         hidden = " (on a hidden point, confirmed)" if d.get("hidden") else ""
+        if d.get("in_line"):
+            hidden = " (of two points in line, the one the players named)"
         kind = f" ({d['kind']})" if d.get("kind") else ""
         return f"{at}{_colour(d['color'])} plays {d['point']}{kind}{hidden}"
     if event.type == ev.WIN and "vectors" not in d:  # the bandanna
@@ -339,6 +341,11 @@ def describe(event: Event) -> str:
         return f"{at}ILLEGAL: {'; '.join(d['reasons'])} (points {', '.join(d['points'])})"
     if event.type == ev.RESTORED:
         return f"{at}board restored"
+    if event.type == ev.CONFIRM_HIDDEN and d.get("in_line"):
+        return (
+            f"{at}a {_colour(d['color'])} token is on {' or '.join(d['candidates'])}, in line "
+            "with the camera (confirm which)"
+        )
     if event.type == ev.CONFIRM_HIDDEN:
         return (
             f"{at}a {_colour(d['color'])} token must be on a hidden point: one of "

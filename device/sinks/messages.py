@@ -43,6 +43,10 @@ def alert_message(record: Mapping[str, Any], names: Sequence[str] = ()) -> Alert
     if kind == "illegal":
         reasons = record.get("reasons") or ["the board changed in a way the rules do not allow"]
         return AlertMessage("Illegal move", "; ".join(reasons), 4, ("warning",))
+    if kind == "confirm_hidden" and record.get("in_line"):
+        either = " or ".join(record.get("candidates") or [])
+        text = f"Is the token on {either}? In line with the camera, it cannot tell which"
+        return AlertMessage("Please confirm a move", text, 3, ("eyes",))
     if kind == "confirm_hidden":
         points = record.get("points") or record.get("candidates") or []
         text = "A token went where the camera cannot see"

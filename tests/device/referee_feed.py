@@ -33,12 +33,27 @@ class SnapshotFeed:
         self.location = location
         self.frame = 0
 
-    def see(self, pieces: dict[str, int], hidden: tuple[str, ...] = ()) -> list[dict]:
-        """The records of the referee's answer to the next frame showing ``pieces``."""
+    def see(
+        self,
+        pieces: dict[str, int],
+        hidden: tuple[str, ...] = (),
+        in_line: dict[str, str] | None = None,
+    ) -> list[dict]:
+        """The records of the referee's answer to the next frame showing ``pieces``
+        (``in_line``: a read token's location -> the one the camera could not tell it from)."""
+        return records(self.referee.feed(self.snapshot(pieces, hidden, in_line)))
+
+    def snapshot(
+        self,
+        pieces: dict[str, int],
+        hidden: tuple[str, ...] = (),
+        in_line: dict[str, str] | None = None,
+    ) -> Snapshot:
+        """The next frame's snapshot (see :meth:`see`)."""
         self.frame += 1
-        snapshot = Snapshot(
+        return Snapshot(
             frame=self.frame,
             tokens={self.location(n): c for n, c in pieces.items()},
             hidden=frozenset(self.location(n) for n in hidden),
+            in_line={self.location(a): self.location(b) for a, b in (in_line or {}).items()},
         )
-        return records(self.referee.feed(snapshot))

@@ -439,6 +439,82 @@ class TestHiddenMoves:
             t.referee.confirm_hidden(P("B3Q"))
 
 
+class TestInLineTossUps:
+    """The camera read a new token on A7P but could as well have on D8Q, in line with it."""
+
+    TIE = {"A7P": "D8Q"}
+
+    def _asked(self) -> tuple[Table, dict[str, int]]:
+        t = Table()
+        board = t.play(("A3Q", 0))
+        seen = {**board, "A7P": 1}
+        assert not t.referee.is_plausible(t.snapshot(seen, in_line=self.TIE))
+        assert t.see(seen, in_line=self.TIE) == [
+            {
+                "type": "confirm_hidden",
+                "frame": 3,
+                "color": 1,
+                "candidates": ["A7P", "D8Q"],
+                "points": ["A7P"],
+                "in_line": True,
+            }
+        ]
+        assert t.game.board == {P("A3Q"): 0}  # nothing is played on the camera's guess
+        assert t.see(seen, in_line=self.TIE) == []  # asked once
+        return t, board
+
+    def test_the_players_point_is_played_and_the_camera_then_read_as_they_said(self) -> None:
+        t, board = self._asked()
+        assert records(t.referee.confirm_hidden(P("D8Q"))) == [
+            {"type": "move", "frame": 3, "point": "D8Q", "color": 1, "in_line": True}
+        ]
+        assert t.referee.pending is None
+        # The camera's reading wavers between the two points, toss-up or not: no alert.
+        assert t.see({**board, "A7P": 1}) == []
+        assert t.see({**board, "D8Q": 1}) == []
+        assert t.see({**board, "A7P": 1}, in_line=self.TIE) == []
+        assert t.see({**board, "A7P": 1, "B3Q": 0}, in_line=self.TIE) == [
+            {"type": "move", "frame": 8, "point": "B3Q", "color": 0}
+        ]
+        assert t.game.board == {P("A3Q"): 0, P("D8Q"): 1, P("B3Q"): 0}
+
+    def test_the_point_the_camera_read_can_be_the_answer(self) -> None:
+        t, board = self._asked()
+        assert records(t.referee.confirm_hidden(P("A7P"))) == [
+            {"type": "move", "frame": 3, "point": "A7P", "color": 1, "in_line": True}
+        ]
+        assert t.referee.overrides == {}
+        assert t.see({**board, "A7P": 1}) == []
+        assert t.game.board == {P("A3Q"): 0, P("A7P"): 1}
+
+    def test_taking_the_token_away_ends_the_question(self) -> None:
+        t, board = self._asked()
+        assert t.see(board) == [{"type": "restored", "frame": 5, "points": ["A7P"]}]
+        assert t.referee.pending is None
+
+    def test_moves_before_the_toss_up_are_played_first(self) -> None:
+        t = Table()
+        board = t.play(("A3Q", 0))
+        recs = t.see({**board, "H8S": 1, "A7P": 0}, in_line={"A7P": "D8Q"})
+        assert kinds(recs) == ["move", "confirm_hidden"]
+        assert recs[0]["point"] == "H8S" and recs[1]["candidates"] == ["A7P", "D8Q"]
+        assert records(t.referee.confirm_hidden(P("D8Q")))[0]["point"] == "D8Q"
+        assert t.game.board == {P("A3Q"): 0, P("H8S"): 1, P("D8Q"): 0}
+
+    def test_no_question_when_the_other_point_holds_a_token(self) -> None:
+        t = Table()
+        board = t.play(("D8Q", 0))
+        recs = t.see({**board, "A7P": 1}, in_line={"A7P": "D8Q"})
+        assert recs == [{"type": "move", "frame": 2, "point": "A7P", "color": 1}]
+
+    def test_a_toss_up_on_a_token_the_game_has_on_the_other_point_is_no_move(self) -> None:
+        t = Table()
+        board = t.play(("A3Q", 0), ("D8Q", 1))
+        del board["D8Q"]
+        assert t.see({**board, "A7P": 1}, in_line={"A7P": "D8Q"}) == []
+        assert t.game.board == {P("A3Q"): 0, P("D8Q"): 1}
+
+
 class TestEndOfGame:
     def _won(self, t: Table) -> dict[str, int]:
         board = t.play(("A1P", 0), ("A8S", 1), ("B1P", 0), ("B8S", 1), ("C1P", 0), ("C8S", 1))

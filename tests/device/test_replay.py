@@ -521,3 +521,12 @@ def test_a_moves_file_that_cannot_be_played_is_refused(
     captured = capsys.readouterr()
     assert status == 2 and captured.out == ""
     assert message in captured.err
+
+
+def test_a_toss_up_between_points_in_line_reads_as_a_question() -> None:
+    from device.commands.replay import describe
+    from device.events import CONFIRM_HIDDEN, Event
+
+    data = {"color": 1, "candidates": ["A7P", "D8Q"], "points": ["A7P"], "in_line": True}
+    text = describe(Event(CONFIRM_HIDDEN, data, frame=3))
+    assert "A7P or D8Q, in line with the camera (confirm which)" in text

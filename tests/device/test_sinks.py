@@ -74,6 +74,8 @@ def test_alert_messages_are_written_for_people():
     assert illegal.title == "Illegal move" and illegal.text == "token removed from C2R"
     assert alert_message({"type": "camera_status", "status": "reconnecting", "message": "gone"}).text == "gone"
     assert alert_message({"type": "confirm_hidden", "points": ["A1Q", "B1Q"]}).text.endswith("A1Q, B1Q")
+    in_line = {"type": "confirm_hidden", "in_line": True, "candidates": ["A7P", "D8Q"], "points": ["A7P"]}
+    assert alert_message(in_line).text.startswith("Is the token on A7P or D8Q?")
     assert alert_message({"type": "move", "color": 1, "point": "A1P"}).text == "colour 1 played A1P"
     assert alert_message({"type": "move", "color": 1, "point": "A1P", "kind": "swap"}).text == "colour 1 swapped A1P"
     chosen = alert_message({"type": "move", "color": 0, "kind": "choose"}, ["Ann", "Bob"])

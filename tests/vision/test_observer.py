@@ -786,3 +786,39 @@ def test_a_table_clipped_under_a_warmer_light_is_not_a_token():
     assert observer._light.gain[2] > 1.2, "the case this guards: a warmer light"
     visible = rendered.visibility >= 0.5
     assert not np.any((states >= 0) & (truth_states(tokens) < 0) & visible)
+
+
+_GAME_1305 = [("D5S", 0), ("F6S", 1), ("F3S", 2), ("B2R", 0), ("D8Q", 1)]
+
+
+def test_a_token_the_hand_visit_moves_to_the_point_in_line_keeps_its_reading():
+    """D8Q's token is first taken on A7P, in line behind it; the change since the hand came
+    fits D8Q far better and moves the token there. D8Q's core had been counted as covered by
+    A7P's token, and with no open core the token there read as no token at all (a game of
+    the vision bench). Its core is counted again, and the change telling the two points
+    apart, they are no toss-up."""
+    seed, size = 1305, (1280, 960)
+    observer = _bench_game_observer(seed, size)
+    *_, (board, observation) = _BenchStream(seed, size).moves(observer, _GAME_1305, tell=True)
+    near = parse_point("D8Q")
+    assert observation.tokens() == board
+    assert observation.in_line[near] == -1
+    assert (observation.in_line < 0).all()
+
+
+def test_a_still_picture_names_the_point_in_line_it_cannot_tell_a_token_from():
+    """With no hand visit to compare with, D8Q's token and one on A7P behind it explain the
+    picture within the sensor noise of each other (in the game of the vision bench the
+    reading went back and forth between them): the point read names the other."""
+    seed, size = 1305, (1280, 960)
+    stream = _BenchStream(seed, size)
+    board = {parse_point(name): colour for name, colour in _GAME_1305}
+    image = _with_noise(
+        stream.renderings.get(board, None).image_bgr, stream.style.noise_sigma, stream.rng
+    )
+    observation = _bench_game_observer(seed, size).observe(image, compare_previous=False)
+    near, far = parse_point("D8Q"), parse_point("A7P")
+    read = near if observation.states()[near] >= 0 else far
+    assert observation.states()[read] >= 0
+    assert observation.in_line[read] == (far if read == near else near)
+    assert np.count_nonzero(observation.in_line >= 0) == 1

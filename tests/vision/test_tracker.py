@@ -18,6 +18,7 @@ def observation(
     hand: bool = False,
     quality: float = 1.0,
     colours: int = 3,
+    in_line: dict[int, int] | None = None,
 ) -> Observation:
     probs = np.zeros((256, 1 + colours))
     probs[:, 0] = 1.0
@@ -26,7 +27,14 @@ def observation(
         probs[point, 1 + colour] = 1.0
     visibility = np.ones(256)
     visibility[list(hidden)] = 0.2
-    return Observation(probs=probs, visibility=visibility, hand_present=hand, quality=quality)
+    partner = None
+    if in_line is not None:
+        partner = np.full(256, -1, np.int16)
+        for point, other in in_line.items():
+            partner[point] = other
+    return Observation(
+        probs=probs, visibility=visibility, hand_present=hand, quality=quality, in_line=partner
+    )
 
 
 def feed(tracker: Tracker, observations: list[Observation]) -> list:
@@ -55,6 +63,32 @@ def test_new_state_needs_its_own_run():
     snaps = [s for s in out if s is not None]
     assert [s.tokens for s in snaps] == [{}, {5: 0}]
     assert snaps[1].frame == 5
+
+
+def test_a_toss_up_in_any_frame_of_the_run_goes_with_the_snapshot():
+    """Which of two points in line holds a token can be a toss-up in one frame and a narrow
+    call in the next: the snapshot names it if any frame of its still run saw it."""
+    seq = [observation({5: 1}), observation({5: 1}, in_line={5: 9}), observation({5: 1})]
+    out = feed(Tracker(3), seq)
+    assert out[2] is not None and out[2].in_line == {5: 9}
+
+
+def test_a_toss_up_of_an_earlier_board_or_with_a_token_on_both_points_is_not_kept():
+    seq = [
+        observation({}, in_line={5: 9}),  # no token read on 5: nothing to ask about
+        observation({5: 1}, in_line={5: 9}),  # another board: its run starts afresh
+        observation({5: 1, 9: 0}, in_line={5: 9}),
+        observation({5: 1, 9: 0}),
+        observation({5: 1, 9: 0}),
+    ]
+    out = feed(Tracker(3), seq)
+    assert out[4] is not None and out[4].tokens == {5: 1, 9: 0}
+    assert out[4].in_line == {}
+
+
+def test_a_hidden_partner_is_still_a_toss_up():
+    out = feed(Tracker(2), [observation({5: 1}, hidden=(9,), in_line={5: 9})] * 2)
+    assert out[1] is not None and out[1].in_line == {5: 9}
 
 
 def test_hand_resets_the_count_and_never_snapshots():

@@ -144,6 +144,13 @@ class FakeRuntime:
                         "candidates": candidates, "points": [], "occluded": candidates}
         self.publish(dict(self.pending))
 
+    def in_line_move(self, color: int, read: str, other: str) -> None:
+        """The camera saw a new token on ``read`` but could as well have on ``other``."""
+        self.mismatch = [read]
+        self.pending = {"type": "confirm_hidden", "frame": len(self.moves), "color": color,
+                        "candidates": [read, other], "points": [read], "in_line": True}
+        self.publish(dict(self.pending))
+
     def _phase(self) -> str:
         """The runtime's ``phase`` for this game (the real rules decide it in the runtime)."""
         if self.winner:

@@ -96,6 +96,28 @@ def test_late_phone_sees_the_open_alert_and_confirms_a_hidden_move(phone_page, l
     assert runtime.calls == [("confirm_hidden", (parse_point("C3Q"),))]
 
 
+def test_phone_asks_which_of_two_points_in_line_holds_a_token(phone_page, live_server):
+    page, runtime = phone_page, live_server.runtime
+    runtime.play("A1P", 0)
+    open_dashboard(page, live_server)
+    page.wait_for_selector("body[data-moves='1']")
+    runtime.in_line_move(1, "A7P", "D8Q")
+    banner = page.locator("#alert-banner")
+    banner.wait_for(state="visible")
+    assert "Which point?" in banner.inner_text()
+    assert "Colour 2 played on A7P or D8Q" in banner.inner_text()
+    assert "in line with the camera" in page.locator("#hidden-question").inner_text()
+    page.locator("#lock-button").click()
+    page.locator("#pin-input").fill("2468")
+    page.locator("#pin-submit").click()
+    page.wait_for_selector("#lock-button.unlocked")
+    page.locator("#hidden-candidates button", has_text="D8Q").click()
+    page.wait_for_selector("circle[data-token='D8Q']")
+    from rules.timevectors.points import parse_point
+
+    assert runtime.calls == [("confirm_hidden", (parse_point("D8Q"),))]
+
+
 def test_late_phone_sees_the_current_game_at_once(phone_page, live_server):
     runtime = live_server.runtime
     runtime.play("A1P", 0)

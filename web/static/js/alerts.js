@@ -98,7 +98,9 @@ export function describe(record, state) {
     };
     case "corrected": return { title: `Corrected ${record.point || ""}`, detail: "" };
     case "undo": return { title: "Move taken back", detail: record.point || "" };
-    case "confirm_hidden": return { title: "Confirm a hidden move", detail: `${who(record.color)} played where the camera cannot see: one of ${points(record.candidates && record.candidates.length ? record.candidates : record.points)}` };
+    case "confirm_hidden":
+      if (record.in_line) return { title: "Which point?", detail: `${who(record.color)} played on ${(record.candidates || []).join(" or ")}: in line with the camera, it cannot tell which` };
+      return { title: "Confirm a hidden move", detail: `${who(record.color)} played where the camera cannot see: one of ${points(record.candidates && record.candidates.length ? record.candidates : record.points)}` };
     case "camera_moved": return { title: "The camera moved", detail: "recalibrate if the board is misread" };
     case "camera_status": return { title: `Camera ${record.status || ""}`, detail: record.description || record.message || "" };
     case "game_started": return { title: "New game", detail: "" };

@@ -20,6 +20,7 @@ let correcting = false;
 let selected = null;
 let liveAlert = null;
 let hiddenCandidates = [];
+let questionInLine = false; // the question is which of two points in line, not a hidden one
 let dismissedKey = null;
 let cameraProblem = null;
 let imageBroken = false;
@@ -29,6 +30,12 @@ let showThreats = localStorage.getItem("boardcam.threats") === "on";
 const lastMoveName = (s) => (s.last_move && typeof s.last_move === "object" ? s.last_move.point : s.last_move) || null;
 const alertKey = (r) => `${r.type}|${r.frame}|${(r.points || []).join()}|${(r.candidates || []).join()}`;
 const candidatesOf = (r) => (r.candidates && r.candidates.length ? r.candidates : r.points) || [];
+
+function askAbout(record) {
+  const asking = record && record.type === "confirm_hidden";
+  hiddenCandidates = asking ? candidatesOf(record) : [];
+  questionInLine = asking && record.in_line === true;
+}
 
 // Token colours: the learned palette, else the board's own defaults (the bandanna's rings).
 function boardPalette(s) {
@@ -187,6 +194,9 @@ function renderMismatch(s) {
     ? `Differs at ${mismatch.join(", ")}.`
     : "";
   $("hidden-confirm").hidden = !hiddenCandidates.length;
+  $("hidden-question").textContent = questionInLine
+    ? "The token is on one of two points in line with the camera, which cannot tell them apart. Which point?"
+    : "A token went where the camera cannot see. Which point?";
   const holder = $("hidden-candidates");
   holder.replaceChildren(...hiddenCandidates.map((point) => {
     const button = actionButton(() => act("/api/control/confirm", { point }, `Move to ${point} confirmed`), point);
@@ -334,10 +344,10 @@ function applyState(next) {
   const pending = state.pending && typeof state.pending === "object" ? state.pending : null;
   if (pending) {
     if (alertKey(pending) !== dismissedKey) liveAlert = pending;
-    hiddenCandidates = pending.type === "confirm_hidden" ? candidatesOf(pending) : [];
+    askAbout(pending);
   } else {
     if (liveAlert && ["illegal", "confirm_hidden"].includes(liveAlert.type)) liveAlert = null;
-    hiddenCandidates = [];
+    askAbout(null);
   }
   render();
 }
@@ -346,12 +356,12 @@ function handleRecord(record) {
   if (!record || typeof record !== "object") return;
   if (CLEARING_TYPES.has(record.type)) {
     if (liveAlert && liveAlert.type !== "win") liveAlert = null;
-    hiddenCandidates = [];
+    askAbout(null);
   }
   if (ALERT_TYPES.has(record.type)) {
     liveAlerts = [...liveAlerts, record].slice(-MAX_ALERTS);
     if (record.type !== "win") liveAlert = record;
-    if (record.type === "confirm_hidden") hiddenCandidates = candidatesOf(record);
+    if (record.type === "confirm_hidden") askAbout(record);
     document.body.dataset.lastAlert = record.type;
     ring(record, describe(record, state));
   }
