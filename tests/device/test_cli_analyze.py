@@ -122,6 +122,21 @@ def test_bench_maps_learned_colours_to_the_truth():
     assert mapping[1] == 0 and mapping[0] == 2 and mapping[2] == 2 or mapping[2] < -1
 
 
+def test_a_bench_game_asks_which_point_in_line_rather_than_guess():
+    """Game 1305 of the vision bench: colour 1's token on D8Q reads within the sensor noise
+    as one on A7P, in line behind it. The players are asked which (they answer D8Q), and the
+    game stays right with no illegal-change alert; before, the reading went back and forth
+    between the two points and raised one."""
+    import io
+
+    from device.commands.analyze import _bench_games
+
+    out = io.StringIO()
+    _bench_games(1, 6, 305, out)
+    line = out.getvalue().splitlines()[0]
+    assert "game 1305: 6 moves, 6 announced, 6 right, 0 illegal alerts, 1 hidden-point questions" in line
+
+
 @pytest.mark.parametrize("command", [["bench", "vision", "--quick"], ["render", "--out", "unused"], ["bench", "calibration"]])
 def test_a_negative_seed_is_refused_clearly(command, capsys):
     with pytest.raises(SystemExit) as stop:
