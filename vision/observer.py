@@ -83,6 +83,7 @@ COLOUR_RAMP = 0.5  # ... and this much more again to count as a sure token pixel
 COLOUR_RAISE = 0.1  # mean evidence a colour check must add to a point to read the board again
 CHANGE_MARGIN = 0.03  # a point must explain the before/after change this much better to take it
 TIE_MARGIN = 0.03  # two points in line whose scores are this close are the camera's toss-up
+TIE_COLOUR_MARGIN = 0.5  # colour units by which one tier's plates must explain a toss-up better
 RIM_SIGMAS = 2.0  # a pair's contrast must grow at least this far out of its noise to be a new edge
 # ... and beyond what this share of the rim pairs of points nobody asks about show in the same
 # frame (a changed light or white balance moves every edge a little: the noise model misses it).
@@ -475,8 +476,11 @@ class Observer:
             self._in_visit = hand_present
             if not hand_present and self._before is not None:
                 reading = self._attribute_changes(feats, reading)
-                score, accepted, visible_core = reading.score, reading.accepted, reading.open_core
-                explained = self._paint(self._silhouette, accepted)
+        if not hand_present and len(reading.in_line):
+            reading = self._in_line_by_colour(feats, foreground, reading)
+        if reading.accepted is not accepted:
+            score, accepted, visible_core = reading.score, reading.accepted, reading.open_core
+            explained = self._paint(self._silhouette, accepted)
         self._remember_calm(feats, explained, accepted, calm=not hand_present and compare_previous)
         visibility = fp.token_visibility(accepted)
         if hand_present:
@@ -587,20 +591,80 @@ class Observer:
                     score[x], score[y] = score[y], max(score[x], fit[y])
                     flipped[x] = False
                     logger.debug("change attributed to point %d instead of %d", y, x)
-        moved_in = accepted & ~before_accepted & (open_core <= 0)
-        if moved_in.any():
-            # Its core was counted under the token first taken in front of or behind it:
-            # counted again without that one, or the token it now holds reads as none.
-            uncovered = ~self._paint(self._silhouette, accepted & ~moved_in)
-            mine = moved_in[self._core.point]
-            open_core = open_core.copy()
-            open_core[moved_in] = np.bincount(
-                self._core.point[mine],
-                weights=uncovered[self._core.index[mine]],
-                minlength=N_POINTS,
-            )[moved_in]
+        open_core = self._recount_open_core(accepted, open_core, accepted & ~before_accepted)
         return dataclasses.replace(
             reading, accepted=accepted, score=score, open_core=open_core, in_line=in_line
+        )
+
+    def _recount_open_core(
+        self, accepted: np.ndarray, open_core: np.ndarray, moved_in: np.ndarray
+    ) -> np.ndarray:
+        """``open_core`` with the core pixels of the ``moved_in`` points that have none
+        counted again. A token moved to the point in line with the one first taken had its
+        core counted as covered by that first token: with no open core, the token it now
+        holds would read as none."""
+        moved_in = moved_in & (open_core <= 0)
+        if not moved_in.any():
+            return open_core
+        uncovered = ~self._paint(self._silhouette, accepted & ~moved_in)
+        mine = moved_in[self._core.point]
+        open_core = open_core.copy()
+        open_core[moved_in] = np.bincount(
+            self._core.point[mine], weights=uncovered[self._core.index[mine]], minlength=N_POINTS
+        )[moved_in]
+        return open_core
+
+    def _in_line_by_colour(
+        self, feats: np.ndarray, foreground: np.ndarray, reading: Selection
+    ) -> Selection:
+        """Tell a toss-up between two points in line (``reading.in_line``) apart by colour
+        where the geometry cannot: the plates above each point take and add their share
+        (as learned), so the token's colour with the plates above one point undone can
+        match a known colour clearly better (by ``TIE_COLOUR_MARGIN``) than with those above
+        the other. The token is then read there and the two are no toss-up. Points the game
+        holds a token on are left to the game's word (see :mod:`device.referee`)."""
+        pairs = reading.in_line
+        keys, protos = self.colours.prototype_array()
+        if self._plate_loss is None or not len(pairs) or not len(keys):
+            return reading
+        accepted = reading.accepted
+        a, b = pairs[:, 0], pairs[:, 1]
+        held, other = np.where(accepted[a], a, b), np.where(accepted[a], b, a)
+        mean, used = self._token_colours(feats, foreground, accepted)
+        game = np.fromiter(self.known_colours.keys(), np.int64, len(self.known_colours))
+        judged = (
+            (accepted[a] != accepted[b])
+            & (used[held] > 0)
+            & ~np.isin(held, game)
+            & ~np.isin(other, game)
+        )
+        if not judged.any():
+            return reading
+        tier = self.footprints.tier
+        colour = mean[held]
+        here = match_distance(corrected(colour, tier[held], *self._plate_loss), protos).min(axis=1)
+        there = match_distance(corrected(colour, tier[other], *self._plate_loss), protos).min(
+            axis=1
+        )
+        decided = judged & (np.abs(here - there) >= TIE_COLOUR_MARGIN)
+        if not decided.any():
+            return reading
+        move = decided & (there < here)
+        accepted, score = accepted.copy(), reading.score.copy()
+        for x, y in zip(held[move], other[move]):
+            if accepted[x] and not accepted[y]:  # (a point in two toss-ups moves once)
+                accepted[x], accepted[y] = False, True
+                score[y] = score[x]
+                logger.debug("toss-up in line read by colour: point %d instead of %d", y, x)
+        open_core = self._recount_open_core(
+            accepted, reading.open_core, accepted & ~reading.accepted
+        )
+        return dataclasses.replace(
+            reading,
+            accepted=accepted,
+            score=score,
+            open_core=open_core,
+            in_line=pairs[~decided],
         )
 
     def _remember_calm(

@@ -822,3 +822,59 @@ def test_a_still_picture_names_the_point_in_line_it_cannot_tell_a_token_from():
     assert observation.states()[read] >= 0
     assert observation.in_line[read] == (far if read == near else near)
     assert np.count_nonzero(observation.in_line >= 0) == 1
+
+
+@pytest.mark.parametrize(
+    "seed, size, cast, read, behind",
+    [(226, (1280, 960), False, "A5S", "C1P"), (26, (1280, 960), False, "E3R", "H4Q")],
+)
+def test_a_toss_up_in_line_is_read_by_the_colour_the_plates_leave(seed, size, cast, read, behind):
+    """Two points in line explain the change within the noise, but on different tiers: the
+    token's colour with the plates above the right point undone matches its set clearly
+    better than with those above the other (scenes of the vision bench, where the token,
+    taken on the farther point, went missing on the nearer one)."""
+    tokens, rendered, image, calibration = still_scene(seed, size, cast=cast)
+    here, there = parse_point(read), parse_point(behind)
+    assert here in tokens and there not in tokens
+    observer = Observer(calibration)
+    observation = observer.observe(image, compare_previous=False)
+    assert observer._plate_loss is not None
+    assert observation.states()[here] >= 0
+    assert observation.states()[there] < 0 or observation.visibility[there] < 0.5
+    assert observation.in_line[here] == -1
+
+
+def test_a_toss_up_on_a_point_the_game_holds_is_left_to_the_game():
+    """The referee reads a toss-up on a token the game already has the game's way; a colour
+    verdict against it would move a token the players placed (scene 226, read as if the
+    token had been taken on C1P, behind A5S where it is: the colour moves it to A5S unless
+    the game holds C1P)."""
+    tokens, rendered, image, calibration = still_scene(226, (1280, 960), cast=False)
+    behind, front = parse_point("C1P"), parse_point("A5S")
+    observer = Observer(calibration)
+    seen: dict = {}
+    read = observer._probabilities
+
+    def keep(feats, foreground, *args, **kwargs):
+        seen.update(feats=feats, foreground=foreground)
+        return read(feats, foreground, *args, **kwargs)
+
+    observer._probabilities = keep
+    observation = observer.observe(image, compare_previous=False)
+    accepted = observation.states() >= 0
+    accepted[front], accepted[behind] = False, True
+    n = len(accepted)
+    reading = Selection(
+        accepted=accepted,
+        score=np.ones(n),
+        open_core=np.full(n, 10.0),
+        active=accepted.copy(),
+        in_line=np.array([[behind, front]]),
+    )
+    by_colour = observer._in_line_by_colour(seen["feats"], seen["foreground"], reading)
+    assert by_colour.accepted[front] and not by_colour.accepted[behind]
+    assert len(by_colour.in_line) == 0
+    observer.known_colours = {behind: int(observation.states()[front])}
+    left = observer._in_line_by_colour(seen["feats"], seen["foreground"], reading)
+    assert left.accepted[behind] and not left.accepted[front]
+    assert len(left.in_line) == 1
