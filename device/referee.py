@@ -337,7 +337,8 @@ class Referee:
         board is judged again (a missed move is played, a misread clears the alert).
         On a point the camera cannot see there is no reading to replace: a player who
         put the token to play there says so, and it is played as a move to a hidden
-        point (see :meth:`_tell_hidden`). Raises :class:`RefereeError` before any board
+        point (see :meth:`_tell_hidden`). A word that answers the open question of where a
+        token went (a candidate, in its colour) answers it (:meth:`confirm_hidden`). Raises :class:`RefereeError` before any board
         was read, and on a hidden point for anything but that move.
         """
         self._check_location(point)
@@ -350,6 +351,8 @@ class Referee:
         last = self._last
         if last is None:
             raise RefereeError("no board has been read yet")
+        if self._answers_question(point, color):
+            return self.confirm_hidden(point)
         if point in last.hidden:
             return self._tell_hidden(point, color, last.frame)
         reading = last.tokens.get(point)
@@ -368,6 +371,17 @@ class Referee:
         ]
         return out + self._rejudge()
 
+    def _answers_question(self, point: int, color: int | None) -> bool:
+        """Whether a player's word that ``point`` holds ``color`` answers the open question
+        about where a token went (one of its candidates, the colour it asked about)."""
+        pending = self._pending
+        return (
+            pending is not None
+            and pending.kind == ev.CONFIRM_HIDDEN
+            and pending.color == color
+            and point in pending.candidates
+        )
+
     def _tell_hidden(self, point: int, color: int | None, frame: int | None) -> list[Event]:
         """A player's word that hidden ``point`` holds ``color``. The camera cannot check it,
         so only what it cannot have seen is taken: a token of the colour to play on an empty
@@ -375,14 +389,6 @@ class Referee:
         nobody asked about (it changed nothing in view) stalled the game's turn, and with
         colours learned from the game every later set took the wrong number."""
         name = self._rules.name(point)
-        pending = self._pending
-        if (
-            pending is not None
-            and pending.kind == ev.CONFIRM_HIDDEN
-            and pending.color == color
-            and point in pending.candidates
-        ):
-            return self.confirm_hidden(point)
         turn = self._rules.turn_color(self._game)
         if color is None or color != turn or point in self.position() or self._game.is_over():
             raise RefereeError(

@@ -359,8 +359,14 @@ class TestHiddenMoves:
         hidden = ("G5P", "G6P")
         assert t.see({}, hidden=hidden) == []
         assert records(t.referee.correct(P("G5P"), 0)) == [
-            {"type": "corrected", "frame": 1, "point": "G5P", "color": 0, "read": None,
-             "hidden": True},
+            {
+                "type": "corrected",
+                "frame": 1,
+                "point": "G5P",
+                "color": 0,
+                "read": None,
+                "hidden": True,
+            },
             {"type": "move", "frame": 1, "point": "G5P", "color": 0, "hidden": True},
         ]
         assert t.game.board == {P("G5P"): 0} and t.game.turn_color() == 1
@@ -371,8 +377,11 @@ class TestHiddenMoves:
 
     @pytest.mark.parametrize(
         ("point", "colour", "why"),
-        [("G6P", 1, "colour to play \\(0\\)"), ("G6P", None, "cannot be corrected"),
-         ("G5P", 0, "cannot be corrected")],
+        [
+            ("G6P", 1, "colour to play \\(0\\)"),
+            ("G6P", None, "cannot be corrected"),
+            ("G5P", 0, "cannot be corrected"),
+        ],
     )
     def test_a_hidden_point_takes_only_the_move_to_play(self, point, colour, why) -> None:
         t = Table()
@@ -486,6 +495,14 @@ class TestInLineTossUps:
         assert t.referee.overrides == {}
         assert t.see({**board, "A7P": 1}) == []
         assert t.game.board == {P("A3Q"): 0, P("A7P"): 1}
+
+    def test_correcting_a_candidate_to_the_colour_asked_answers_the_question(self) -> None:
+        t, board = self._asked()
+        assert records(t.referee.correct(P("D8Q"), 1)) == [
+            {"type": "move", "frame": 3, "point": "D8Q", "color": 1, "in_line": True}
+        ]
+        assert t.referee.pending is None
+        assert t.see({**board, "A7P": 1}) == []
 
     def test_taking_the_token_away_ends_the_question(self) -> None:
         t, board = self._asked()
@@ -758,6 +775,12 @@ class TestOpenings:
         assert kinds(recs) == ["illegal"] and recs[0]["take_back"] is True
         assert records(t.referee.accept()) == [
             {"type": "undo", "frame": 4, "point": None, "color": 1, "reason": "take-back accepted"},
-            {"type": "undo", "frame": 4, "point": "B1P", "color": 0, "reason": "take-back accepted"},
+            {
+                "type": "undo",
+                "frame": 4,
+                "point": "B1P",
+                "color": 0,
+                "reason": "take-back accepted",
+            },
         ]
         assert t.game.phase == "opening" and t.game.board == {P("A1P"): 0, P("C3R"): 1}
