@@ -74,6 +74,17 @@ def test_dashboard_follows_the_game_to_an_illegal_change_and_a_win(phone_page, l
     shot(page, "phone-win")
 
 
+def choose_candidate(page, point: str) -> None:
+    """Unlock control with the PIN, tap ``point`` among the question's candidates, and wait
+    for its token on the board."""
+    page.locator("#lock-button").click()
+    page.locator("#pin-input").fill("2468")
+    page.locator("#pin-submit").click()
+    page.wait_for_selector("#lock-button.unlocked")
+    page.locator("#hidden-candidates button", has_text=point).click()
+    page.wait_for_selector(f"circle[data-token='{point}']")
+
+
 def test_late_phone_sees_the_open_alert_and_confirms_a_hidden_move(phone_page, live_server):
     page, runtime = phone_page, live_server.runtime
     runtime.play("A1P", 0)
@@ -83,12 +94,7 @@ def test_late_phone_sees_the_open_alert_and_confirms_a_hidden_move(phone_page, l
     banner.wait_for(state="visible")
     assert "Confirm a hidden move" in banner.inner_text()
     assert "Colour 2 played where the camera cannot see: one of C2Q, C3Q" in banner.inner_text()
-    page.locator("#lock-button").click()
-    page.locator("#pin-input").fill("2468")
-    page.locator("#pin-submit").click()
-    page.wait_for_selector("#lock-button.unlocked")
-    page.locator("#hidden-candidates button", has_text="C3Q").click()
-    page.wait_for_selector("circle[data-token='C3Q']")
+    choose_candidate(page, "C3Q")
     banner.wait_for(state="hidden")
     assert page.locator("#mismatch-card").is_hidden()
     from rules.timevectors.points import parse_point
@@ -107,12 +113,7 @@ def test_phone_asks_which_of_two_points_in_line_holds_a_token(phone_page, live_s
     assert "Which point?" in banner.inner_text()
     assert "Colour 2 played on A7P or D8Q" in banner.inner_text()
     assert "in line with the camera" in page.locator("#hidden-question").inner_text()
-    page.locator("#lock-button").click()
-    page.locator("#pin-input").fill("2468")
-    page.locator("#pin-submit").click()
-    page.wait_for_selector("#lock-button.unlocked")
-    page.locator("#hidden-candidates button", has_text="D8Q").click()
-    page.wait_for_selector("circle[data-token='D8Q']")
+    choose_candidate(page, "D8Q")
     from rules.timevectors.points import parse_point
 
     assert runtime.calls == [("confirm_hidden", (parse_point("D8Q"),))]
