@@ -446,7 +446,8 @@ def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> _StreamTimin
                     (told if move == telling else found).append(move)
                 counts["wins"] += event.type == ev.WIN
                 counts["illegal"] += event.type == ev.ILLEGAL
-                counts["asked"] += event.type == ev.CONFIRM_HIDDEN
+                if event.type == ev.CONFIRM_HIDDEN:
+                    counts["in_line" if event.data.get("in_line") else "asked"] += 1
                 try:
                     pending += _players_answer(pipeline, event, tokens, truth_moves, found + told)
                 except RefereeError:  # e.g. asked about a move to a hidden point when none was
@@ -464,8 +465,9 @@ def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> _StreamTimin
                       false_wins=0 if truth_win else counts["wins"])
         tally.update(counts)
         print(f"  game {game_seed}: {len(truth_moves)} moves, {len(found)} announced, {right} right, "
-              f"{counts['illegal']} illegal alerts, {counts['asked']} hidden-point questions "
-              f"({counts['unanswered']} the players could not answer), {counts['told']} told by "
+              f"{counts['illegal']} illegal alerts, {counts['asked']} hidden-point questions, "
+              f"{counts['in_line']} in-line questions ({counts['unanswered']} the players could "
+              f"not answer), {counts['told']} told by "
               f"the players over {len(script)} frames", file=out)
         if missed or wrong:
             print(f"    missed: {_move_names(missed)} (of which hidden from the camera: "
@@ -477,7 +479,8 @@ def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> _StreamTimin
           f"{tally['hidden_missed']} of the missed ones hidden from the camera)", file=out)
     print(f"false alarms: {tally['illegal']} illegal-change alerts (none was played; the players "
           f"correct each on the phone), {tally['false_wins']} false wins; {tally['asked']} "
-          f"questions for a hidden point (the players answer them); {tally['told']} moves the "
+          f"questions for a hidden point and {tally['in_line']} for which of two points in line "
+          f"(the players answer them); {tally['told']} moves the "
           f"camera did not announce that their players told it on the phone (not counted as "
           f"found)", file=out)
     return timing

@@ -134,7 +134,7 @@ def test_a_bench_game_asks_which_point_in_line_rather_than_guess():
     out = io.StringIO()
     _bench_games(1, 6, 305, out)
     line = out.getvalue().splitlines()[0]
-    assert "game 1305: 6 moves, 6 announced, 6 right, 0 illegal alerts, 1 hidden-point questions" in line
+    assert "game 1305: 6 moves, 6 announced, 6 right, 0 illegal alerts, 0 hidden-point questions, 1 in-line questions" in line
 
 
 @pytest.mark.parametrize("command", [["bench", "vision", "--quick"], ["render", "--out", "unused"], ["bench", "calibration"]])
