@@ -40,6 +40,7 @@ STRAY_SHARE = 0.05  # a cluster with a smaller share of the unmatched samples is
 GAP_FACTOR = 2.5  # groups this many times farther apart than their members are two colours
 GAP_FLOOR = 0.5  # a spread below this is sensor noise: no gap is measured against less
 GAP_MIN_SIZE = 4  # members each group needs before a gap can keep it apart
+BRIGHTNESS_FLOOR = 0.25  # brightness spread (feature units, ~8%) no set is tighter than
 FOLLOW_RATE = 0.1  # how fast a known colour follows the tokens matched to it
 _EPS = 12.0  # dark pixels carry little chroma information: damp them
 
@@ -437,13 +438,50 @@ def cluster(
         alive[j] = False
         groups[i] += groups[j]
         groups[j] = []
-    out = []
-    for members in groups:
-        if members:
-            members = sorted(members)
-            out.append((np.median(samples[members], axis=0).astype(np.float32), np.array(members)))
+    kept = [sorted(members) for members in groups if members]
+    if max_clusters is not None:
+        kept = _split_merged_sets(samples[:, 2], kept, max_clusters, min_size)
+    out = [
+        (np.median(samples[members], axis=0).astype(np.float32), np.array(members))
+        for members in kept
+    ]
     out.sort(key=lambda item: item[1][0])
     return out
+
+
+def _split_merged_sets(
+    brightness: np.ndarray, groups: list[list[int]], limit: int, min_size: int
+) -> list[list[int]]:
+    """``groups`` with a group split in two by brightness while there is room for another
+    colour and one group's brightness is spread ``GAP_FACTOR`` times wider than the
+    tightest other set's: the sets lie under the same light and plates, so they spread
+    alike, and a group that spreads far wider holds two sets of one hue (navy and blue, a
+    near-black and a grey) whose noisy, washed chroma let them merge."""
+    while sum(len(g) >= min_size for g in groups) < limit:
+        sets = [g for g in groups if len(g) >= max(min_size, 2 * GAP_MIN_SIZE)]
+        others = [g for g in groups if len(g) >= max(min_size, GAP_MIN_SIZE)]
+        if not sets or len(others) < 2:
+            break
+        spread = {id(g): float(np.std(brightness[g])) for g in others}
+        widest = max(sets, key=lambda g: spread[id(g)])
+        tightest = min(spread[id(g)] for g in others if g is not widest)
+        if spread[id(widest)] < GAP_FACTOR * max(tightest, BRIGHTNESS_FLOOR):
+            break
+        order = np.argsort(brightness[widest])
+        values = brightness[widest][order]
+        # The split of the sorted values with the most variance between its two sides.
+        n = len(values)
+        left = np.arange(GAP_MIN_SIZE, n - GAP_MIN_SIZE + 1)
+        if not len(left):
+            break
+        sums = np.cumsum(values)
+        mean_low = sums[left - 1] / left
+        mean_high = (sums[-1] - sums[left - 1]) / (n - left)
+        best = int(left[np.argmax(left * (n - left) * (mean_high - mean_low) ** 2)])
+        members = np.array(widest)[order]
+        groups = [g for g in groups if g is not widest]
+        groups += [sorted(members[:best].tolist()), sorted(members[best:].tolist())]
+    return groups
 
 
 def _pooled_spread(spread_sum: np.ndarray, sizes: np.ndarray, i: int, j: int) -> float:

@@ -11,6 +11,7 @@ from calibration.colours import (
     MERGE_DISTANCE,
     ColourModel,
     PaletteError,
+    _split_merged_sets,
     channel_gain,
     cluster,
     colour_shares,
@@ -289,6 +290,58 @@ def test_one_set_is_never_split_on_a_gap(seed, count, spread):
         np.float32
     )
     assert len(cluster(rows, max_clusters=3)) <= len(cluster(rows))
+
+
+def _sets(rng: np.random.Generator, *sets: tuple[tuple, tuple, int]) -> np.ndarray:
+    """Feature rows of token sets, each given as its (chroma1, chroma2, brightness) centre,
+    its scatter along each of them, and its count."""
+    rows = [
+        np.array(centre) + rng.normal(0, 1, (count, 3)) * np.array(scatter)
+        for centre, scatter, count in sets
+    ]
+    return np.concatenate(rows).astype(np.float32)
+
+
+@pytest.mark.parametrize("seed", [0, 5, 9])
+def test_two_sets_of_one_hue_merged_by_their_noisy_chroma_are_split_by_brightness(seed):
+    """Navy and blue through the plates (a scene of the vision bench): the same hue, the
+    dark set's saturation scattered as widely as the gap between them, 2 brightness units
+    apart. They merge; the merged group spreads in brightness far more than the red set
+    under the same light, and a set does not: it is split where its brightness divides.
+    (Seeds where no stray group of three took the third colour first: then there is no
+    room for a split, as before.)"""
+    rng = np.random.default_rng(seed)
+    red = ((12.6, 14.7, 15.1), (0.6, 0.6, 0.25), 18)
+    blue = ((-0.7, -15.5, 14.8), (0.3, 2.0, 0.4), 15)
+    navy = ((-1.0, -14.0, 12.6), (0.5, 4.0, 0.6), 15)
+    rows = _sets(rng, red, blue, navy)
+    # (as the colour model asks: a group needs 5% of the samples to count as a colour)
+    groups = cluster(rows, max_clusters=3, min_size=3)
+    assert sum(len(members) >= 3 for _, members in groups) == 3
+    by_member = {int(i): g for g, (_, members) in enumerate(groups) for i in members}
+    blue_group = np.bincount([by_member[i] for i in range(18, 33)]).argmax()
+    navy_group = np.bincount([by_member[i] for i in range(33, 48)]).argmax()
+    assert blue_group != navy_group
+    wrong = sum(by_member[i] != blue_group for i in range(18, 33))
+    wrong += sum(by_member[i] != navy_group for i in range(33, 48))
+    assert wrong <= 3
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    light=st.floats(0.1, 1.0),
+    counts=st.tuples(st.integers(8, 30), st.integers(8, 30), st.integers(0, 30)),
+)
+def test_sets_that_spread_alike_are_never_split(seed, light, counts):
+    """Sets under the same light spread alike in brightness, however widely: none of two or
+    three is split into another colour."""
+    rng = np.random.default_rng(seed)
+    centres = [(12.6, 14.7, 15.1), (-0.7, -15.5, 14.0), (8.0, -3.0, 12.0)]
+    rows = _sets(rng, *[(c, (0.6, 0.6, light), n) for c, n in zip(centres, counts) if n])
+    starts = np.cumsum([0, *counts])
+    groups = [list(range(a, b)) for a, b in zip(starts[:-1], starts[1:]) if b > a]
+    assert _split_merged_sets(rows[:, 2], groups, 3, 3) == groups
 
 
 def test_the_game_founds_a_colour_close_to_a_known_one():

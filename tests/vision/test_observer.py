@@ -878,3 +878,18 @@ def test_a_toss_up_on_a_point_the_game_holds_is_left_to_the_game():
     left = observer._in_line_by_colour(seen["feats"], seen["foreground"], reading)
     assert left.accepted[behind] and not left.accepted[front]
     assert len(left.in_line) == 1
+
+
+def test_a_navy_and_a_blue_set_merged_by_their_chroma_are_read_as_two():
+    """Through the plates a navy set's washed chroma scatters over the blue set's, and the
+    two merged into one colour (a scene of the vision bench: 15 wrong points). Their merged
+    group spreads in brightness far more than the red set under the same light, and is
+    split."""
+    tokens, rendered, image, calibration = still_scene(88, (1280, 960), cast=False)
+    observer = Observer(calibration)
+    states = observer.observe(image, compare_previous=False).states()
+    assert observer.colours.n_colours == 3
+    truth = truth_states(tokens)
+    read = learned_to_truth(states, truth)
+    visible = rendered.visibility >= 0.5
+    assert np.sum((read != truth) & visible) <= 5
