@@ -396,7 +396,8 @@ def cluster(
     groups merge until every pair is farther apart than ``radius`` and there are at most
     ``max_clusters`` groups of at least ``min_size`` members (smaller groups are stray
     readings: they do not count against the limit, so they cannot force two true
-    colours together). Within the limit, two well-filled groups (``GAP_MIN_SIZE``
+    colours together). Past the radius, where the limit forces a merge, a group of
+    fewer than ``GAP_MIN_SIZE`` members joins its nearest group first. Within the limit, two well-filled groups (``GAP_MIN_SIZE``
     members each) much farther apart than their own members are (``GAP_FACTOR``)
     stay apart even inside ``radius``: a grey set and a dark one differ mostly in
     brightness, which the distance weighs lightly.
@@ -419,6 +420,11 @@ def cluster(
         within_limit = max_clusters is None or np.sum(sizes[alive] >= min_size) <= max_clusters
         if within_limit and dist[i, j] > radius:
             break
+        small = alive & (sizes < GAP_MIN_SIZE)
+        if dist[i, j] > radius and small.any():
+            # Beyond the radius only the colour limit forces a merge: a few odd readings (a
+            # token in deep shadow) join their nearest group before two sets merge.
+            i, j = divmod(int(np.argmin(np.where(small[:, None], dist, np.inf))), len(samples))
         if (
             within_limit
             and max_clusters is not None

@@ -327,6 +327,21 @@ def test_two_sets_of_one_hue_merged_by_their_noisy_chroma_are_split_by_brightnes
     assert wrong <= 3
 
 
+def test_a_lone_odd_reading_joins_its_nearest_set_rather_than_two_sets_merging():
+    """Few tokens, so one reading counts as a group: a dark token in deep shadow read
+    almost black, far from every set. With three sets already, the colour limit forces a
+    merge: the odd reading joins the dark set, and pink and orange stay two (a scene of the
+    vision bench, where they merged)."""
+    rng = np.random.default_rng(430)
+    dark = ((1.5, -6.0, 12.0), (0.5, 0.5, 0.3), 4)
+    pink = ((5.7, 2.0, 17.2), (0.4, 0.3, 0.1), 5)
+    orange = ((6.8, 16.8, 16.5), (0.4, 0.3, 0.1), 6)
+    rows = np.concatenate([_sets(rng, dark, pink, orange), [[0.0, 0.0, 4.6]]]).astype(np.float32)
+    assert match_distance(rows[4:5], rows[9:10])[0, 0] > MERGE_DISTANCE
+    groups = [sorted(members.tolist()) for _, members in cluster(rows, max_clusters=3)]
+    assert groups == [[0, 1, 2, 3, 15], [4, 5, 6, 7, 8], [9, 10, 11, 12, 13, 14]]
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     seed=st.integers(0, 10_000),

@@ -893,3 +893,16 @@ def test_a_navy_and_a_blue_set_merged_by_their_chroma_are_read_as_two():
     read = learned_to_truth(states, truth)
     visible = rendered.visibility >= 0.5
     assert np.sum((read != truth) & visible) <= 5
+
+
+@pytest.mark.parametrize("seed, size, cast", [(430, (1280, 960), False), (65, (1640, 1232), True)])
+def test_an_odd_reading_does_not_take_a_colour_of_its_own_and_merge_two_sets(seed, size, cast):
+    """A dark token read almost black (deep shadow) stood apart from every set; counted as a
+    colour of its own, it left room for two only, and pink and orange (scene 430), or a
+    near-black and a grey set (scene 65), merged: 6 and 5 wrong points. The odd reading
+    joins its nearest set instead."""
+    tokens, rendered, image, calibration = still_scene(seed, size, cast=cast)
+    states = Observer(calibration).observe(image, compare_previous=False).states()
+    truth = truth_states(tokens)
+    visible = rendered.visibility >= 0.5
+    assert np.sum((learned_to_truth(states, truth) != truth) & visible) == 0
