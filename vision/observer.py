@@ -475,7 +475,7 @@ class Observer:
                 self._before = self._calm  # the board as it was before the hand came
             self._in_visit = hand_present
             if not hand_present and self._before is not None:
-                reading = self._attribute_changes(feats, reading)
+                reading = self._attribute_changes(feats, reading, evidence, core_evidence)
         if not hand_present and len(reading.in_line):
             reading = self._in_line_by_colour(feats, foreground, reading)
         if reading.accepted is not accepted:
@@ -545,7 +545,13 @@ class Observer:
         # Elsewhere on the board (a hand come to rest): judged as motion is, on grey levels.
         return not self._motion.differs(grey, last_grey)
 
-    def _attribute_changes(self, feats: np.ndarray, reading: Selection) -> Selection:
+    def _attribute_changes(
+        self,
+        feats: np.ndarray,
+        reading: Selection,
+        evidence: np.ndarray,
+        core_evidence: np.ndarray,
+    ) -> Selection:
         """Before/after differencing around a hand visit.
 
         What changed between the calm board before the hand came and now is exactly
@@ -553,7 +559,10 @@ class Observer:
         a point read as changed sits in line with another point (a token on Q where
         one on P would show in the same place), the point whose footprint fits the
         changed pixels better gets the change, and the two are no toss-up (``in_line``)
-        when one of them fits it clearly better.
+        when one of them fits it clearly better. A new token is not moved where the
+        picture itself (``evidence``, ``core_evidence``: as the selection scores them)
+        clearly says the first point: the two measures disagree, and the two points are
+        a toss-up for the players to settle.
         """
         if self._before is None:
             return reading
@@ -568,6 +577,7 @@ class Observer:
             reading.open_core,
         )
         flipped = accepted != before_accepted
+        disputed: list[tuple[int, int]] = []
         in_line = reading.in_line
         if len(in_line):
             a, b = in_line[:, 0], in_line[:, 1]
@@ -587,14 +597,39 @@ class Observer:
             )
             for x, y in zip(a[swap], b[swap]):
                 if flipped[x] and accepted[x] != accepted[y]:  # not already moved this frame
+                    if accepted[x] and self._clearly_here(evidence, core_evidence, accepted, x, y):
+                        disputed.append((x, y))
+                        continue
                     accepted[x], accepted[y] = accepted[y], accepted[x]
                     score[x], score[y] = score[y], max(score[x], fit[y])
                     flipped[x] = False
                     logger.debug("change attributed to point %d instead of %d", y, x)
         open_core = self._recount_open_core(accepted, open_core, accepted & ~before_accepted)
+        if disputed:
+            in_line = np.concatenate([in_line, np.array(disputed, np.int64)])
         return dataclasses.replace(
             reading, accepted=accepted, score=score, open_core=open_core, in_line=in_line
         )
+
+    def _clearly_here(
+        self,
+        evidence: np.ndarray,
+        core_evidence: np.ndarray,
+        accepted: np.ndarray,
+        here: int,
+        there: int,
+    ) -> bool:
+        """Does the selection's score of a token on ``here`` beat one on ``there`` (in line
+        with it) by more than ``TIE_MARGIN``, over the pixels the other accepted tokens
+        leave open?"""
+        others = accepted.copy()
+        others[here] = False
+        involved = np.zeros(N_POINTS, bool)
+        involved[[here, there]] = True
+        score, _ = self._selector.score_points(
+            evidence, core_evidence, ~self._paint(self._silhouette, others), involved
+        )
+        return bool(score[here] > score[there] + TIE_MARGIN)
 
     def _recount_open_core(
         self, accepted: np.ndarray, open_core: np.ndarray, moved_in: np.ndarray

@@ -137,6 +137,23 @@ def test_a_bench_game_asks_which_point_in_line_rather_than_guess():
     assert "game 1305: 6 moves, 6 announced, 6 right, 0 illegal alerts, 0 hidden-point questions, 1 in-line questions" in line
 
 
+def test_a_bench_game_asks_when_the_hand_visit_and_the_picture_disagree(monkeypatch):
+    """Game 1904 of the vision bench (its 1640x1232 stream): the picture says colour 1's
+    new token is on A4Q; the change since the hand came fits B1P, in line behind it, a
+    little better. Moved there, the token was announced on the wrong point (and before the
+    moved token's core was counted again, it read as no token at all). The two measures
+    disagree, so the players are asked, and they answer A4Q."""
+    import io
+
+    from device.commands import analyze
+
+    monkeypatch.setattr(analyze, "BENCH_SIZES", analyze.BENCH_SIZES[::-1])
+    out = io.StringIO()
+    analyze._bench_games(1, 11, 904, out)
+    line = out.getvalue().splitlines()[0]
+    assert "game 1904: 11 moves, 9 announced, 9 right, 0 illegal alerts, 0 hidden-point questions, 1 in-line questions" in line
+
+
 @pytest.mark.parametrize("command", [["bench", "vision", "--quick"], ["render", "--out", "unused"], ["bench", "calibration"]])
 def test_a_negative_seed_is_refused_clearly(command, capsys):
     with pytest.raises(SystemExit) as stop:
