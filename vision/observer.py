@@ -622,12 +622,8 @@ class Observer:
         """Does the selection's score of a token on ``here`` beat one on ``there`` (in line
         with it) by more than ``TIE_MARGIN``, over the pixels the other accepted tokens
         leave open?"""
-        others = accepted.copy()
-        others[here] = False
-        involved = np.zeros(N_POINTS, bool)
-        involved[[here, there]] = True
-        score, _ = self._selector.score_points(
-            evidence, core_evidence, ~self._paint(self._silhouette, others), involved
+        score, _ = self._pair_scores(
+            evidence, core_evidence, accepted, np.array([here]), np.array([there])
         )
         return bool(score[here] > score[there] + TIE_MARGIN)
 
@@ -970,13 +966,27 @@ class Observer:
             empty = np.zeros(0, np.int64)
             return empty, empty, np.zeros(N_POINTS), np.zeros(N_POINTS)
         held, rival = taken[pair], other[pair]
+        score, open_core = self._pair_scores(evidence, core_evidence, accepted, held, rival)
+        return held, rival, score, open_core
+
+    def _pair_scores(
+        self,
+        evidence: np.ndarray,
+        core_evidence: np.ndarray,
+        accepted: np.ndarray,
+        held: np.ndarray,
+        rival: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Selection scores and open core pixels (per point; 0 elsewhere) of the ``held``
+        points (accepted) and their in-line ``rival`` points, over the pixels the accepted
+        tokens other than the held ones leave open: each pair judged as if the token could
+        be on either point."""
         others = accepted.copy()
         others[held] = False
-        uncovered = ~self._paint(self._silhouette, others)
         involved = np.zeros(N_POINTS, bool)
         involved[held] = involved[rival] = True
-        score, open_core = self._selector.score_points(evidence, core_evidence, uncovered, involved)
-        return held, rival, score, open_core
+        uncovered = ~self._paint(self._silhouette, others)
+        return self._selector.score_points(evidence, core_evidence, uncovered, involved)
 
     def _ties(
         self, held: np.ndarray, rival: np.ndarray, score: np.ndarray, open_core: np.ndarray
