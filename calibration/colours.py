@@ -397,9 +397,9 @@ def cluster(
     ``max_clusters`` groups of at least ``min_size`` members (smaller groups are stray
     readings: they do not count against the limit, so they cannot force two true
     colours together). Past the radius, where the limit forces a merge, a group of
-    fewer than ``GAP_MIN_SIZE`` members joins its nearest group first. Within the limit, two well-filled groups (``GAP_MIN_SIZE``
-    members each) much farther apart than their own members are (``GAP_FACTOR``)
-    stay apart even inside ``radius``: a grey set and a dark one differ mostly in
+    fewer than ``GAP_MIN_SIZE`` members joins its nearest group first. Within the
+    limit, two well-filled groups (``GAP_MIN_SIZE`` members each) much farther apart
+    than their own members are (``GAP_FACTOR``) stay apart even inside ``radius``: a grey set and a dark one differ mostly in
     brightness, which the distance weighs lightly.
 
     Returns ``[(median feature, member indices), ...]`` ordered by each group's
@@ -420,11 +420,12 @@ def cluster(
         within_limit = max_clusters is None or np.sum(sizes[alive] >= min_size) <= max_clusters
         if within_limit and dist[i, j] > radius:
             break
-        small = alive & (sizes < GAP_MIN_SIZE)
-        if dist[i, j] > radius and small.any():
+        if dist[i, j] > radius:
             # Beyond the radius only the colour limit forces a merge: a few odd readings (a
             # token in deep shadow) join their nearest group before two sets merge.
-            i, j = divmod(int(np.argmin(np.where(small[:, None], dist, np.inf))), len(samples))
+            small = alive & (sizes < GAP_MIN_SIZE)
+            if small.any():
+                i, j = divmod(int(np.argmin(np.where(small[:, None], dist, np.inf))), len(samples))
         if (
             within_limit
             and max_clusters is not None
@@ -464,22 +465,24 @@ def _split_merged_sets(
     alike, and a group that spreads far wider holds two sets of one hue (navy and blue, a
     near-black and a grey) whose noisy, washed chroma let them merge."""
     while sum(len(g) >= min_size for g in groups) < limit:
-        sets = [g for g in groups if len(g) >= max(min_size, 2 * GAP_MIN_SIZE)]
-        others = [g for g in groups if len(g) >= max(min_size, GAP_MIN_SIZE)]
-        if not sets or len(others) < 2:
+        sets = [g for g in groups if len(g) >= max(min_size, GAP_MIN_SIZE)]
+        if len(sets) < 2:
             break
-        spread = {id(g): float(np.std(brightness[g])) for g in others}
-        widest = max(sets, key=lambda g: spread[id(g)])
-        tightest = min(spread[id(g)] for g in others if g is not widest)
-        if spread[id(widest)] < GAP_FACTOR * max(tightest, BRIGHTNESS_FLOOR):
+        spread = [float(np.std(brightness[g])) for g in sets]
+        # Only a group with room for GAP_MIN_SIZE members on each side can be split.
+        splittable = [k for k, g in enumerate(sets) if len(g) >= 2 * GAP_MIN_SIZE]
+        if not splittable:
             break
+        w = max(splittable, key=lambda k: spread[k])
+        tightest = min(s for k, s in enumerate(spread) if k != w)
+        if spread[w] < GAP_FACTOR * max(tightest, BRIGHTNESS_FLOOR):
+            break
+        widest = sets[w]
         order = np.argsort(brightness[widest])
         values = brightness[widest][order]
         # The split of the sorted values with the most variance between its two sides.
         n = len(values)
         left = np.arange(GAP_MIN_SIZE, n - GAP_MIN_SIZE + 1)
-        if not len(left):
-            break
         sums = np.cumsum(values)
         mean_low = sums[left - 1] / left
         mean_high = (sums[-1] - sums[left - 1]) / (n - left)

@@ -338,8 +338,9 @@ class Referee:
         On a point the camera cannot see there is no reading to replace: a player who
         put the token to play there says so, and it is played as a move to a hidden
         point (see :meth:`_tell_hidden`). A word that answers the open question of where a
-        token went (a candidate, in its colour) answers it (:meth:`confirm_hidden`). Raises :class:`RefereeError` before any board
-        was read, and on a hidden point for anything but that move.
+        token went (a candidate, in its colour) answers it (:meth:`confirm_hidden`).
+        Raises :class:`RefereeError` before any board was read, and on a hidden point for
+        anything but that move.
         """
         self._check_location(point)
         if color is not None and (

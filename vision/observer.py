@@ -22,11 +22,13 @@ arrays precomputed in :mod:`vision.footprint`):
    where most of such a point's core changed a little, pixel pairs straddling its
    token's rim that now contrast beyond the noise, and beyond what the rims of the points
    nobody asks about show in the same frame (an outline the empty board lacks), take it
-   too. Unchanged pixels behind a printed line or the cut edge of a plate above count neither for nor against
-   a token. An accepted point and the unaccepted nearer point in line with it (whose
-   token would hide it) are judged again once the tokens around them are explained: in
-   the first round a crowded point's ring is full of its neighbours' change, and the
-   nearer one takes the place where it now explains the change better. A point taken
+   too. Unchanged pixels behind a printed line or the cut edge of a plate above count
+   neither for nor against a token. An accepted point and the unaccepted nearer point in
+   line with it (whose token would hide it) are judged again once the tokens around them
+   are explained: in the first round a crowded point's ring is full of its neighbours'
+   change, and the nearer one takes the place where it now explains the change better.
+   Two such points that explain it equally well are a toss-up (``Observation.in_line``),
+   unless the colour the plates above each leave tells them apart. A point taken
    on a sliver beside farther tokens whose sliver is not the colour of the rest of its
    core is dropped (a token is one colour all over).
 4. Change the accepted tokens do not explain, in a blob larger than a couple of
@@ -34,7 +36,8 @@ arrays precomputed in :mod:`vision.footprint`):
    frame), is a hand. So is motion since the last frame, found before anything
    else: such a frame is not read at all, and the last reading stands.
 5. After a hand visit, the calm board before it and the one after it are
-   compared: the changed pixels are given to the in-line point they fit best.
+   compared: the changed pixels are given to the in-line point they fit best, unless
+   the picture alone clearly says the other point (then the two are a toss-up).
 6. Each accepted token's colour is the median of its most changed top-disc pixels,
    matched to the learned colour prototypes (learned when no hand is in view).
 """
@@ -662,12 +665,11 @@ class Observer:
         a, b = pairs[:, 0], pairs[:, 1]
         held, other = np.where(accepted[a], a, b), np.where(accepted[a], b, a)
         mean, used = self._token_colours(feats, foreground, accepted)
-        game = np.fromiter(self.known_colours.keys(), np.int64, len(self.known_colours))
         judged = (
             (accepted[a] != accepted[b])
             & (used[held] > 0)
-            & ~np.isin(held, game)
-            & ~np.isin(other, game)
+            & (self._vouched(held) < 0)
+            & (self._vouched(other) < 0)
         )
         if not judged.any():
             return reading
