@@ -41,6 +41,7 @@ GAP_FACTOR = 2.5  # groups this many times farther apart than their members are 
 GAP_FLOOR = 0.5  # a spread below this is sensor noise: no gap is measured against less
 GAP_MIN_SIZE = 4  # members each group needs before a gap can keep it apart
 BRIGHTNESS_FLOOR = 0.25  # brightness spread (feature units, ~8%) no set is tighter than
+SPREAD_SIGNIFICANCE = 5.0  # standard errors a set's wider spread must stand out of chance
 FOLLOW_RATE = 0.1  # how fast a known colour follows the tokens matched to it
 _EPS = 12.0  # dark pixels carry little chroma information: damp them
 
@@ -463,7 +464,10 @@ def _split_merged_sets(
     colour and one group's brightness is spread ``GAP_FACTOR`` times wider than the
     tightest other set's: the sets lie under the same light and plates, so they spread
     alike, and a group that spreads far wider holds two sets of one hue (navy and blue, a
-    near-black and a grey) whose noisy, washed chroma let them merge."""
+    near-black and a grey) whose noisy, washed chroma let them merge. The spreads of a few
+    tokens vary by chance, so the widening must also stand ``SPREAD_SIGNIFICANCE``
+    standard errors out of that chance (of the log of the ratio of their variances: about
+    ``2/(n-1)`` each): two sets of 8 alike must not be split on a fluke."""
     while sum(len(g) >= min_size for g in groups) < limit:
         sets = [g for g in groups if len(g) >= max(min_size, GAP_MIN_SIZE)]
         if len(sets) < 2:
@@ -474,8 +478,10 @@ def _split_merged_sets(
         if not splittable:
             break
         w = max(splittable, key=lambda k: spread[k])
-        tightest = min(s for k, s in enumerate(spread) if k != w)
-        if spread[w] < GAP_FACTOR * max(tightest, BRIGHTNESS_FLOOR):
+        t = min((k for k in range(len(sets)) if k != w), key=lambda k: spread[k])
+        ratio = spread[w] / max(spread[t], BRIGHTNESS_FLOOR)
+        chance = np.sqrt(2.0 / (len(sets[w]) - 1) + 2.0 / (len(sets[t]) - 1))
+        if ratio < GAP_FACTOR or 2.0 * np.log(ratio) < SPREAD_SIGNIFICANCE * chance:
             break
         widest = sets[w]
         order = np.argsort(brightness[widest])
