@@ -116,6 +116,14 @@ class Referee:
         """Point -> (camera reading, value used instead) for operator-fixed readings."""
         return dict(self._overrides)
 
+    def restore_overrides(self, overrides: Mapping[int, tuple[int | None, int | None]]) -> None:
+        """Take up the operator's fixes of a game resumed after a restart (as
+        :attr:`overrides` gave them); each holds while the camera reads its point the same.
+        Raises :class:`RefereeError` for a location this board does not have."""
+        for point in overrides:
+            self._check_location(point)
+        self._overrides = dict(overrides)
+
     def pending_record(self) -> dict[str, Any] | None:
         """The record of the alert that is still unresolved (without time), or ``None``."""
         if self._pending is None or self._pending.alert is None:

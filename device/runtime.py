@@ -167,6 +167,8 @@ class Runtime:
         self._overlay = Overlay(calibration, palette=palette) if calibration is not None else None
         self._pipeline: Any = None
         self._alerts: deque[dict[str, Any]] = deque(maxlen=ALERT_HISTORY)
+        # The operator's fixes as last stored: (game id, overrides).
+        self._saved_overrides: tuple[str | None, dict[int, Any] | None] = (None, {})
         self._resume_or_create()
 
     # -- game lifecycle ----------------------------------------------------
@@ -204,9 +206,32 @@ class Runtime:
         self._pipeline = self._make_pipeline()
 
     def _make_pipeline(self) -> Any:
+        """The pipeline for the game, holding the operator's fixes stored for it: a misreading
+        corrected before a restart stays corrected after it."""
         if self._calibration is None:
             return None
-        return self._pipeline_factory(self._calibration, self._game, palette=self.palette, game_id=self._game_id)
+        pipeline = self._pipeline_factory(
+            self._calibration, self._game, palette=self.palette, game_id=self._game_id
+        )
+        stored = self.store.overrides(self._game_id)
+        referee = getattr(pipeline, "referee", None)
+        if stored and referee is not None:
+            try:
+                referee.restore_overrides(stored)
+            except ValueError as exc:
+                logger.error("ignoring the stored corrections of game %s: %s", self._game_id, exc)
+                stored = None  # differs from every reading: the next frame stores what holds
+        self._saved_overrides = (self._game_id, stored)
+        return pipeline
+
+    def _overrides(self) -> dict[int, tuple[int | None, int | None]] | None:
+        """The referee's operator overrides, or ``None`` when they are already stored as they
+        are (or there is no referee)."""
+        referee = getattr(self._pipeline, "referee", None)
+        if referee is None:
+            return None
+        overrides = referee.overrides
+        return None if self._saved_overrides == (self._game_id, overrides) else overrides
 
     def new_game(self, players: int = 2, opening: str = "none", names: Sequence[str] | None = None) -> str:
         """End the current game (kept as abandoned unless finished) and start a new one; returns its id.
@@ -405,6 +430,10 @@ class Runtime:
         """Persist, then tell the dashboard and the sinks. Called with the lock held."""
         events = list(events)
         if not events:
+            overrides = self._overrides()  # a reading changed: a stale fix no longer holds
+            if overrides is not None:
+                self.store.set_overrides(self._game_id, overrides)
+                self._saved_overrides = (self._game_id, overrides)
             return []
         self._follow_pipeline_game(events)
         self._persist(events, snapshot)
@@ -463,13 +492,17 @@ class Runtime:
                 )
             )
         outcome = self._game.outcome()
+        overrides = self._overrides()
         self.store.sync_moves(
             self._game_id,
             moves,
             self._game.to_dict(),
             winner=None if outcome is None else outcome.winner,
             finished=outcome is not None,
+            overrides=overrides,
         )
+        if overrides is not None:
+            self._saved_overrides = (self._game_id, overrides)
         for event in events:
             if event.type not in (MOVE, GAME_STARTED):
                 self.store.add_alert(event.to_record(), event.game_id or self._game_id)

@@ -1,4 +1,4 @@
-"""Persistence of games, moves, alerts and calibrations in SQLite (WAL).
+"""Persistence of games, moves, operator overrides, alerts and calibrations in SQLite (WAL).
 
 Why SQLite: one file in the data directory, transactions that survive a
 ``kill -9`` (and, with ``synchronous=FULL``, a Pi being unplugged), readable by
@@ -65,6 +65,13 @@ CREATE TABLE IF NOT EXISTS alerts (
     record TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS alerts_by_game ON alerts (game_id, id);
+CREATE TABLE IF NOT EXISTS overrides (
+    game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    location INTEGER NOT NULL,
+    reading INTEGER,
+    value INTEGER,
+    PRIMARY KEY (game_id, location)
+);
 CREATE TABLE IF NOT EXISTS calibrations (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     time REAL NOT NULL,
@@ -108,6 +115,20 @@ class StoredGame:
     winner: int | None
     state: dict[str, Any]
     names: tuple[str, ...]
+
+
+#: An operator override: (what the camera reads at a location, the value used instead).
+Override = tuple[int | None, int | None]
+
+
+def _write_overrides(
+    db: sqlite3.Connection, game_id: str, overrides: Mapping[int, Override]
+) -> None:
+    db.execute("DELETE FROM overrides WHERE game_id=?", (game_id,))
+    db.executemany(
+        "INSERT INTO overrides (game_id, location, reading, value) VALUES (?, ?, ?, ?)",
+        [(game_id, int(loc), reading, value) for loc, (reading, value) in overrides.items()],
+    )
 
 
 def iso_time(seconds: float | None) -> str | None:
@@ -288,13 +309,16 @@ class Store:
         *,
         winner: int | None = None,
         finished: bool = False,
+        overrides: Mapping[int, Override] | None = None,
     ) -> int:
         """Make the stored move list equal ``moves`` and save ``state``, in one transaction.
 
         Stored moves that agree with ``moves`` (same ply and notation) are kept
         with their times and snapshots; the rest are replaced. This one call
-        covers a new move, a take-back, an undo and a correction. Returns how
-        many moves were written. Raises :class:`UnknownGameError`.
+        covers a new move, a take-back, an undo and a correction. ``overrides``, when
+        given, replace the game's stored ones in the same transaction (see
+        :meth:`set_overrides`). Returns how many moves were written. Raises
+        :class:`UnknownGameError`.
         """
         with self._transaction() as db:
             if db.execute("SELECT 1 FROM games WHERE id=?", (game_id,)).fetchone() is None:
@@ -327,7 +351,27 @@ class Store:
                     game_id,
                 ),
             )
+            if overrides is not None:
+                _write_overrides(db, game_id, overrides)
         return len(new)
+
+    # -- operator overrides -------------------------------------------------
+    def set_overrides(self, game_id: str, overrides: Mapping[int, Override]) -> None:
+        """Replace a game's operator overrides: location -> (camera reading, value used
+        instead), ``None`` for empty. They are what makes a corrected misreading stay
+        corrected after a restart. Raises :class:`UnknownGameError`."""
+        with self._transaction() as db:
+            if db.execute("SELECT 1 FROM games WHERE id=?", (game_id,)).fetchone() is None:
+                raise UnknownGameError(f"no game with id {game_id!r}")
+            _write_overrides(db, game_id, overrides)
+
+    def overrides(self, game_id: str) -> dict[int, Override]:
+        """A game's operator overrides as :meth:`set_overrides` stored them."""
+        rows = self._query(
+            "SELECT location, reading, value FROM overrides WHERE game_id=? ORDER BY location",
+            (game_id,),
+        )
+        return {r["location"]: (r["reading"], r["value"]) for r in rows}
 
     # -- alerts ----------------------------------------------------------
     def add_alert(self, record: Mapping[str, Any], game_id: str | None = None) -> None:

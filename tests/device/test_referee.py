@@ -251,6 +251,21 @@ class TestOperator:
         assert t.see({}) == []  # the camera still misses it: the correction holds
         assert t.see({"D4R": 0}) == []  # now it sees it: consistent
 
+    def test_restored_overrides_hold_in_a_new_referee(self) -> None:
+        t = Table()
+        board = t.play(("A3Q", 0), ("H8S", 1))
+        misread = {**board, "A3Q": 1}
+        t.see(misread)
+        t.referee.correct(P("A3Q"), 0)
+        resumed = Table()  # a restart: the same game, a new referee given the stored fixes
+        resumed.play(("A3Q", 0), ("H8S", 1))
+        resumed.referee.restore_overrides(t.referee.overrides)
+        assert resumed.see(misread) == []
+        assert resumed.referee.overrides == {P("A3Q"): (1, 0)}
+        assert kinds(resumed.see(board)) == [] and resumed.referee.overrides == {}
+        with pytest.raises(RefereeError, match="index"):
+            resumed.referee.restore_overrides({256: (0, None)})
+
     def test_correct_refuses_before_any_board(self) -> None:
         t = Table()
         with pytest.raises(RefereeError, match="no board"):

@@ -8,6 +8,7 @@ import pytest
 from device import game_view, gryb_view
 from device.runtime import ControlError, Runtime
 from device.store import Store
+from rules.gryb.nodes import node_index
 from tests.device.fakes_runtime import ScriptedSource
 from tests.device.gryb_fakes import ScriptedBandanna, bandanna_runtime, play_to_a_gryb, show
 from tests.device.referee_feed import kinds
@@ -118,3 +119,37 @@ def test_gryb_games_are_set_up_for_two_players_only() -> None:
         make(2, "swap")
     assert game_view.board_of(make(2, "none")) == "gryb"
     assert game_view.load_game(make(2, "none").to_dict()).name == "squirrel-race"
+
+
+def test_a_correction_outlives_a_restart_while_the_camera_reads_the_same(store: Store) -> None:
+    script = ScriptedBandanna()
+    runtime = bandanna_runtime(store, script)
+    show(runtime, script, {})
+    runtime.roll("B")
+    show(runtime, script, {"B": 0})
+    misread = {"B": 0, "RR": 1}  # a ring the camera sees where there is none
+    assert kinds(show(runtime, script, misread)) == ["illegal"]
+    assert kinds(runtime.correct("RR", None)) == ["corrected", "restored"]
+    assert store.overrides(runtime.game_id) == {node_index("RR"): (1, None)}
+
+    again = bandanna_runtime(store, script)
+    assert again.game_id == runtime.game_id
+    assert show(again, script, misread) == [], "the corrected misreading raised an alert again"
+    assert again.state()["mismatch"] == [] and again.state()["tokens"] == {"B": 0}
+
+    show(again, script, {"B": 0})  # the misreading is gone: the correction no longer holds
+    assert store.overrides(again.game_id) == {}
+    third = bandanna_runtime(store, script)
+    assert kinds(show(third, script, misread)) == ["illegal"]
+
+
+def test_stored_corrections_for_locations_the_board_lacks_are_ignored(store: Store) -> None:
+    script = ScriptedBandanna()
+    runtime = bandanna_runtime(store, script)
+    store.set_overrides(runtime.game_id, {10_000: (1, None)})
+    again = bandanna_runtime(store, script)
+    assert again.game_id == runtime.game_id, "a bad record must not lose the game"
+    show(again, script, {})
+    again.roll("B")
+    assert kinds(show(again, script, {"B": 0})) == ["move"]
+    assert store.overrides(again.game_id) == {}, "the bad record is replaced by what holds"

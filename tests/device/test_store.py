@@ -101,6 +101,60 @@ def test_data_survives_reopening(tmp_path):
     again.close()
 
 
+def test_overrides_are_kept_per_game_and_replaced_whole(tmp_path):
+    first = Store(tmp_path)
+    game = first.create_game({})
+    other = first.create_game({})
+    first.set_overrides(game, {7: (1, None), 3: (None, 2)})
+    first.set_overrides(other, {5: (0, 1)})
+    first.close()
+    again = Store(tmp_path)
+    assert again.overrides(game) == {3: (None, 2), 7: (1, None)}
+    again.set_overrides(game, {3: (None, 2)})
+    assert again.overrides(game) == {3: (None, 2)}
+    assert again.overrides(other) == {5: (0, 1)}
+    with pytest.raises(UnknownGameError):
+        again.set_overrides("nope", {})
+    again.close()
+
+
+def test_overrides_are_written_with_the_moves_or_not_at_all(store):
+    game = store.create_game({})
+    store.sync_moves(game, [move(0, "A1P:0")], {}, overrides={9: (2, None)})
+    assert store.overrides(game) == {9: (2, None)}
+    store.sync_moves(game, [move(0, "A1P:0"), move(1, "B1P:1")], {})
+    assert store.overrides(game) == {9: (2, None)}, "no overrides given: the stored ones stay"
+    with pytest.raises(sqlite3.IntegrityError):  # a location given twice fails the whole commit
+        store.sync_moves(game, [move(0, "A1P:0")], {}, overrides=_TwiceNine())
+    assert [m.notation for m in store.moves(game)] == ["A1P:0", "B1P:1"]
+    assert store.overrides(game) == {9: (2, None)}
+
+
+class _TwiceNine(dict):
+    """Overrides whose items repeat a location, as no dict can: a write that must fail."""
+
+    def items(self):
+        return [(9, (1, None)), (9, (2, None))]
+
+
+def test_a_database_from_before_overrides_gains_them(tmp_path):
+    with sqlite3.connect(tmp_path / "boardcam.sqlite3") as raw:
+        raw.execute(
+            "CREATE TABLE games (id TEXT PRIMARY KEY, board TEXT NOT NULL, started REAL NOT NULL,"
+            " ended REAL, status TEXT NOT NULL, players INTEGER NOT NULL, opening TEXT NOT NULL,"
+            " winner INTEGER, state TEXT NOT NULL)"
+        )
+        raw.execute(
+            "INSERT INTO games VALUES ('g1', 'timevectors', 1.0, NULL, 'running', 2, 'none', NULL, '{}')"
+        )
+        raw.execute("PRAGMA user_version=1")
+    store = Store(tmp_path)
+    assert store.running_game().id == "g1" and store.overrides("g1") == {}
+    store.set_overrides("g1", {4: (0, None)})
+    assert store.overrides("g1") == {4: (0, None)}
+    store.close()
+
+
 def test_not_a_database_is_a_clear_error(tmp_path):
     (tmp_path / "boardcam.sqlite3").write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(StoreError, match="not a usable database"):
