@@ -17,12 +17,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from calibration.colours import lowest_channel, ratio_usable
+from calibration.colours import CLIPPED, lowest_channel, ratio_usable
 
 MAX_TILT = 0.35  # largest log-brightness change from the image centre to its edge
 MIN_SAMPLES = 50  # fewer usable samples than this: the light is unknown (no change)
 INLIER_SIGMAS = 2.5  # residuals beyond this many robust deviations are not the light
 MIN_BAND = 0.04  # ... but a band of at least this much log gain is always kept
+CLIP_HEADROOM = 0.9  # a channel the light is expected to take above this share of clipping is
+# left out of the light's measure (whether the frame clipped it is the noise's call)
+CENSORED_SHARE = 0.05  # ... once the light clipped a channel of this share of the samples
 
 
 @dataclass(frozen=True)
@@ -77,23 +80,67 @@ class LightField:
         channels = [np.ascontiguousarray(log_ratio[:, k]) for k in range(3)]
         level = (channels[0] + channels[1] + channels[2]) / np.float32(3.0)
         x, y = self._x[usable], self._y[usable]
-        plane = np.array([_median(level), 0.0, 0.0])
-        kept = np.ones(len(level), bool)
-        for _ in range(2):
-            residual = np.abs(level - (plane[0] + plane[1] * x + plane[2] * y))
-            band = max(INLIER_SIGMAS * 1.4826 * _median(residual), MIN_BAND)
-            inliers = residual <= band
-            if np.count_nonzero(inliers) < MIN_SAMPLES:
-                break
-            kept = inliers
-            plane = _plane(x[kept], y[kept], level[kept])
-        tilt = plane[1:] * min(1.0, MAX_TILT / max(float(np.hypot(*plane[1:])), 1e-12))
+        tilt = _tilt(level, x, y)
         # The gains over every usable sample (the median already ignores the changed ones),
         # so that under even light they are exactly the plain median ratios.
         undo = np.exp(-Light(gain=UNCHANGED.gain, tilt=tilt).brightness(x, y))[:, None]
         ratio = frame[usable] / self._reference[usable] * undo
         gain = np.array([_median(np.ascontiguousarray(ratio[:, k])) for k in range(3)], np.float32)
+        # (A few samples the light clipped barely move the medians: leaving out a share q of
+        # the highest ratios moves a median only to their (1 - q) / 2 quantile.)
+        newly_clipped = (
+            (frame >= CLIPPED) & (self._reference < CLIPPED) & self._reference_ok[:, None]
+        )
+        if (newly_clipped.sum(axis=0) > CENSORED_SHARE * len(frame)).any():
+            return self._uncensored(frame, Light(gain=gain, tilt=tilt))
         return Light(gain=gain, tilt=tilt)
+
+    def _uncensored(self, frame: np.ndarray, light: Light) -> Light:
+        """The light measured again where the frame clips: without the clipping's bias. Where
+        a brighter light clips a channel over much of the board, the samples left unclipped
+        are those the noise happened to pull down (and the few darker surfaces): their ratios
+        are too low, and the whole frame then looks changed. Each channel of each sample is
+        used instead where the light measured so far keeps its reference clear of clipping
+        (chosen by the reference, not by the frame's own noise); twice, since the first
+        measure is biased low and lets a few clipped ones in."""
+        ok = self._reference_ok[:, None] & (frame > 5)
+        log_ratio = np.log(np.maximum(frame, 1.0)) - self._log_reference
+        for _ in range(2):
+            lit = np.exp(light.brightness(self._x, self._y))[:, None]
+            clear = ok & (self._reference * (light.gain * lit) < CLIP_HEADROOM * CLIPPED)
+            n_clear = clear.sum(axis=0)
+            if (n_clear < MIN_SAMPLES).any():
+                return light
+            # Each sample's log brightness change, over the channels it has clear (each less
+            # its channel's gain: the channels clear differ from sample to sample).
+            deviation = np.where(clear, log_ratio - np.log(light.gain), 0.0)
+            count = clear.sum(axis=1)
+            have = count > 0
+            level = (deviation.sum(axis=1)[have] / count[have]).astype(np.float32)
+            tilt = _tilt(level, self._x[have], self._y[have])
+            undo = np.exp(-Light(gain=UNCHANGED.gain, tilt=tilt).brightness(self._x, self._y))
+            ratio = frame / self._reference * undo[:, None]
+            gain = np.array(
+                [_median(np.ascontiguousarray(ratio[clear[:, k], k])) for k in range(3)],
+                np.float32,
+            )
+            light = Light(gain=gain, tilt=tilt)
+        return light
+
+
+def _tilt(level: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The bounded log-brightness slope of samples' log gains ``level`` at ``x``, ``y``: from
+    their median, keep the samples near it, fit the plane, keep the samples near the plane,
+    fit again."""
+    plane = np.array([_median(level), 0.0, 0.0])
+    for _ in range(2):
+        residual = np.abs(level - (plane[0] + plane[1] * x + plane[2] * y))
+        band = max(INLIER_SIGMAS * 1.4826 * _median(residual), MIN_BAND)
+        inliers = residual <= band
+        if np.count_nonzero(inliers) < MIN_SAMPLES:
+            break
+        plane = _plane(x[inliers], y[inliers], level[inliers])
+    return plane[1:] * min(1.0, MAX_TILT / max(float(np.hypot(*plane[1:])), 1e-12))
 
 
 def _median(values: np.ndarray) -> float:

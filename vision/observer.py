@@ -232,6 +232,7 @@ class Observer:
             self._ref_clipped = ref_px >= CLIPPED
             self._ref_any_clipped = highest_channel(ref_px) >= CLIPPED
             self._ref_grid_px = _rows(ref_px, self._light_samples)
+            self._ref_grid_clipped = self._ref_grid_px >= CLIPPED
             self._light_field = LightField(
                 size, self._positions[self._light_samples], self._ref_grid_px
             )
@@ -735,7 +736,8 @@ class Observer:
             delta = feats - self._estimated_background(feats)
             return feats, _distance(delta, shadow_weight=SHADOW_WEIGHT), _distance(delta)
         grid = self._light_samples
-        lighting = self._light_field.measure(_rows(px, grid))
+        grid_px = _rows(px, grid)
+        lighting = self._light_field.measure(grid_px)
         balanced = px / lighting.gain
         feats = features(balanced)
         grid_balanced = _rows(balanced, grid)
@@ -744,10 +746,15 @@ class Observer:
             tilt_light = lighting.brightness(self._x, self._y) * np.float32(1.0 / LIGHT_SCALE)
             feats[:, 2] -= tilt_light
             grid_balanced = grid_balanced * np.exp(-lighting.brightness(*self._grid_xy))[:, None]
-        # Noise of a pixel difference (robust: most of the board did not change).
+        # Noise of a pixel difference (robust: most of the board did not change), over the
+        # channels clipped on neither side (a clipped channel differs by the light, not noise).
+        residual = np.abs(grid_balanced - self._ref_grid_px)
+        clipped_grid = (grid_px >= CLIPPED) | self._ref_grid_clipped
+        if clipped_grid.any():
+            residual = residual[~clipped_grid]
         sigma = float(
             np.clip(
-                1.4826 * np.median(np.abs(grid_balanced - self._ref_grid_px)),
+                1.4826 * np.median(residual) if len(residual) else MAX_NOISE,
                 1.0,
                 MAX_NOISE,
             )

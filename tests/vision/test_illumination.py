@@ -78,3 +78,28 @@ def test_coordinates_span_the_image():
     x, y = coordinates(corners, SIZE)
     np.testing.assert_array_equal(x, [-1, 1, -1, 1])
     np.testing.assert_array_equal(y, [-1, -1, 1, 1])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.floats(1.3, 1.6), min_size=3, max_size=3),
+    st.floats(-0.1, 0.1),
+    st.integers(0, 10_000),
+)
+def test_property_a_light_that_clips_a_pale_table_is_still_measured(gains, tilt, seed):
+    """A pale table under a brighter light: most samples clip in some channel, so the light
+    is measured again on the channels the reference keeps clear of clipping; that measure
+    must be as right as the usual one (the observer test on bench scene 455 shows the bias
+    it removes)."""
+    rng = np.random.default_rng(seed)
+    flat = rng.choice(SIZE[0] * SIZE[1], 2000, replace=False)
+    reference = rng.uniform(180, 215, (2000, 3)).astype(np.float32)
+    dark = rng.random(2000) < 0.2  # the post, the base, printed lines: never clipped
+    reference[dark] = rng.uniform(40, 110, (int(dark.sum()), 3))
+    field, xy = LightField(SIZE, flat, reference), coordinates(flat, SIZE)
+    light = Light(gain=np.array(gains, np.float32), tilt=np.array([tilt, 0.0]))
+    frame = np.clip(_lit(reference, light, xy) + rng.normal(0, 3.0, reference.shape), 0, 255)
+    assert (frame >= 250).any(axis=1).mean() > 0.3  # the light clips much of the table
+    measured = field.measure(frame)
+    np.testing.assert_allclose(measured.gain, light.gain, rtol=0.03)
+    np.testing.assert_allclose(measured.tilt, light.tilt, atol=0.03)
