@@ -8,7 +8,9 @@ plane over the image (a tilt), fitted robustly to sampled pixels: pixels that ch
 for other reasons (tokens, a hand) are outliers and are left out. The tilt is bounded,
 so nothing local (a hand resting on one side) can be explained away as light. A tilt
 scales all three channels of a pixel alike, so it moves only the brightness feature,
-never the chroma ones: applying it costs one multiply-add per pixel.
+never the chroma ones: applying it costs one multiply-add per pixel. A light bright
+enough to clip much of a pale table leaves a skewed few samples unclipped; it is then
+measured again on the channels the reference keeps clear of clipping.
 """
 
 from __future__ import annotations
@@ -64,6 +66,8 @@ class LightField:
         self._x, self._y = coordinates(sample_flat, size)
         reference = np.asarray(reference_samples, np.float32)
         self._reference_ok = lowest_channel(reference) > 20  # dark: meaningless ratios
+        # Channels a brighter light can newly clip (those the reference clips say nothing).
+        self._clippable = (reference < CLIPPED) & self._reference_ok[:, None]
         self._reference = np.maximum(reference, 1.0)
         self._log_reference = np.log(self._reference)
 
@@ -79,21 +83,24 @@ class LightField:
         log_ratio = np.log(frame[usable]) - self._log_reference[usable]  # (m, 3)
         channels = [np.ascontiguousarray(log_ratio[:, k]) for k in range(3)]
         level = (channels[0] + channels[1] + channels[2]) / np.float32(3.0)
-        x, y = self._x[usable], self._y[usable]
-        tilt = _tilt(level, x, y)
+        tilt = _tilt(level, self._x[usable], self._y[usable])
         # The gains over every usable sample (the median already ignores the changed ones),
         # so that under even light they are exactly the plain median ratios.
-        undo = np.exp(-Light(gain=UNCHANGED.gain, tilt=tilt).brightness(x, y))[:, None]
-        ratio = frame[usable] / self._reference[usable] * undo
+        ratio = self._untilted_ratio(frame, usable, tilt)
         gain = np.array([_median(np.ascontiguousarray(ratio[:, k])) for k in range(3)], np.float32)
-        # (A few samples the light clipped barely move the medians: leaving out a share q of
-        # the highest ratios moves a median only to their (1 - q) / 2 quantile.)
-        newly_clipped = (
-            (frame >= CLIPPED) & (self._reference < CLIPPED) & self._reference_ok[:, None]
-        )
+        light = Light(gain=gain, tilt=tilt)
+        # A few samples the light clipped barely move the medians (leaving out a share q of
+        # the highest ratios moves a median only to their (1 - q) / 2 quantile); many do.
+        newly_clipped = (frame >= CLIPPED) & self._clippable
         if (newly_clipped.sum(axis=0) > CENSORED_SHARE * len(frame)).any():
-            return self._uncensored(frame, Light(gain=gain, tilt=tilt))
-        return Light(gain=gain, tilt=tilt)
+            return self._uncensored(frame, light)
+        return light
+
+    def _untilted_ratio(self, frame: np.ndarray, rows: np.ndarray, tilt: np.ndarray) -> np.ndarray:
+        """``(m, 3)``: the frame-to-reference ratios of the samples ``rows`` with the
+        brightness ``tilt`` taken off (what is left is the channel gains)."""
+        lit = Light(gain=UNCHANGED.gain, tilt=tilt).brightness(self._x[rows], self._y[rows])
+        return frame[rows] / self._reference[rows] * np.exp(-lit)[:, None]
 
     def _uncensored(self, frame: np.ndarray, light: Light) -> Light:
         """The light measured again where the frame clips: without the clipping's bias. Where
@@ -118,8 +125,7 @@ class LightField:
             have = count > 0
             level = (deviation.sum(axis=1)[have] / count[have]).astype(np.float32)
             tilt = _tilt(level, self._x[have], self._y[have])
-            undo = np.exp(-Light(gain=UNCHANGED.gain, tilt=tilt).brightness(self._x, self._y))
-            ratio = frame / self._reference * undo[:, None]
+            ratio = self._untilted_ratio(frame, np.arange(len(frame)), tilt)
             gain = np.array(
                 [_median(np.ascontiguousarray(ratio[clear[:, k], k])) for k in range(3)],
                 np.float32,
