@@ -430,7 +430,7 @@ class Runtime:
         """Persist, then tell the dashboard and the sinks. Called with the lock held."""
         events = list(events)
         if not events:
-            overrides = self._overrides()  # a reading changed: a stale fix no longer holds
+            overrides = self._overrides()  # no event, but a changed reading may drop a fix
             if overrides is not None:
                 self.store.set_overrides(self._game_id, overrides)
                 self._saved_overrides = (self._game_id, overrides)
