@@ -99,9 +99,12 @@ RIM_ASKED = 0.5  # share of an undecided point's core that must have changed to 
 RIM_OPEN = 0.25  # share of its rim pairs that must be clear of accepted tokens to judge it
 SLIVER_AGREEMENT = 0.5  # share of a sliver's pixels that must show the rest of the core's colour
 HAND_AREA_DISCS = 2.0  # an unexplained blob bigger than this many top discs is a hand
-TEXTURE_STD = (
-    0.5  # brightness spread (feature units) over a top disc that counts as printed texture
-)
+# Brightness spread over a top disc that counts as texture (printed lines, grain): this many
+# times the sensor noise (a fainter spread is mostly noise, and no correlation is measured on it).
+TEXTURE_SIGMAS = 4.0
+# A token's top is one plain surface: where the texture gave way, the frame's spread must have
+# fallen at least to this share (variance) of the reference's.
+TEXTURE_PLAINER = 0.5
 TEXTURE_KEPT = 0.5  # frame/reference brightness correlation above which the texture is still there
 TEXTURE_FLAT = 0.5  # a replaced texture whose spread fell below this share of its own is gone
 PLATE_ESTIMATES_KEPT = 8  # estimates remembered by token set (each costs milliseconds)
@@ -240,6 +243,8 @@ class Observer:
             self._inv_chroma_noise2 = (1.0 / noise[:, 0] ** 2).astype(np.float32)
             self._inv_light_noise2 = (1.0 / noise[:, 1] ** 2).astype(np.float32)
             self._prepare_rim(ref_small)
+            # Brightness-feature noise per grey level of each top-disc pixel, squared.
+            self._top_light_noise2 = noise[self._top.index, 1].astype(np.float64) ** 2
             self._textured_rows = (
                 ref_px[self._grid_local].mean(axis=1).reshape(self._grid.shape).std(axis=1) >= 1.0
             )
@@ -322,7 +327,17 @@ class Observer:
         self._core_behind_line = (
             fp.line_tier[positions[self._core.index]] > fp.tier[self._core.point]
         )
-        self._top_behind_line = fp.line_tier[positions[self._top.index]] > fp.tier[self._top.point]
+        # Parts of each top disc for the texture test: 0 its surface (inside the rim and clear
+        # of the printed lines of the plates above by a pixel: blur and anti-aliasing spread a
+        # line onto its neighbours, and one such sample carries a texture correlation on its
+        # own), 1 its rim or beside a line, 2 behind a line.
+        near_line = cv2.dilate(
+            (fp.line_tier + 1).astype(np.uint8).reshape(height, width), np.ones((3, 3), np.uint8)
+        ).reshape(-1).astype(np.int16) - 1
+        top_tier = fp.tier[self._top.point]
+        behind = fp.line_tier[positions[self._top.index]] > top_tier
+        surface = self._top_inside & (near_line[positions[self._top.index]] <= top_tier)
+        self._top_part = np.where(behind, 2, np.where(surface, 0, 1))
         pairs = fp.overlap[fp.overlap[:, 2] >= 0.5]
         self._nms_far = pairs[:, 0].astype(np.int64)
         self._nms_near = pairs[:, 1].astype(np.int64)
@@ -821,43 +836,50 @@ class Observer:
         return core_fg / np.maximum(core_n, 1) - RING_WEIGHT * ring_fg / np.maximum(ring_n, 1)
 
     def _texture_replaced(self, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Points whose top disc had printed texture (grid lines) in the reference that the
-        frame no longer follows: a shadow darkens texture and keeps it, a token hides it.
-        Measured as the correlation of frame and reference brightness over the top disc,
-        clear of the printed lines and cut edges of the plates above (they lie in front of a
-        token and keep their look whatever it holds). Also which of them are now plain (their
-        brightness spread over the whole disc mostly gone): an opaque surface covers the whole
-        disc there, not a hand's edge or a nearer token's rim."""
+        """Points whose top disc had texture (printed lines, grain) in the reference that the
+        frame no longer follows, now plainer: a shadow darkens texture and keeps it, a token's
+        plain top hides it, and a nearer token's edge or a farther one's rim crossing the disc
+        brings texture of its own. Measured as the correlation of frame and reference
+        brightness over the disc's surface samples (inside the rim and clear of the printed
+        lines and cut edges of the plates above, which lie in front of a token and keep their
+        look whatever it holds), with texture counted against the sensor noise. Also which
+        points are now plain (judged beside the lines, rim included, and their brightness
+        spread over the whole disc mostly gone): an opaque surface covers the whole disc
+        there, not a hand's edge or a nearer token's rim."""
         if self._ref_features is None:
             return np.zeros(N_POINTS, bool), np.zeros(N_POINTS, bool)
         pts, idx = self._top.point, self._top.index
         f, r = feats[idx, 2].astype(np.float64), self._ref_features[idx, 2].astype(np.float64)
-        # One pass of sums, by point and by whether a line of a plate above lies in front.
-        key = 2 * pts + self._top_behind_line
+        # One pass of sums, by point and by part of the disc (see ``_top_part``).
+        key = 3 * pts + self._top_part
         sums = [
-            np.bincount(key, weights=w, minlength=2 * N_POINTS).reshape(N_POINTS, 2)
-            for w in (None, f, r, f * f, r * r, f * r)
+            np.bincount(key, weights=w, minlength=3 * N_POINTS).reshape(N_POINTS, 3)
+            for w in (None, f, r, f * f, r * r, f * r, self._top_light_noise2)
         ]
 
-        def spread(part: np.ndarray) -> tuple[np.ndarray, ...]:
-            """Count, reference and frame variance and their covariance per point from the
-            sums of the ``part`` columns (0: clear of the lines, 1: behind them)."""
-            count, sf, sr, sff, srr, sfr = (total[:, part].sum(axis=1) for total in sums)
+        def spread(part: list[int]) -> tuple[np.ndarray, ...]:
+            """Count, reference and frame variance, their covariance and the mean noise
+            variance per point from the sums of the ``part`` columns."""
+            count, sf, sr, sff, srr, sfr, noise = (total[:, part].sum(axis=1) for total in sums)
             n = np.maximum(count, 1)
             mf, mr = sf / n, sr / n
             var_r = np.maximum(srr / n - mr * mr, 0.0)
             var_f = np.maximum(sff / n - mf * mf, 0.0)
-            return count, var_r, var_f, sfr / n - mf * mr
+            return count, var_r, var_f, sfr / n - mf * mr, noise / n * self._sigma**2
 
-        count, var_r, var_f, cov = spread(np.array([0]))
-        textured = var_r >= TEXTURE_STD**2
-        follows = cov >= TEXTURE_KEPT * np.sqrt(var_r * var_f) + 1e-12
-        replaced = textured & ~follows & (count >= 8)
+        def given_way(part: list[int]) -> np.ndarray:
+            """Texture beyond the noise over the ``part`` columns, not followed, now plainer."""
+            count, var_r, var_f, cov, noise = spread(part)
+            textured = var_r >= TEXTURE_SIGMAS**2 * noise
+            follows = cov >= TEXTURE_KEPT * np.sqrt(var_r * var_f) + 1e-12
+            return textured & ~follows & (var_f <= TEXTURE_PLAINER * var_r) & (count >= 8)
+
+        replaced = given_way([0])
         # Plain (the sure verdict) is judged over the whole disc, the lines in front included:
         # beside those lines alone, a reference registered a pixel off (a camera re-fitted
         # after a bump) can look textured where the frame of an empty point is not.
-        _, all_r, all_f, _ = spread(np.array([0, 1]))
-        return replaced, replaced & (all_f <= TEXTURE_FLAT**2 * all_r)
+        _, all_r, all_f, _, _ = spread([0, 1, 2])
+        return replaced, (replaced | given_way([0, 1])) & (all_f <= TEXTURE_FLAT**2 * all_r)
 
     def _read_tokens(
         self,
