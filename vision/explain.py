@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.footprint import PixelSets
+from vision.footprint import PixelSets, spread
 
 EVIDENCE_THRESHOLD = 0.5  # per-pixel evidence above this argues for a token, below against
 RING_WEIGHT = 0.5  # change around a token's outline that it does not explain counts against it
@@ -131,13 +131,13 @@ class TokenSelector:
         another set of explained pixels than :meth:`select` ended with."""
         n = self.n_points
         core, ring = self.core, self.ring
-        mine = np.flatnonzero(points[core.point])
+        mine = np.flatnonzero(spread(points, core.count))
         at, of = core.index[mine], core.point[mine]
         core_open = uncovered[at]
         n_core = np.bincount(of, weights=core_open, minlength=n)
         net = (core_evidence[mine] - EVIDENCE_THRESHOLD) * core_open
         core_mean = np.bincount(of, weights=net, minlength=n) / np.maximum(n_core, 1)
-        mine = np.flatnonzero(points[ring.point])
+        mine = np.flatnonzero(spread(points, ring.count))
         at, of = ring.index[mine], ring.point[mine]
         ring_open = uncovered[at]
         n_ring = np.bincount(of, weights=ring_open, minlength=n)

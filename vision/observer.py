@@ -69,7 +69,14 @@ from calibration.colours import (
 )
 from calibration.plate_colour import corrected, estimate_plate_loss
 from vision.explain import EVIDENCE_THRESHOLD, MIN_SCORE, RING_WEIGHT, Selection, TokenSelector
-from vision.footprint import N_POINTS, Footprints, PixelSets, build_footprints, working_size
+from vision.footprint import (
+    N_POINTS,
+    Footprints,
+    PixelSets,
+    build_footprints,
+    spread,
+    working_size,
+)
 from vision.hands import HandGrid, MotionDetector
 from vision.illumination import UNCHANGED, LightField, coordinates
 from vision.observation import FrameError, Observation, check_frame
@@ -106,6 +113,7 @@ TEXTURE_STD = (
 TEXTURE_KEPT = 0.5  # frame/reference brightness correlation above which the texture is still there
 TEXTURE_FLAT = 0.5  # a replaced texture whose spread fell below this share of its own is gone
 PLATE_ESTIMATES_KEPT = 8  # estimates remembered by token set (each costs milliseconds)
+TIER_MEMO = 8  # point sets whose silhouettes' tiers are remembered (see Observer._nearest_tier)
 PLATE_FOLLOW = 0.3  # how fast the learned per-plate colour loss follows new frames
 NOISE_SIGMAS = 5.0  # a change must also stand this far out of the sensor noise
 MAX_NOISE = 6.0  # grey levels; more "noise" than this is a changed scene, not a sensor
@@ -318,12 +326,19 @@ class Observer:
         self._top_inside = np.isin(
             top.point * n_px + top.index, fp.core.point * n_px + fp.core.index
         )
+        # Silhouette pixels ordered by tier (points in order within one): with each point's
+        # tier and pixel count in that order, a set of points' pixels are a repeat away.
         order = np.argsort(fp.tier[self._silhouette.point], kind="stable")
+        by_tier = np.argsort(fp.tier, kind="stable")
         self._silhouette_by_tier = (
             self._silhouette.index[order],
-            self._silhouette.point[order],
+            by_tier,
+            self._silhouette.count[by_tier],
             fp.tier[self._silhouette.point[order]].astype(np.int8),
         )
+        self._tier_memo: dict[tuple[bytes, bool], np.ndarray] = {}
+        self._core_tier = fp.tier[self._core.point]
+        self._top_tier = fp.tier[self._top.point]
         self._selector = TokenSelector(self._core, self._ring, self._silhouette, len(positions))
         # Core pixels a printed line of a plate above crosses: the line hides the token there.
         self._core_behind_line = (
@@ -452,12 +467,12 @@ class Observer:
         # Where a point's printed texture is gone (not merely darker), darkening is a token.
         replaced, flattened = self._texture_replaced(feats)
         if replaced.any():
-            mine = replaced[self._core.point]
+            mine = spread(replaced, self._core.count)
             core_evidence = evidence[self._core.index]
             core_evidence[mine] = _evidence(unshaded[self._core.index[mine]])
             # A top disc whose texture gave way to a plain surface holds a token even when
             # that token is the table's colour and changed its pixels little.
-            core_evidence[flattened[self._core.point]] = 1.0
+            core_evidence[spread(flattened, self._core.count)] = 1.0
         else:
             core_evidence = evidence[self._core.index]
         # An unchanged pixel behind a printed line of a plate above can show neither a token
@@ -471,7 +486,7 @@ class Observer:
             ),
         )
         score, accepted, visible_core = reading.score, reading.accepted, reading.open_core
-        explained = self._paint(self._silhouette, accepted)
+        explained = self._covered(accepted)
         unexplained = foreground & ~explained
         hand_present = self._hand(unexplained)
         changed_fraction = self._grid.changed_fraction(unexplained[self._grid_local])
@@ -497,7 +512,7 @@ class Observer:
             reading = self._in_line_by_colour(feats, foreground, reading)
         if reading.accepted is not accepted:
             score, accepted, visible_core = reading.score, reading.accepted, reading.open_core
-            explained = self._paint(self._silhouette, accepted)
+            explained = self._covered(accepted)
         self._remember_calm(feats, explained, accepted, calm=not hand_present and compare_previous)
         visibility = fp.token_visibility(accepted)
         if hand_present:
@@ -656,8 +671,8 @@ class Observer:
         moved_in = moved_in & (open_core <= 0)
         if not moved_in.any():
             return open_core
-        uncovered = ~self._paint(self._silhouette, accepted & ~moved_in)
-        mine = moved_in[self._core.point]
+        uncovered = ~self._covered(accepted & ~moved_in)
+        mine = spread(moved_in, self._core.count)
         open_core = open_core.copy()
         open_core[moved_in] = np.bincount(
             self._core.point[mine], weights=uncovered[self._core.index[mine]], minlength=N_POINTS
@@ -826,10 +841,9 @@ class Observer:
         board = feats[self._grid_local[self._grid_on_board]]
         return np.broadcast_to(np.median(board, axis=0), feats.shape)
 
-    def _paint(self, pixel_sets: PixelSets, points: np.ndarray) -> np.ndarray:
-        mask = np.zeros(len(self._positions), bool)
-        mask[pixel_sets.select(points)] = True
-        return mask
+    def _covered(self, points: np.ndarray) -> np.ndarray:
+        """Per gathered pixel: does a token on one of ``points`` (a mask) cover it?"""
+        return self._nearest_tier(points) >= 0
 
     @staticmethod
     def _fit(
@@ -909,8 +923,12 @@ class Observer:
             return self._nearer_in_line(evidence, core_evidence, reading)
         # Pixels within the sensor noise of the empty board are explained by it, and those an
         # accepted token covers by that token (the change counts once).
-        taken = self._paint(self._silhouette, reading.accepted)
-        asked = undecided[self._core.point] & changed[self._core.index] & ~taken[self._core.index]
+        taken = self._covered(reading.accepted)
+        asked = (
+            spread(undecided, self._core.count)
+            & changed[self._core.index]
+            & ~taken[self._core.index]
+        )
         colour_evidence = self._colour_evidence(feats, asked)
         boosted = core_evidence
         if colour_evidence is not None:
@@ -919,7 +937,9 @@ class Observer:
         changed_core = np.bincount(self._core.point, weights=asked, minlength=N_POINTS)
         outlined = self._outlined(reading.accepted, changed_core >= RIM_ASKED * self._core.count)
         if outlined.any():
-            boosted = np.where(asked & outlined[self._core.point], np.float32(1.0), boosted)
+            boosted = np.where(
+                asked & spread(outlined, self._core.count), np.float32(1.0), boosted
+            )
         if boosted is core_evidence:
             return self._nearer_in_line(evidence, core_evidence, reading)
         raised = np.bincount(self._core.point, weights=boosted - core_evidence, minlength=N_POINTS)
@@ -1014,7 +1034,7 @@ class Observer:
         others[held] = False
         involved = np.zeros(N_POINTS, bool)
         involved[held] = involved[rival] = True
-        uncovered = ~self._paint(self._silhouette, others)
+        uncovered = ~self._covered(others)
         return self._selector.score_points(evidence, core_evidence, uncovered, involved)
 
     def _ties(
@@ -1048,8 +1068,9 @@ class Observer:
         taken[self._rim_silhouette.select(accepted)] = True
         inside, outside = self._rim_local
         clear = ~taken[inside] & ~taken[outside]
-        pairs = np.flatnonzero(asked[self._rim_point] & clear)
-        others = np.flatnonzero(~asked[self._rim_point] & ~accepted[self._rim_point] & clear)
+        asked_pairs = spread(asked, self._rim_count)
+        pairs = np.flatnonzero(asked_pairs & clear)
+        others = np.flatnonzero(~asked_pairs & ~spread(accepted, self._rim_count) & clear)
         others = others[:: max(1, -(-len(others) // RIM_NULL_PAIRS))]
         read = np.concatenate([pairs, others])
         colours = [
@@ -1085,12 +1106,11 @@ class Observer:
         accepted = reading.accepted
         if len(keys) < 2 or not accepted.any():
             return reading
-        tier = self.footprints.tier
         nearest = self._nearest_tier(accepted)
         farthest = self._nearest_tier(accepted, farthest=True)
-        entries = np.flatnonzero(accepted[self._core.point] & ~self._core_behind_line)
+        entries = np.flatnonzero(spread(accepted, self._core.count) & ~self._core_behind_line)
         idx, pts = self._core.index[entries], self._core.point[entries]
-        own_tier = tier[pts]
+        own_tier = self._core_tier[entries]
         seen = nearest[idx] <= own_tier
         behind = seen & (farthest[idx] < own_tier)  # in front of a farther accepted token
         count = np.bincount(pts, weights=behind, minlength=N_POINTS)
@@ -1119,16 +1139,28 @@ class Observer:
 
     def _nearest_tier(self, points: np.ndarray, *, farthest: bool = False) -> np.ndarray:
         """Per gathered pixel, the highest tier of the given points' silhouettes there (-1: none);
-        with ``farthest``, the lowest (4: none). Silhouette pixels are stored ordered by tier,
-        so the last write is the nearest token (the first, written last in reverse, the farthest)."""
-        index, point, tier = self._silhouette_by_tier
-        chosen = points[point]
-        if not farthest:
-            out = np.full(len(self._positions), -1, np.int8)
+        with ``farthest``, the lowest (4: none). Read-only: one frame asks several times for
+        the same points, and a stream for the same points frame after frame, so the last few
+        answers are kept."""
+        key = (points.tobytes(), farthest)
+        memo = self._tier_memo
+        if key not in memo:
+            if len(memo) >= TIER_MEMO:
+                del memo[next(iter(memo))]
+            memo[key] = self._paint_tiers(points, farthest)
+        return memo[key]
+
+    def _paint_tiers(self, points: np.ndarray, farthest: bool) -> np.ndarray:
+        """:meth:`_nearest_tier` worked out. Silhouette pixels are stored ordered by tier, so
+        the last write is the nearest token (the first, written last in reverse, the farthest)."""
+        index, point_order, count, tier = self._silhouette_by_tier
+        chosen = np.repeat(points[point_order], count)
+        out = np.full(len(self._positions), 4 if farthest else -1, np.int8)
+        if farthest:
+            out[index[chosen][::-1]] = tier[chosen][::-1]
+        else:
             out[index[chosen]] = tier[chosen]
-            return out
-        out = np.full(len(self._positions), 4, np.int8)
-        out[index[chosen][::-1]] = tier[chosen][::-1]
+        out.setflags(write=False)
         return out
 
     def _hand(self, unexplained: np.ndarray) -> bool:
@@ -1159,17 +1191,17 @@ class Observer:
     ) -> tuple[np.ndarray, np.ndarray]:
         mean = np.zeros((N_POINTS, 3))
         used = np.zeros(N_POINTS, np.int64)
-        tier = self.footprints.tier
         nearest = self._nearest_tier(accepted)
-        idx, pts = self._core.index, self._core.point
-        use = foreground[idx] & accepted[pts] & (nearest[idx] <= tier[pts])
-        n = np.bincount(pts[use], minlength=N_POINTS)
+        idx = self._core.index
+        use = (
+            foreground[idx]
+            & spread(accepted, self._core.count)
+            & (nearest[idx] <= self._core_tier)
+        )
+        pts, rows = self._core.point[use], _rows(feats, idx[use])
+        n = np.bincount(pts, minlength=N_POINTS)
         sums = np.stack(
-            [
-                np.bincount(pts[use], weights=feats[idx[use], k], minlength=N_POINTS)
-                for k in range(3)
-            ],
-            axis=1,
+            [np.bincount(pts, weights=rows[:, k], minlength=N_POINTS) for k in range(3)], axis=1
         )
         better = n >= 3
         mean[better] = sums[better] / n[better, None]
@@ -1180,7 +1212,11 @@ class Observer:
         # alike, so they dilute the change: where it is largest the token shows most purely,
         # however much of the disc the lines cross.
         idx, pts = self._top.index, self._top.point
-        use = self._top_inside & accepted[pts] & (nearest[idx] <= tier[pts])
+        use = (
+            self._top_inside
+            & spread(accepted, self._top.count)
+            & (nearest[idx] <= self._top_tier)
+        )
         if self._ref_features is not None:
             use = np.flatnonzero(use)
             rows = idx[use]
