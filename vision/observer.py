@@ -255,6 +255,7 @@ class Observer:
             self._inv_chroma_noise2 = (1.0 / noise[:, 0] ** 2).astype(np.float32)
             self._inv_light_noise2 = (1.0 / noise[:, 1] ** 2).astype(np.float32)
             self._prepare_rim(ref_small)
+            self._prepare_texture()
             self._textured_rows = (
                 ref_px[self._grid_local].mean(axis=1).reshape(self._grid.shape).std(axis=1) >= 1.0
             )
@@ -371,6 +372,25 @@ class Observer:
         n_in, n_out = noise_scale(ref_in), noise_scale(ref_out)
         pair = np.sqrt(n_in**2 + n_out**2)
         self._rim_noise = (np.sqrt(2.0) * pair.sum(axis=1)).astype(np.float32)
+
+    def _prepare_texture(self) -> None:
+        """What :meth:`_texture_replaced` sums over the empty board's top discs, once: the
+        reference brightness of each top-disc sample, and per point, by whether a line of a
+        plate above lies in front (``(N_POINTS, 2)`` each), the count of samples and the sums
+        of their reference brightness and its square."""
+        self._texture_key = 2 * self._top.point + self._top_behind_line
+        reference = self._ref_features[self._top.index, 2].astype(np.float64)
+        self._top_reference_light = reference
+        self._texture_reference = [
+            self._texture_sums(w) for w in (None, reference, reference * reference)
+        ]
+
+    def _texture_sums(self, weights: np.ndarray | None) -> np.ndarray:
+        """``(N_POINTS, 2)`` sums of ``weights`` (per top-disc sample; None: counts) by point
+        and by whether a line of a plate above lies in front."""
+        return np.bincount(self._texture_key, weights=weights, minlength=2 * N_POINTS).reshape(
+            N_POINTS, 2
+        )
 
     def _frame_indices(self, working: np.ndarray) -> np.ndarray:
         """``(n, k)`` flat indices of the frame pixels averaged into each working pixel (with
@@ -864,33 +884,32 @@ class Observer:
         disc there, not a hand's edge or a nearer token's rim."""
         if self._ref_features is None:
             return np.zeros(N_POINTS, bool), np.zeros(N_POINTS, bool)
-        pts, idx = self._top.point, self._top.index
-        f, r = feats[idx, 2].astype(np.float64), self._ref_features[idx, 2].astype(np.float64)
+        f, r = feats[self._top.index, 2].astype(np.float64), self._top_reference_light
         # One pass of sums, by point and by whether a line of a plate above lies in front.
-        key = 2 * pts + self._top_behind_line
-        sums = [
-            np.bincount(key, weights=w, minlength=2 * N_POINTS).reshape(N_POINTS, 2)
-            for w in (None, f, r, f * f, r * r, f * r)
-        ]
+        count, sr, srr = self._texture_reference
+        sf, sff, sfr = (self._texture_sums(w) for w in (f, f * f, f * r))
+        sums = (count, sf, sr, sff, srr, sfr)
 
-        def spread(part: np.ndarray) -> tuple[np.ndarray, ...]:
+        def moments(behind_too: bool) -> tuple[np.ndarray, ...]:
             """Count, reference and frame variance and their covariance per point from the
-            sums of the ``part`` columns (0: clear of the lines, 1: behind them)."""
-            count, sf, sr, sff, srr, sfr = (total[:, part].sum(axis=1) for total in sums)
+            sums clear of the lines, or with those behind them added."""
+            count, sf, sr, sff, srr, sfr = (
+                total[:, 0] + total[:, 1] if behind_too else total[:, 0] for total in sums
+            )
             n = np.maximum(count, 1)
             mf, mr = sf / n, sr / n
             var_r = np.maximum(srr / n - mr * mr, 0.0)
             var_f = np.maximum(sff / n - mf * mf, 0.0)
             return count, var_r, var_f, sfr / n - mf * mr
 
-        count, var_r, var_f, cov = spread(np.array([0]))
+        count, var_r, var_f, cov = moments(behind_too=False)
         textured = var_r >= TEXTURE_STD**2
         follows = cov >= TEXTURE_KEPT * np.sqrt(var_r * var_f) + 1e-12
         replaced = textured & ~follows & (count >= 8)
         # Plain (the sure verdict) is judged over the whole disc, the lines in front included:
         # beside those lines alone, a reference registered a pixel off (a camera re-fitted
         # after a bump) can look textured where the frame of an empty point is not.
-        _, all_r, all_f, _ = spread(np.array([0, 1]))
+        _, all_r, all_f, _ = moments(behind_too=True)
         return replaced, replaced & (all_f <= TEXTURE_FLAT**2 * all_r)
 
     def _read_tokens(
