@@ -375,9 +375,11 @@ def match_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     means nothing for greys), saturation as the ratio of the two (above a noise floor),
     brightness difference counts less.
     """
+    # Worked out as (m, n) and returned transposed: numpy's inner loops then run over the many
+    # rows of ``a`` rather than the few of ``b`` (over a handful, each step costs far more).
     return _distance(
-        np.asarray(a, np.float32).reshape(-1, 1, 3), np.asarray(b, np.float32).reshape(1, -1, 3)
-    )
+        np.asarray(a, np.float32).reshape(1, -1, 3), np.asarray(b, np.float32).reshape(-1, 1, 3)
+    ).T
 
 
 def pair_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
