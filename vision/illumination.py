@@ -102,9 +102,7 @@ class LightField:
         """``(3, m)``: the frame-to-reference ratios of the samples ``rows`` (of the frame's
         planes) with the brightness ``tilt`` taken off (what is left is the channel gains)."""
         lit = Light(gain=UNCHANGED.gain, tilt=tilt).brightness(self._x[rows], self._y[rows])
-        return (
-            np.take(frame, rows, axis=1) / np.take(self._reference, rows, axis=1) * np.exp(-lit)
-        )
+        return np.take(frame, rows, axis=1) / np.take(self._reference, rows, axis=1) * np.exp(-lit)
 
     def _uncensored(self, frame: np.ndarray, light: Light) -> Light:
         """The light measured again where the frame clips: without the clipping's bias. Where

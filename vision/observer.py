@@ -393,32 +393,33 @@ class Observer:
         )
 
     def _frame_indices(self, working: np.ndarray) -> np.ndarray:
-        """``(n, k)`` flat indices of the frame pixels averaged into each working pixel (with
-        exact halvings: the working pixel itself, read from the shrunk frame)."""
+        """``(k, n)`` flat indices of the frame pixels averaged into each working pixel (with
+        exact halvings: the working pixel itself, read from the shrunk frame). One contiguous
+        row per sample: a gather copies a strided index array first."""
         width, height = self.footprints.size
         frame_w, frame_h = self.camera.image_size
         if self._shrink_first:
-            return working[:, None]
+            return working[None, :]
         sx, sy = self.footprints.scale
         x, y = working % width, working // width
         offsets = (0.25, 0.75)
         columns = [np.clip(np.floor((x + f) / sx), 0, frame_w - 1) for f in offsets]
         rows = [np.clip(np.floor((y + f) / sy), 0, frame_h - 1) for f in offsets]
-        return np.stack([(r * frame_w + c).astype(np.int64) for r in rows for c in columns], axis=1)
+        return np.stack([(r * frame_w + c).astype(np.int64) for r in rows for c in columns])
 
     def _read_at(self, index: np.ndarray) -> np.ndarray:
-        """``(3, n)`` float32 B, G and R planes of working pixels (``_frame_indices`` rows) of
+        """``(3, n)`` float32 B, G and R planes of working pixels (``_frame_indices`` columns) of
         the frame being read: per-channel arithmetic on whole planes runs several times faster
         than on rows of three. The frame pixels are summed as integers (exact, and cheaper)."""
         source = self._small if self._shrink_first else self._frame.reshape(-1, 3)
-        total = _rows(source, index[:, 0])
-        if index.shape[1] > 1:
+        total = _rows(source, index[0])
+        if len(index) > 1:
             total = total.astype(np.uint16)
-            for k in range(1, index.shape[1]):
-                total += _rows(source, index[:, k])
+            for samples in index[1:]:
+                total += _rows(source, samples)
         planes = total.T.astype(np.float32, order="C")
-        if index.shape[1] > 1:
-            planes *= np.float32(1.0 / index.shape[1])
+        if len(index) > 1:
+            planes *= np.float32(1.0 / len(index))
         return planes
 
     def _prepare_frame_sampling(self) -> None:
@@ -956,9 +957,7 @@ class Observer:
         changed_core = np.bincount(self._core.point, weights=asked, minlength=N_POINTS)
         outlined = self._outlined(reading.accepted, changed_core >= RIM_ASKED * self._core.count)
         if outlined.any():
-            boosted = np.where(
-                asked & spread(outlined, self._core.count), np.float32(1.0), boosted
-            )
+            boosted = np.where(asked & spread(outlined, self._core.count), np.float32(1.0), boosted)
         if boosted is core_evidence:
             return self._nearer_in_line(evidence, core_evidence, reading)
         raised = np.bincount(self._core.point, weights=boosted - core_evidence, minlength=N_POINTS)
@@ -1094,7 +1093,9 @@ class Observer:
         read = np.concatenate([pairs, others])
         colours = [
             # (the tilt of uneven light is the same on both sides of an edge: gains suffice)
-            feature_columns(*(self._read_at(_rows(index, read)) / self._light.gain[:, None]))
+            feature_columns(
+                *(self._read_at(np.take(index, read, axis=1)) / self._light.gain[:, None])
+            )
             for index in self._rim_frame
         ]
         # (the norm of the differences, as numpy's, summed in its order)
@@ -1213,9 +1214,7 @@ class Observer:
         nearest = self._nearest_tier(accepted)
         idx = self._core.index
         use = (
-            foreground[idx]
-            & spread(accepted, self._core.count)
-            & (nearest[idx] <= self._core_tier)
+            foreground[idx] & spread(accepted, self._core.count) & (nearest[idx] <= self._core_tier)
         )
         pts, rows = self._core.point[use], _rows(feats, idx[use])
         n = np.bincount(pts, minlength=N_POINTS)
@@ -1232,9 +1231,7 @@ class Observer:
         # however much of the disc the lines cross.
         idx, pts = self._top.index, self._top.point
         use = (
-            self._top_inside
-            & spread(accepted, self._top.count)
-            & (nearest[idx] <= self._top_tier)
+            self._top_inside & spread(accepted, self._top.count) & (nearest[idx] <= self._top_tier)
         )
         if self._ref_features is not None:
             use = np.flatnonzero(use)
