@@ -79,13 +79,23 @@ def features(bgr: np.ndarray) -> np.ndarray:
     third axis does and is weighted separately (shadows darken, tokens differ).
     """
     bgr = np.asarray(bgr, dtype=np.float32)
-    b, g, r = bgr[..., 0], bgr[..., 1], bgr[..., 2]
-    total = b + g + r + _EPS
     out = np.empty(bgr.shape[:-1] + (3,), np.float32)
-    out[..., 0] = (r - g) / total / CHROMA_SCALE
-    out[..., 1] = (r + g - 2 * b) / total / CHROMA_SCALE
-    out[..., 2] = np.log(total / 3) / LIGHT_SCALE
+    for k, column in enumerate(feature_columns(bgr[..., 0], bgr[..., 1], bgr[..., 2])):
+        out[..., k] = column
     return out
+
+
+def feature_columns(
+    b: np.ndarray, g: np.ndarray, r: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`features` of separate float32 B, G and R arrays, as three arrays: numpy runs
+    several times faster on whole columns than on the interleaved channels of pixel rows."""
+    total = b + g + r + _EPS
+    return (
+        (r - g) / total / CHROMA_SCALE,
+        (r + g - 2 * b) / total / CHROMA_SCALE,
+        np.log(total / 3) / LIGHT_SCALE,
+    )
 
 
 def noise_scale(reference_bgr: np.ndarray) -> np.ndarray:
@@ -365,9 +375,11 @@ def match_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     means nothing for greys), saturation as the ratio of the two (above a noise floor),
     brightness difference counts less.
     """
+    # Worked out as (m, n) and returned transposed: numpy's inner loops then run over the many
+    # rows of ``a`` rather than the few of ``b`` (over a handful, each step costs far more).
     return _distance(
-        np.asarray(a, np.float32).reshape(-1, 1, 3), np.asarray(b, np.float32).reshape(1, -1, 3)
-    )
+        np.asarray(a, np.float32).reshape(1, -1, 3), np.asarray(b, np.float32).reshape(-1, 1, 3)
+    ).T
 
 
 def pair_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -12,9 +12,8 @@ partly hidden by a nearer one is still found from its uncovered part, while an
 empty point that only saw someone else's token has nothing left to explain.
 
 The rounds are few (each accepts all non-overlapping winners at once), and a
-round after the first costs in proportion to the pixels it explained: their
-entries, found through a precomputed pixel-ordered index, are subtracted from
-each point's running sums.
+round after the first subtracts from each point's running sums only the
+entries of the pixels it explained.
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.footprint import PixelSets, concatenated_ranges
+from vision.footprint import PixelSets, spread
 
 EVIDENCE_THRESHOLD = 0.5  # per-pixel evidence above this argues for a token, below against
 RING_WEIGHT = 0.5  # change around a token's outline that it does not explain counts against it
@@ -69,12 +68,14 @@ class TokenSelector:
         #: Core pixels a point needs still unexplained to be judged.
         self.min_open = np.maximum(MIN_OPEN_PIXELS, MIN_OPEN_SHARE * core.count)
         self._rival_a, self._rival_b = _rivals(silhouette)
-        # Core and ring entries in one list (ring points numbered n..2n-1), and the same
-        # entries grouped by pixel, so that a round touches only the pixels it explained.
+        # Core and ring entries in one list (ring points numbered n..2n-1), grouped by point:
+        # each point's open entries and their sum are counted once, then only changed.
         self._entry_point = np.concatenate([core.point, ring.point + self.n_points])
-        entry_pixel = np.concatenate([core.index, ring.index])
-        self._by_pixel = np.argsort(entry_pixel, kind="stable")
-        self._pixel_start = np.searchsorted(entry_pixel[self._by_pixel], np.arange(n_pixels + 1))
+        self._entry_pixel = np.concatenate([core.index, ring.index])
+        self._entry_count = np.bincount(self._entry_point, minlength=2 * self.n_points)
+        self._has_entries = self._entry_count > 0
+        self._entry_start = (np.cumsum(self._entry_count) - self._entry_count)[self._has_entries]
+        self._core_start = (np.cumsum(core.count) - core.count)[core.count > 0]
 
     def select(self, evidence: np.ndarray, core_evidence: np.ndarray | None = None) -> Selection:
         """``evidence``: 0..1 per pixel, how surely it changed; ``core_evidence`` the same per
@@ -87,16 +88,19 @@ class TokenSelector:
         value = np.concatenate([core_net, -RING_WEIGHT * evidence[self.ring.index]]).astype(
             np.float64
         )
-        # Per entry point (core, then ring): open entries and the sum of their values. Each
-        # round subtracts the entries of the pixels it explained (far fewer than all).
-        counts = np.bincount(self._entry_point, minlength=2 * n).astype(np.float64)
-        sums = np.bincount(self._entry_point, weights=value, minlength=2 * n)
+        # Per entry point (core, then ring): open entries and the sum of their values (each
+        # point's entries are one run). Each round subtracts the entries of the pixels it
+        # explained (far fewer than all).
+        counts = self._entry_count.astype(np.float64)
+        sums = np.zeros(2 * n)
+        sums[self._has_entries] = np.add.reduceat(value, self._entry_start)
         uncovered = np.ones(self.n_pixels, bool)
         accepted = np.zeros(n, bool)
         score, open_core = _score(sums, counts, n)
         # A point without a single changed core pixel can never be a token.
-        active = (
-            np.bincount(self.core.point, weights=core_net > -EVIDENCE_THRESHOLD, minlength=n) > 0
+        active = np.zeros(n, bool)
+        active[self.core.count > 0] = np.maximum.reduceat(core_net, self._core_start) > (
+            -EVIDENCE_THRESHOLD
         )
         for _ in range(MAX_ROUNDS):
             eligible = ~accepted & active & (score >= MIN_SCORE) & (open_core >= self.min_open)
@@ -127,13 +131,13 @@ class TokenSelector:
         another set of explained pixels than :meth:`select` ended with."""
         n = self.n_points
         core, ring = self.core, self.ring
-        mine = np.flatnonzero(points[core.point])
+        mine = np.flatnonzero(spread(points, core.count))
         at, of = core.index[mine], core.point[mine]
         core_open = uncovered[at]
         n_core = np.bincount(of, weights=core_open, minlength=n)
         net = (core_evidence[mine] - EVIDENCE_THRESHOLD) * core_open
         core_mean = np.bincount(of, weights=net, minlength=n) / np.maximum(n_core, 1)
-        mine = np.flatnonzero(points[ring.point])
+        mine = np.flatnonzero(spread(points, ring.count))
         at, of = ring.index[mine], ring.point[mine]
         ring_open = uncovered[at]
         n_ring = np.bincount(of, weights=ring_open, minlength=n)
@@ -145,10 +149,8 @@ class TokenSelector:
         fresh = np.zeros(self.n_pixels, bool)
         fresh[pixels] = True
         fresh &= uncovered
-        newly = np.flatnonzero(fresh)
-        uncovered[newly] = False
-        start = self._pixel_start[newly]
-        return self._by_pixel[concatenated_ranges(start, self._pixel_start[newly + 1] - start)]
+        uncovered &= ~fresh
+        return np.flatnonzero(fresh[self._entry_pixel])
 
     def _beaten(self, score: np.ndarray, eligible: np.ndarray) -> np.ndarray:
         """Eligible points with an eligible overlapping rival that scores higher (ties: the

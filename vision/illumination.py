@@ -64,10 +64,11 @@ class LightField:
         self, size: tuple[int, int], sample_flat: np.ndarray, reference_samples: np.ndarray
     ) -> None:
         self._x, self._y = coordinates(sample_flat, size)
-        reference = np.asarray(reference_samples, np.float32)
-        self._reference_ok = lowest_channel(reference) > 20  # dark: meaningless ratios
+        # Kept as B, G and R planes (``(3, n)``), as the frame's samples are measured.
+        reference = _planes(reference_samples)
+        self._reference_ok = lowest_channel(reference.T) > 20  # dark: meaningless ratios
         # Channels a brighter light can newly clip (those the reference clips say nothing).
-        self._clippable = (reference < CLIPPED) & self._reference_ok[:, None]
+        self._clippable = (reference < CLIPPED) & self._reference_ok
         self._reference = np.maximum(reference, 1.0)
         self._log_reference = np.log(self._reference)
 
@@ -76,31 +77,32 @@ class LightField:
         frame's: the tilt from the mean log ratio of the channels (start from its median,
         keep the samples near it, fit the plane, keep the samples near the plane, fit
         again), then each channel's gain as its median ratio once the tilt is undone."""
-        frame = np.asarray(frame_samples, np.float32)
-        usable = np.flatnonzero(self._reference_ok & ratio_usable(frame))
+        frame = _planes(frame_samples)
+        usable = np.flatnonzero(self._reference_ok & ratio_usable(frame.T))
         if len(usable) < MIN_SAMPLES:
             return UNCHANGED
-        log_ratio = np.log(frame[usable]) - self._log_reference[usable]  # (m, 3)
-        channels = [np.ascontiguousarray(log_ratio[:, k]) for k in range(3)]
-        level = (channels[0] + channels[1] + channels[2]) / np.float32(3.0)
+        log_ratio = np.log(np.take(frame, usable, axis=1)) - np.take(
+            self._log_reference, usable, axis=1
+        )
+        level = (log_ratio[0] + log_ratio[1] + log_ratio[2]) / np.float32(3.0)
         tilt = _tilt(level, self._x[usable], self._y[usable])
         # The gains over every usable sample (the median already ignores the changed ones),
         # so that under even light they are exactly the plain median ratios.
         ratio = self._untilted_ratio(frame, usable, tilt)
-        gain = np.array([_median(np.ascontiguousarray(ratio[:, k])) for k in range(3)], np.float32)
+        gain = np.array([_median(channel) for channel in ratio], np.float32)
         light = Light(gain=gain, tilt=tilt)
         # A few samples the light clipped barely move the medians (leaving out a share q of
         # the highest ratios moves a median only to their (1 - q) / 2 quantile); many do.
         newly_clipped = (frame >= CLIPPED) & self._clippable
-        if (newly_clipped.sum(axis=0) > CENSORED_SHARE * len(frame)).any():
+        if (newly_clipped.sum(axis=1) > CENSORED_SHARE * frame.shape[1]).any():
             return self._uncensored(frame, light)
         return light
 
     def _untilted_ratio(self, frame: np.ndarray, rows: np.ndarray, tilt: np.ndarray) -> np.ndarray:
-        """``(m, 3)``: the frame-to-reference ratios of the samples ``rows`` with the
-        brightness ``tilt`` taken off (what is left is the channel gains)."""
+        """``(3, m)``: the frame-to-reference ratios of the samples ``rows`` (of the frame's
+        planes) with the brightness ``tilt`` taken off (what is left is the channel gains)."""
         lit = Light(gain=UNCHANGED.gain, tilt=tilt).brightness(self._x[rows], self._y[rows])
-        return frame[rows] / self._reference[rows] * np.exp(-lit)[:, None]
+        return np.take(frame, rows, axis=1) / np.take(self._reference, rows, axis=1) * np.exp(-lit)
 
     def _uncensored(self, frame: np.ndarray, light: Light) -> Light:
         """The light measured again where the frame clips: without the clipping's bias. Where
@@ -110,28 +112,32 @@ class LightField:
         used instead where the light measured so far keeps its reference clear of clipping
         (chosen by the reference, not by the frame's own noise); twice, since the first
         measure is biased low and lets a few clipped ones in."""
-        ok = self._reference_ok[:, None] & (frame > 5)
+        ok = self._reference_ok & (frame > 5)
         log_ratio = np.log(np.maximum(frame, 1.0)) - self._log_reference
         for _ in range(2):
-            lit = np.exp(light.brightness(self._x, self._y))[:, None]
-            clear = ok & (self._reference * (light.gain * lit) < CLIP_HEADROOM * CLIPPED)
-            n_clear = clear.sum(axis=0)
+            lit = np.exp(light.brightness(self._x, self._y))
+            clear = ok & (self._reference * (light.gain[:, None] * lit) < CLIP_HEADROOM * CLIPPED)
+            n_clear = clear.sum(axis=1)
             if (n_clear < MIN_SAMPLES).any():
                 return light
             # Each sample's log brightness change, over the channels it has clear (each less
             # its channel's gain: the channels clear differ from sample to sample).
-            deviation = np.where(clear, log_ratio - np.log(light.gain), 0.0)
-            count = clear.sum(axis=1)
+            deviation = np.where(clear, log_ratio - np.log(light.gain)[:, None], 0.0)
+            count = clear.sum(axis=0)
             have = count > 0
-            level = (deviation.sum(axis=1)[have] / count[have]).astype(np.float32)
+            total = deviation[0] + deviation[1] + deviation[2]
+            level = (total[have] / count[have]).astype(np.float32)
             tilt = _tilt(level, self._x[have], self._y[have])
-            ratio = self._untilted_ratio(frame, np.arange(len(frame)), tilt)
-            gain = np.array(
-                [_median(np.ascontiguousarray(ratio[clear[:, k], k])) for k in range(3)],
-                np.float32,
-            )
+            ratio = self._untilted_ratio(frame, np.arange(frame.shape[1]), tilt)
+            gain = np.array([_median(ratio[k][clear[k]]) for k in range(3)], np.float32)
             light = Light(gain=gain, tilt=tilt)
         return light
+
+
+def _planes(samples: np.ndarray) -> np.ndarray:
+    """``(3, n)`` contiguous float32 B, G and R planes of ``(n, 3)`` samples (no copy when they
+    are a view of such planes)."""
+    return np.ascontiguousarray(np.asarray(samples, np.float32).T)
 
 
 def _tilt(level: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -58,6 +58,7 @@ from calibration.colours import (
     RGB,
     ColourModel,
     colour_shares,
+    feature_columns,
     features,
     grey_world,
     highest_channel,
@@ -68,7 +69,14 @@ from calibration.colours import (
 )
 from calibration.plate_colour import corrected, estimate_plate_loss
 from vision.explain import EVIDENCE_THRESHOLD, MIN_SCORE, RING_WEIGHT, Selection, TokenSelector
-from vision.footprint import N_POINTS, Footprints, PixelSets, build_footprints, working_size
+from vision.footprint import (
+    N_POINTS,
+    Footprints,
+    PixelSets,
+    build_footprints,
+    spread,
+    working_size,
+)
 from vision.hands import HandGrid, MotionDetector
 from vision.illumination import UNCHANGED, LightField, coordinates
 from vision.observation import FrameError, Observation, check_frame
@@ -108,6 +116,7 @@ TEXTURE_PLAINER = 0.5
 TEXTURE_KEPT = 0.5  # frame/reference brightness correlation above which the texture is still there
 TEXTURE_FLAT = 0.5  # a replaced texture whose spread fell below this share of its own is gone
 PLATE_ESTIMATES_KEPT = 8  # estimates remembered by token set (each costs milliseconds)
+TIER_MEMO = 8  # point sets whose silhouettes' tiers are remembered (see Observer._nearest_tier)
 PLATE_FOLLOW = 0.3  # how fast the learned per-plate colour loss follows new frames
 NOISE_SIGMAS = 5.0  # a change must also stand this far out of the sensor noise
 MAX_NOISE = 6.0  # grey levels; more "noise" than this is a changed scene, not a sensor
@@ -142,6 +151,12 @@ def shrink(image_bgr: np.ndarray, size: tuple[int, int]) -> np.ndarray:
 def _rows(array: np.ndarray, index: np.ndarray) -> np.ndarray:
     """``array[index]`` for rows of pixels: ``np.take`` gathers rows several times faster."""
     return np.take(array, index, axis=0)
+
+
+def _planar_rows(planar: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``(n, 3)`` rows ``index`` of ``(3, N)`` channel planes (a view of a ``(3, n)`` gather:
+    gathering from the transposed planes would copy them whole first)."""
+    return np.take(planar, index, axis=1).T
 
 
 def _local(pixel_sets: PixelSets, positions: np.ndarray) -> PixelSets:
@@ -243,8 +258,7 @@ class Observer:
             self._inv_chroma_noise2 = (1.0 / noise[:, 0] ** 2).astype(np.float32)
             self._inv_light_noise2 = (1.0 / noise[:, 1] ** 2).astype(np.float32)
             self._prepare_rim(ref_small)
-            # Brightness-feature noise per grey level of each top-disc pixel, squared.
-            self._top_light_noise2 = noise[self._top.index, 1].astype(np.float64) ** 2
+            self._prepare_texture()
             self._textured_rows = (
                 ref_px[self._grid_local].mean(axis=1).reshape(self._grid.shape).std(axis=1) >= 1.0
             )
@@ -316,12 +330,19 @@ class Observer:
         self._top_inside = np.isin(
             top.point * n_px + top.index, fp.core.point * n_px + fp.core.index
         )
+        # Silhouette pixels ordered by tier (points in order within one): with each point's
+        # tier and pixel count in that order, a set of points' pixels are a repeat away.
         order = np.argsort(fp.tier[self._silhouette.point], kind="stable")
+        by_tier = np.argsort(fp.tier, kind="stable")
         self._silhouette_by_tier = (
             self._silhouette.index[order],
-            self._silhouette.point[order],
+            by_tier,
+            self._silhouette.count[by_tier],
             fp.tier[self._silhouette.point[order]].astype(np.int8),
         )
+        self._tier_memo: dict[tuple[bytes, bool], np.ndarray] = {}
+        self._core_tier = fp.tier[self._core.point]
+        self._top_tier = fp.tier[self._top.point]
         self._selector = TokenSelector(self._core, self._ring, self._silhouette, len(positions))
         # Core pixels a printed line of a plate above crosses: the line hides the token there.
         self._core_behind_line = (
@@ -365,28 +386,56 @@ class Observer:
         pair = np.sqrt(n_in**2 + n_out**2)
         self._rim_noise = (np.sqrt(2.0) * pair.sum(axis=1)).astype(np.float32)
 
+    def _prepare_texture(self) -> None:
+        """What :meth:`_texture_replaced` sums over the empty board's top discs, once: the
+        reference brightness of each top-disc sample, and per point and part of its disc
+        (``(N_POINTS, 3)`` each, see ``_top_part``), the count of samples, the sums of their
+        reference brightness and its square, and of their brightness noise variance per grey
+        level."""
+        self._texture_key = 3 * self._top.point + self._top_part
+        reference = self._ref_features[self._top.index, 2].astype(np.float64)
+        noise2 = 1.0 / self._inv_light_noise2[self._top.index].astype(np.float64)
+        self._top_reference_light = reference
+        self._texture_reference = [
+            self._texture_sums(w) for w in (None, reference, reference * reference, noise2)
+        ]
+
+    def _texture_sums(self, weights: np.ndarray | None) -> np.ndarray:
+        """``(N_POINTS, 3)`` sums of ``weights`` (per top-disc sample; None: counts) by point
+        and by part of its disc."""
+        return np.bincount(self._texture_key, weights=weights, minlength=3 * N_POINTS).reshape(
+            N_POINTS, 3
+        )
+
     def _frame_indices(self, working: np.ndarray) -> np.ndarray:
-        """``(n, k)`` flat indices of the frame pixels averaged into each working pixel (with
-        exact halvings: the working pixel itself, read from the shrunk frame)."""
+        """``(k, n)`` flat indices of the frame pixels averaged into each working pixel (with
+        exact halvings: the working pixel itself, read from the shrunk frame). One contiguous
+        row per sample: a gather copies a strided index array first."""
         width, height = self.footprints.size
         frame_w, frame_h = self.camera.image_size
         if self._shrink_first:
-            return working[:, None]
+            return working[None, :]
         sx, sy = self.footprints.scale
         x, y = working % width, working // width
         offsets = (0.25, 0.75)
         columns = [np.clip(np.floor((x + f) / sx), 0, frame_w - 1) for f in offsets]
         rows = [np.clip(np.floor((y + f) / sy), 0, frame_h - 1) for f in offsets]
-        return np.stack([(r * frame_w + c).astype(np.int64) for r in rows for c in columns], axis=1)
+        return np.stack([(r * frame_w + c).astype(np.int64) for r in rows for c in columns])
 
     def _read_at(self, index: np.ndarray) -> np.ndarray:
-        """``(n, 3)`` float32 colours of working pixels (``_frame_indices`` rows) of the frame
-        being read."""
+        """``(3, n)`` float32 B, G and R planes of working pixels (``_frame_indices`` columns) of
+        the frame being read: per-channel arithmetic on whole planes runs several times faster
+        than on rows of three. The frame pixels are summed as integers (exact, and cheaper)."""
         source = self._small if self._shrink_first else self._frame.reshape(-1, 3)
-        total = _rows(source, index[:, 0]).astype(np.float32)
-        for k in range(1, index.shape[1]):
-            total += _rows(source, index[:, k])
-        return total * np.float32(1.0 / index.shape[1])
+        total = _rows(source, index[0])
+        if len(index) > 1:
+            total = total.astype(np.uint16)
+            for samples in index[1:]:
+                total += _rows(source, samples)
+        planes = total.T.astype(np.float32, order="C")
+        if len(index) > 1:
+            planes *= np.float32(1.0 / len(index))
+        return planes
 
     def _prepare_frame_sampling(self) -> None:
         """Where in the full frame each gathered working pixel is read: a 2x2 spread of frame
@@ -399,7 +448,7 @@ class Observer:
         self._frame_index = self._frame_indices(self._positions)
 
     def _sample(self, frame: np.ndarray) -> np.ndarray:
-        """``(n, 3)`` float32 colours of the gathered working pixels of a full frame."""
+        """``(3, n)`` float32 B, G and R planes of the gathered working pixels of a full frame."""
         self._frame = frame
         if self._shrink_first:
             self._small = shrink(frame, self.footprints.size).reshape(-1, 3)
@@ -432,8 +481,8 @@ class Observer:
         frame = self._check_frame(frame_bgr)
         fp = self.footprints
         px = self._sample(frame)
-        grid_px = _rows(px, self._grid_local)
-        grey = (grid_px[:, 0] + grid_px[:, 1] + grid_px[:, 2]) * np.float32(1.0 / 3.0)
+        grid_px = np.take(px, self._grid_local, axis=1)
+        grey = (grid_px[0] + grid_px[1] + grid_px[2]) * np.float32(1.0 / 3.0)
         if float(grey.std()) < 2.0:  # blank, covered lens, or a failed decode
             self._motion.reset()
             return self._blind()
@@ -454,12 +503,12 @@ class Observer:
         # Where a point's printed texture is gone (not merely darker), darkening is a token.
         replaced, flattened = self._texture_replaced(feats)
         if replaced.any():
-            mine = replaced[self._core.point]
+            mine = spread(replaced, self._core.count)
             core_evidence = evidence[self._core.index]
             core_evidence[mine] = _evidence(unshaded[self._core.index[mine]])
             # A top disc whose texture gave way to a plain surface holds a token even when
             # that token is the table's colour and changed its pixels little.
-            core_evidence[flattened[self._core.point]] = 1.0
+            core_evidence[spread(flattened, self._core.count)] = 1.0
         else:
             core_evidence = evidence[self._core.index]
         # An unchanged pixel behind a printed line of a plate above can show neither a token
@@ -473,7 +522,7 @@ class Observer:
             ),
         )
         score, accepted, visible_core = reading.score, reading.accepted, reading.open_core
-        explained = self._paint(self._silhouette, accepted)
+        explained = self._covered(accepted)
         unexplained = foreground & ~explained
         hand_present = self._hand(unexplained)
         changed_fraction = self._grid.changed_fraction(unexplained[self._grid_local])
@@ -499,7 +548,7 @@ class Observer:
             reading = self._in_line_by_colour(feats, foreground, reading)
         if reading.accepted is not accepted:
             score, accepted, visible_core = reading.score, reading.accepted, reading.open_core
-            explained = self._paint(self._silhouette, accepted)
+            explained = self._covered(accepted)
         self._remember_calm(feats, explained, accepted, calm=not hand_present and compare_previous)
         visibility = fp.token_visibility(accepted)
         if hand_present:
@@ -553,8 +602,10 @@ class Observer:
         last_px, _, _, last_grey = self._last_read
         diff = np.abs(px - last_px)
         # Noise of a difference of two frames, robustly (most of the board is unchanged).
-        noise = float(np.clip(1.4826 * np.median(_rows(diff, self._light_samples)), 1.0, MAX_NOISE))
-        largest = np.maximum(np.maximum(diff[:, 0], diff[:, 1]), diff[:, 2])
+        noise = float(
+            np.clip(1.4826 * np.median(np.take(diff, self._light_samples, axis=1)), 1.0, MAX_NOISE)
+        )
+        largest = highest_channel(diff.T)
         changed = largest > np.float32(STILL_SIGMAS * noise)
         in_core = np.bincount(
             self._core.point, weights=changed[self._core.index], minlength=N_POINTS
@@ -656,8 +707,8 @@ class Observer:
         moved_in = moved_in & (open_core <= 0)
         if not moved_in.any():
             return open_core
-        uncovered = ~self._paint(self._silhouette, accepted & ~moved_in)
-        mine = moved_in[self._core.point]
+        uncovered = ~self._covered(accepted & ~moved_in)
+        mine = spread(moved_in, self._core.count)
         open_core = open_core.copy()
         open_core[moved_in] = np.bincount(
             self._core.point[mine], weights=uncovered[self._core.index[mine]], minlength=N_POINTS
@@ -742,24 +793,26 @@ class Observer:
         )
 
     def _change(self, px: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Gain-normalised features of the gathered pixels and how far each is from the
-        empty board, in feature units, set to 0 where the difference is within the
-        sensor noise (dark pixels have noisy colour: judged against their own noise);
-        with darkening counted at ``SHADOW_WEIGHT`` and, last, at full weight."""
+        """Gain-normalised features (``(n, 3)`` rows) of the gathered pixels (``(3, n)``
+        planes) and how far each is from the empty board, in feature units, set to 0 where
+        the difference is within the sensor noise (dark pixels have noisy colour: judged
+        against their own noise); with darkening counted at ``SHADOW_WEIGHT`` and, last, at
+        full weight."""
         if self._ref_px is None:
-            feats = features(px)
+            feats = features(px.T)
             delta = feats - self._estimated_background(feats)
             return feats, _distance(delta, shadow_weight=SHADOW_WEIGHT), _distance(delta)
         grid = self._light_samples
-        grid_px = _rows(px, grid)
+        grid_px = _planar_rows(px, grid)
         lighting = self._light_field.measure(grid_px)
-        balanced = px / lighting.gain
-        feats = features(balanced)
-        grid_balanced = _rows(balanced, grid)
+        balanced = px / lighting.gain[:, None]
+        # One contiguous array per feature axis: the arithmetic below runs at memory speed.
+        columns = list(feature_columns(*balanced))
+        grid_balanced = grid_px / lighting.gain
         tilt_light = None  # the brightness feature uneven light adds to each pixel
         if lighting.tilt.any():  # uneven light moves brightness only (see vision.illumination)
             tilt_light = lighting.brightness(self._x, self._y) * np.float32(1.0 / LIGHT_SCALE)
-            feats[:, 2] -= tilt_light
+            columns[2] -= tilt_light
             grid_balanced = grid_balanced * np.exp(-lighting.brightness(*self._grid_xy))[:, None]
         # Noise of a pixel difference (robust: most of the board did not change), over the
         # channels clipped on neither side (a clipped channel differs by the light, not noise).
@@ -775,17 +828,20 @@ class Observer:
             )
         )
         self._sigma, self._light = sigma, lighting
-        # One contiguous array per feature axis: the arithmetic below runs at memory speed.
-        d0, d1, light = (feats[:, k] - self._ref_columns[k] for k in range(3))
+        feats = np.stack(columns, axis=1)
+        d0, d1, light = (columns[k] - self._ref_columns[k] for k in range(3))
         chroma2 = d0 * d0 + d1 * d1
         significant = self._beyond_noise(chroma2, light)
         # Where either side is clipped, compare only what the clipped channels allow (asked of
         # the pixels that changed: granting a clipped channel its doubt only shrinks a change).
-        clipped = highest_channel(px) >= CLIPPED
+        clipped = highest_channel(px.T) >= CLIPPED
         hot = np.flatnonzero(significant & (clipped | self._ref_any_clipped))
         if len(hot):
             frame, reference = unclipped_pair(
-                balanced[hot], px[hot] >= CLIPPED, self._ref_px[hot], self._ref_clipped[hot]
+                _planar_rows(balanced, hot),
+                _planar_rows(px, hot) >= CLIPPED,
+                self._ref_px[hot],
+                self._ref_clipped[hot],
             )
             delta = features(frame) - features(reference)
             if tilt_light is not None:  # (taken off the frame's features above too)
@@ -821,10 +877,9 @@ class Observer:
         board = feats[self._grid_local[self._grid_on_board]]
         return np.broadcast_to(np.median(board, axis=0), feats.shape)
 
-    def _paint(self, pixel_sets: PixelSets, points: np.ndarray) -> np.ndarray:
-        mask = np.zeros(len(self._positions), bool)
-        mask[pixel_sets.select(points)] = True
-        return mask
+    def _covered(self, points: np.ndarray) -> np.ndarray:
+        """Per gathered pixel: does a token on one of ``points`` (a mask) cover it?"""
+        return self._nearest_tier(points) >= 0
 
     @staticmethod
     def _fit(
@@ -848,14 +903,11 @@ class Observer:
         there, not a hand's edge or a nearer token's rim."""
         if self._ref_features is None:
             return np.zeros(N_POINTS, bool), np.zeros(N_POINTS, bool)
-        pts, idx = self._top.point, self._top.index
-        f, r = feats[idx, 2].astype(np.float64), self._ref_features[idx, 2].astype(np.float64)
+        f, r = feats[self._top.index, 2].astype(np.float64), self._top_reference_light
         # One pass of sums, by point and by part of the disc (see ``_top_part``).
-        key = 3 * pts + self._top_part
-        sums = [
-            np.bincount(key, weights=w, minlength=3 * N_POINTS).reshape(N_POINTS, 3)
-            for w in (None, f, r, f * f, r * r, f * r, self._top_light_noise2)
-        ]
+        count, sr, srr, noise = self._texture_reference
+        sf, sff, sfr = (self._texture_sums(w) for w in (f, f * f, f * r))
+        sums = (count, sf, sr, sff, srr, sfr, noise)
 
         def spread(part: list[int]) -> tuple[np.ndarray, ...]:
             """Count, reference and frame variance, their covariance and the mean noise
@@ -911,8 +963,12 @@ class Observer:
             return self._nearer_in_line(evidence, core_evidence, reading)
         # Pixels within the sensor noise of the empty board are explained by it, and those an
         # accepted token covers by that token (the change counts once).
-        taken = self._paint(self._silhouette, reading.accepted)
-        asked = undecided[self._core.point] & changed[self._core.index] & ~taken[self._core.index]
+        taken = self._covered(reading.accepted)
+        asked = (
+            spread(undecided, self._core.count)
+            & changed[self._core.index]
+            & ~taken[self._core.index]
+        )
         colour_evidence = self._colour_evidence(feats, asked)
         boosted = core_evidence
         if colour_evidence is not None:
@@ -921,7 +977,7 @@ class Observer:
         changed_core = np.bincount(self._core.point, weights=asked, minlength=N_POINTS)
         outlined = self._outlined(reading.accepted, changed_core >= RIM_ASKED * self._core.count)
         if outlined.any():
-            boosted = np.where(asked & outlined[self._core.point], np.float32(1.0), boosted)
+            boosted = np.where(asked & spread(outlined, self._core.count), np.float32(1.0), boosted)
         if boosted is core_evidence:
             return self._nearer_in_line(evidence, core_evidence, reading)
         raised = np.bincount(self._core.point, weights=boosted - core_evidence, minlength=N_POINTS)
@@ -1016,7 +1072,7 @@ class Observer:
         others[held] = False
         involved = np.zeros(N_POINTS, bool)
         involved[held] = involved[rival] = True
-        uncovered = ~self._paint(self._silhouette, others)
+        uncovered = ~self._covered(others)
         return self._selector.score_points(evidence, core_evidence, uncovered, involved)
 
     def _ties(
@@ -1050,16 +1106,21 @@ class Observer:
         taken[self._rim_silhouette.select(accepted)] = True
         inside, outside = self._rim_local
         clear = ~taken[inside] & ~taken[outside]
-        pairs = np.flatnonzero(asked[self._rim_point] & clear)
-        others = np.flatnonzero(~asked[self._rim_point] & ~accepted[self._rim_point] & clear)
+        asked_pairs = spread(asked, self._rim_count)
+        pairs = np.flatnonzero(asked_pairs & clear)
+        others = np.flatnonzero(~asked_pairs & ~spread(accepted, self._rim_count) & clear)
         others = others[:: max(1, -(-len(others) // RIM_NULL_PAIRS))]
         read = np.concatenate([pairs, others])
         colours = [
             # (the tilt of uneven light is the same on both sides of an edge: gains suffice)
-            features(self._read_at(_rows(index, read)) / self._light.gain)
+            feature_columns(
+                *(self._read_at(np.take(index, read, axis=1)) / self._light.gain[:, None])
+            )
             for index in self._rim_frame
         ]
-        contrast = np.linalg.norm(colours[0] - colours[1], axis=1) - self._rim_ref_contrast[read]
+        # (the norm of the differences, as numpy's, summed in its order)
+        d0, d1, d2 = (colours[0][k] - colours[1][k] for k in range(3))
+        contrast = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2) - self._rim_ref_contrast[read]
         z = contrast / (self._sigma * self._rim_noise[read])
         level = RIM_SIGMAS_ALONE
         if len(others) >= RIM_NULL_MIN:
@@ -1085,12 +1146,11 @@ class Observer:
         accepted = reading.accepted
         if len(keys) < 2 or not accepted.any():
             return reading
-        tier = self.footprints.tier
         nearest = self._nearest_tier(accepted)
         farthest = self._nearest_tier(accepted, farthest=True)
-        entries = np.flatnonzero(accepted[self._core.point] & ~self._core_behind_line)
+        entries = np.flatnonzero(spread(accepted, self._core.count) & ~self._core_behind_line)
         idx, pts = self._core.index[entries], self._core.point[entries]
-        own_tier = tier[pts]
+        own_tier = self._core_tier[entries]
         seen = nearest[idx] <= own_tier
         behind = seen & (farthest[idx] < own_tier)  # in front of a farther accepted token
         count = np.bincount(pts, weights=behind, minlength=N_POINTS)
@@ -1119,16 +1179,28 @@ class Observer:
 
     def _nearest_tier(self, points: np.ndarray, *, farthest: bool = False) -> np.ndarray:
         """Per gathered pixel, the highest tier of the given points' silhouettes there (-1: none);
-        with ``farthest``, the lowest (4: none). Silhouette pixels are stored ordered by tier,
-        so the last write is the nearest token (the first, written last in reverse, the farthest)."""
-        index, point, tier = self._silhouette_by_tier
-        chosen = points[point]
-        if not farthest:
-            out = np.full(len(self._positions), -1, np.int8)
+        with ``farthest``, the lowest (4: none). Read-only: one frame asks several times for
+        the same points, and a stream for the same points frame after frame, so the last few
+        answers are kept."""
+        key = (points.tobytes(), farthest)
+        memo = self._tier_memo
+        if key not in memo:
+            if len(memo) >= TIER_MEMO:
+                del memo[next(iter(memo))]
+            memo[key] = self._paint_tiers(points, farthest)
+        return memo[key]
+
+    def _paint_tiers(self, points: np.ndarray, farthest: bool) -> np.ndarray:
+        """:meth:`_nearest_tier` worked out. Silhouette pixels are stored ordered by tier, so
+        the last write is the nearest token (the first, written last in reverse, the farthest)."""
+        index, point_order, count, tier = self._silhouette_by_tier
+        chosen = np.repeat(points[point_order], count)
+        out = np.full(len(self._positions), 4 if farthest else -1, np.int8)
+        if farthest:
+            out[index[chosen][::-1]] = tier[chosen][::-1]
+        else:
             out[index[chosen]] = tier[chosen]
-            return out
-        out = np.full(len(self._positions), 4, np.int8)
-        out[index[chosen][::-1]] = tier[chosen][::-1]
+        out.setflags(write=False)
         return out
 
     def _hand(self, unexplained: np.ndarray) -> bool:
@@ -1159,17 +1231,15 @@ class Observer:
     ) -> tuple[np.ndarray, np.ndarray]:
         mean = np.zeros((N_POINTS, 3))
         used = np.zeros(N_POINTS, np.int64)
-        tier = self.footprints.tier
         nearest = self._nearest_tier(accepted)
-        idx, pts = self._core.index, self._core.point
-        use = foreground[idx] & accepted[pts] & (nearest[idx] <= tier[pts])
-        n = np.bincount(pts[use], minlength=N_POINTS)
+        idx = self._core.index
+        use = (
+            foreground[idx] & spread(accepted, self._core.count) & (nearest[idx] <= self._core_tier)
+        )
+        pts, rows = self._core.point[use], _rows(feats, idx[use])
+        n = np.bincount(pts, minlength=N_POINTS)
         sums = np.stack(
-            [
-                np.bincount(pts[use], weights=feats[idx[use], k], minlength=N_POINTS)
-                for k in range(3)
-            ],
-            axis=1,
+            [np.bincount(pts, weights=rows[:, k], minlength=N_POINTS) for k in range(3)], axis=1
         )
         better = n >= 3
         mean[better] = sums[better] / n[better, None]
@@ -1180,7 +1250,9 @@ class Observer:
         # alike, so they dilute the change: where it is largest the token shows most purely,
         # however much of the disc the lines cross.
         idx, pts = self._top.index, self._top.point
-        use = self._top_inside & accepted[pts] & (nearest[idx] <= tier[pts])
+        use = (
+            self._top_inside & spread(accepted, self._top.count) & (nearest[idx] <= self._top_tier)
+        )
         if self._ref_features is not None:
             use = np.flatnonzero(use)
             rows = idx[use]

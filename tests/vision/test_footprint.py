@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from calibration.camera import CameraModel
 from calibration.spec import load_spec
 from rules.timevectors.points import parse_point
-from vision.footprint import PixelSets, build_footprints, concatenated_ranges, working_size
+from vision.footprint import PixelSets, build_footprints, working_size
 
 SPEC = load_spec()
 
@@ -167,17 +167,6 @@ def test_property_select_gives_the_chosen_points_pixels_in_point_order(data, dra
     expected = [original for p, original in enumerate(per_point) if chosen[p]]
     np.testing.assert_array_equal(
         sets.select(chosen), np.concatenate(expected) if expected else np.zeros(0, np.int64)
-    )
-
-
-@given(st.lists(st.tuples(st.integers(-50, 50), st.integers(0, 8)), max_size=12))
-def test_property_concatenated_ranges(ranges):
-    start = np.array([a for a, _ in ranges], np.int64)
-    length = np.array([n for _, n in ranges], np.int64)
-    expected = [np.arange(a, a + n) for a, n in ranges]
-    np.testing.assert_array_equal(
-        concatenated_ranges(start, length),
-        np.concatenate(expected) if expected else np.zeros(0, np.int64),
     )
 
 
