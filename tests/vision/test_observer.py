@@ -95,6 +95,21 @@ def truth_states(tokens: dict[int, int]) -> np.ndarray:
     return truth
 
 
+def assert_finds_only_tokens(
+    seed: int, size: tuple[int, int], cast: bool, names: tuple[str, ...]
+) -> None:
+    """Bench still scene ``seed``: the tokens at ``names`` (visible) are read, and no visible
+    empty point is."""
+    tokens, rendered, image, calibration = still_scene(seed, size, cast=cast)
+    states = Observer(calibration).observe(image, compare_previous=False).states()
+    for name in names:
+        point = parse_point(name)
+        assert point in tokens and rendered.visibility[point] >= 0.5
+        assert states[point] >= 0, name
+    empty = (truth_states(tokens) < 0) & (rendered.visibility >= 0.5)
+    assert not (states[empty] >= 0).any()
+
+
 def learned_to_truth(states: np.ndarray, truth: np.ndarray) -> np.ndarray:
     """Map the observer's own colour numbers to the renderer's by majority (no palette given)."""
     mapping = {}
@@ -597,15 +612,7 @@ def test_a_token_behind_the_lit_edge_of_a_plate_above_is_found(seed, size, cast,
     """The cut edge of a plate above glows across a low token and stays in front of it: it
     must not count as texture the token failed to hide (scenes of the vision bench where a
     token the table's colour, or a dark one on a dark table, was missed)."""
-    tokens, rendered, image, calibration = still_scene(seed, size, cast=cast)
-    observer = Observer(calibration)
-    states = observer.observe(image, compare_previous=False).states()
-    for name in names:
-        point = parse_point(name)
-        assert point in tokens and rendered.visibility[point] >= 0.5
-        assert states[point] >= 0, name
-    empty = (truth_states(tokens) < 0) & (rendered.visibility >= 0.5)
-    assert not (states[empty] >= 0).any()
+    assert_finds_only_tokens(seed, size, cast, names)
 
 
 @pytest.mark.parametrize(
@@ -622,14 +629,7 @@ def test_a_token_that_hides_faint_grain_is_found(seed, size, cast, names):
     than a printed line but far above the sensor noise, and a disc's rim and the pixels
     beside a line in front (blurred into them) correlated with the reference on their own
     (scenes of the vision bench where these tokens were missed)."""
-    tokens, rendered, image, calibration = still_scene(seed, size, cast=cast)
-    states = Observer(calibration).observe(image, compare_previous=False).states()
-    for name in names:
-        point = parse_point(name)
-        assert point in tokens and rendered.visibility[point] >= 0.5
-        assert states[point] >= 0, name
-    empty = (truth_states(tokens) < 0) & (rendered.visibility >= 0.5)
-    assert not (states[empty] >= 0).any()
+    assert_finds_only_tokens(seed, size, cast, names)
 
 
 @pytest.mark.parametrize(
@@ -990,12 +990,4 @@ def test_a_cast_that_clips_most_of_a_pale_table_still_finds_faint_tokens():
     channels hit its cap, and two brown tokens seen through the plates were missed. The
     light is measured again where the reference keeps clear of clipping, and the noise over
     channels clipped on neither side."""
-    tokens, rendered, image, calibration = still_scene(455, (1640, 1232), cast=True)
-    observer = Observer(calibration)
-    states = observer.observe(image, compare_previous=False).states()
-    for name in ("B2Q", "G3Q"):
-        point = parse_point(name)
-        assert point in tokens and rendered.visibility[point] >= 0.5
-        assert states[point] >= 0, name
-    empty = (truth_states(tokens) < 0) & (rendered.visibility >= 0.5)
-    assert not (states[empty] >= 0).any()
+    assert_finds_only_tokens(455, (1640, 1232), True, ("B2Q", "G3Q"))
