@@ -461,6 +461,7 @@ def cluster(
     kept = [sorted(members) for members in groups if members]
     if max_clusters is not None:
         kept = _split_merged_sets(samples[:, 2], kept, max_clusters, min_size)
+        kept = _fold_strays(samples, kept, max_clusters, min_size)
     out = [
         (np.median(samples[members], axis=0).astype(np.float32), np.array(members))
         for members in kept
@@ -480,7 +481,7 @@ def _split_merged_sets(
     tokens vary by chance, so the widening must also stand ``SPREAD_SIGNIFICANCE``
     standard errors out of that chance (of the log of the ratio of their variances: about
     ``2/(n-1)`` each): two sets of 8 alike must not be split on a fluke."""
-    while sum(len(g) >= min_size for g in groups) < limit:
+    while sum(len(g) >= max(min_size, GAP_MIN_SIZE) for g in groups) < limit:
         sets = [g for g in groups if len(g) >= max(min_size, GAP_MIN_SIZE)]
         if len(sets) < 2:
             break
@@ -508,6 +509,26 @@ def _split_merged_sets(
         members = np.array(widest)[order]
         groups = [g for g in groups if g is not widest]
         groups += [sorted(members[:best].tolist()), sorted(members[best:].tolist())]
+    return groups
+
+
+def _fold_strays(
+    samples: np.ndarray, groups: list[list[int]], limit: int, min_size: int
+) -> list[list[int]]:
+    """``groups`` with the smallest groups of fewer than ``GAP_MIN_SIZE`` members joined to
+    the group their members lie nearest on average, while more than ``limit`` groups hold
+    ``min_size`` members: a few odd readings give way to a split set."""
+    groups = [list(g) for g in groups]
+    while sum(len(g) >= min_size for g in groups) > limit:
+        small = [k for k, g in enumerate(groups) if min_size <= len(g) < GAP_MIN_SIZE]
+        if not small:
+            break
+        stray = groups.pop(min(small, key=lambda k: len(groups[k])))
+        nearest = min(
+            range(len(groups)),
+            key=lambda k: float(match_distance(samples[stray], samples[groups[k]]).mean()),
+        )
+        groups[nearest] = sorted(groups[nearest] + stray)
     return groups
 
 

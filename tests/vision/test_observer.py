@@ -970,6 +970,18 @@ def test_a_navy_and_a_blue_set_merged_by_their_chroma_are_read_as_two():
     assert np.sum((read != truth) & visible) <= 5
 
 
+def test_two_odd_readings_do_not_keep_a_navy_and_a_blue_set_merged():
+    """Two of the darkest navy tokens stood apart as a group of their own and took the third
+    colour, so the rest of the navy set stayed merged with the blue one, with no room left
+    to split them (a scene of the vision bench outside the scenes the observer was tuned on:
+    10 wrong points). A group too small to show its own spread gives way to the split."""
+    tokens, rendered, image, calibration = still_scene(632, (1280, 960), cast=False)
+    states = Observer(calibration).observe(image, compare_previous=False).states()
+    truth = truth_states(tokens)
+    visible = rendered.visibility >= 0.5
+    assert np.sum((learned_to_truth(states, truth) != truth) & visible) <= 4
+
+
 @pytest.mark.parametrize("seed, size, cast", [(430, (1280, 960), False), (65, (1640, 1232), True)])
 def test_an_odd_reading_does_not_take_a_colour_of_its_own_and_merge_two_sets(seed, size, cast):
     """A dark token read almost black (deep shadow) stood apart from every set; counted as a
