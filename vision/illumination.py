@@ -10,7 +10,9 @@ so nothing local (a hand resting on one side) can be explained away as light. A 
 scales all three channels of a pixel alike, so it moves only the brightness feature,
 never the chroma ones: applying it costs one multiply-add per pixel. A light bright
 enough to clip much of a pale table leaves a skewed few samples unclipped; it is then
-measured again on the channels the reference keeps clear of clipping.
+measured again on the channels the reference keeps clear of clipping. A reference that
+clipped (the empty board taken under a brighter light) hides how bright it was: its
+clipped channels never measure a gain.
 """
 
 from __future__ import annotations
@@ -70,6 +72,8 @@ class LightField:
         # Channels a brighter light can newly clip (those the reference clips say nothing).
         self._clippable = (reference < CLIPPED) & self._reference_ok
         self._reference = np.maximum(reference, 1.0)
+        # Channels the reference keeps clear of clipping: only they measure a channel's gain.
+        self._headroom = reference < CLIP_HEADROOM * CLIPPED
         self._log_reference = np.log(self._reference)
 
     def measure(self, frame_samples: np.ndarray) -> Light:
@@ -89,7 +93,13 @@ class LightField:
         # The gains over every usable sample (the median already ignores the changed ones),
         # so that under even light they are exactly the plain median ratios.
         ratio = self._untilted_ratio(frame, usable, tilt)
-        gain = np.array([_median(channel) for channel in ratio], np.float32)
+        gain = np.array(
+            [
+                _median(_measurable(channel, room))
+                for channel, room in zip(ratio, self._headroom[:, usable])
+            ],
+            np.float32,
+        )
         light = Light(gain=gain, tilt=tilt)
         # A few samples the light clipped barely move the medians (leaving out a share q of
         # the highest ratios moves a median only to their (1 - q) / 2 quantile); many do.
@@ -116,7 +126,8 @@ class LightField:
         log_ratio = np.log(np.maximum(frame, 1.0)) - self._log_reference
         for _ in range(2):
             lit = np.exp(light.brightness(self._x, self._y))
-            clear = ok & (self._reference * (light.gain[:, None] * lit) < CLIP_HEADROOM * CLIPPED)
+            expected = self._reference * (light.gain[:, None] * lit)
+            clear = ok & self._headroom & (expected < CLIP_HEADROOM * CLIPPED)
             n_clear = clear.sum(axis=1)
             if (n_clear < MIN_SAMPLES).any():
                 return light
@@ -132,6 +143,13 @@ class LightField:
             gain = np.array([_median(ratio[k][clear[k]]) for k in range(3)], np.float32)
             light = Light(gain=gain, tilt=tilt)
         return light
+
+
+def _measurable(ratios: np.ndarray, clear: np.ndarray) -> np.ndarray:
+    """The ``ratios`` of one channel whose reference is ``clear`` of clipping (a clipped
+    reference hides how bright it was, and its ratio comes out too high), unless too few are."""
+    kept = ratios[clear]
+    return kept if len(kept) >= MIN_SAMPLES else ratios
 
 
 def _planes(samples: np.ndarray) -> np.ndarray:
