@@ -412,8 +412,11 @@ def cluster(
     colours together). Past the radius, where the limit forces a merge, a group of
     fewer than ``GAP_MIN_SIZE`` members joins its nearest group first. Within the
     limit, two well-filled groups (``GAP_MIN_SIZE`` members each) much farther apart
-    than their own members are (``GAP_FACTOR``) stay apart even inside ``radius``: a grey set and a dark one differ mostly in
-    brightness, which the distance weighs lightly.
+    than their own members are (``GAP_FACTOR``) stay apart even inside ``radius``: a
+    grey set and a dark one differ mostly in brightness, which the distance weighs
+    lightly. Then a group that spreads like two sets of one hue is split
+    (:func:`_split_merged_sets`), and a few odd readings give way to it
+    (:func:`_fold_strays`).
 
     Returns ``[(median feature, member indices), ...]`` ordered by each group's
     first member (so colours are numbered in order of first appearance).

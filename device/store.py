@@ -121,6 +121,12 @@ class StoredGame:
 Override = tuple[int | None, int | None]
 
 
+def _require_game(db: sqlite3.Connection, game_id: str) -> None:
+    """Raise :class:`UnknownGameError` inside a transaction when the game is not stored."""
+    if db.execute("SELECT 1 FROM games WHERE id=?", (game_id,)).fetchone() is None:
+        raise UnknownGameError(f"no game with id {game_id!r}")
+
+
 def _write_overrides(
     db: sqlite3.Connection, game_id: str, overrides: Mapping[int, Override]
 ) -> None:
@@ -321,8 +327,7 @@ class Store:
         :class:`UnknownGameError`.
         """
         with self._transaction() as db:
-            if db.execute("SELECT 1 FROM games WHERE id=?", (game_id,)).fetchone() is None:
-                raise UnknownGameError(f"no game with id {game_id!r}")
+            _require_game(db, game_id)
             stored = db.execute(
                 "SELECT ply, notation FROM moves WHERE game_id=? ORDER BY ply", (game_id,)
             ).fetchall()
@@ -361,8 +366,7 @@ class Store:
         instead), ``None`` for empty. They are what makes a corrected misreading stay
         corrected after a restart. Raises :class:`UnknownGameError`."""
         with self._transaction() as db:
-            if db.execute("SELECT 1 FROM games WHERE id=?", (game_id,)).fetchone() is None:
-                raise UnknownGameError(f"no game with id {game_id!r}")
+            _require_game(db, game_id)
             _write_overrides(db, game_id, overrides)
 
     def overrides(self, game_id: str) -> dict[int, Override]:

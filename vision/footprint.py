@@ -148,6 +148,13 @@ def _ray_cylinder_blocked(
     return hit & (start < end)
 
 
+def _require_point_order(point: np.ndarray, kind: str) -> None:
+    """Raise ``ValueError`` unless entries are grouped by point in point order (what
+    :func:`spread` relies on)."""
+    if len(point) and (np.diff(point) < 0).any():
+        raise ValueError(f"{kind} entries must be grouped by point in point order")
+
+
 def spread(values: np.ndarray, count: np.ndarray) -> np.ndarray:
     """``values[point]`` for entries grouped by point in point order, ``count[p]`` of them for
     point ``p`` (as :class:`PixelSets` and :class:`RimPairs` keep them): a repeat, several
@@ -170,8 +177,7 @@ class PixelSets:
     count: np.ndarray
 
     def __post_init__(self) -> None:
-        if len(self.point) and (np.diff(self.point) < 0).any():
-            raise ValueError("pixel set entries must be grouped by point in point order")
+        _require_point_order(self.point, "pixel set")
 
     @classmethod
     def from_lists(cls, per_point: list[np.ndarray]) -> PixelSets:
@@ -225,6 +231,9 @@ class RimPairs:
     outside: np.ndarray
     point: np.ndarray
     count: np.ndarray
+
+    def __post_init__(self) -> None:
+        _require_point_order(self.point, "rim pair")
 
 
 @dataclass(frozen=True)

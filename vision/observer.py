@@ -352,12 +352,10 @@ class Observer:
         # of the printed lines of the plates above by a pixel: blur and anti-aliasing spread a
         # line onto its neighbours, and one such sample carries a texture correlation on its
         # own), 1 its rim or beside a line, 2 behind a line.
-        near_line = cv2.dilate(
-            (fp.line_tier + 1).astype(np.uint8).reshape(height, width), np.ones((3, 3), np.uint8)
-        ).reshape(-1).astype(np.int16) - 1
-        top_tier = fp.tier[self._top.point]
-        behind = fp.line_tier[positions[self._top.index]] > top_tier
-        surface = self._top_inside & (near_line[positions[self._top.index]] <= top_tier)
+        lines = fp.line_tier.astype(np.int16).reshape(height, width)
+        near_line = cv2.dilate(lines, np.ones((3, 3), np.uint8)).reshape(-1)
+        behind = fp.line_tier[positions[self._top.index]] > self._top_tier
+        surface = self._top_inside & (near_line[positions[self._top.index]] <= self._top_tier)
         self._top_part = np.where(behind, 2, np.where(surface, 0, 1))
         pairs = fp.overlap[fp.overlap[:, 2] >= 0.5]
         self._nms_far = pairs[:, 0].astype(np.int64)
@@ -909,7 +907,7 @@ class Observer:
         sf, sff, sfr = (self._texture_sums(w) for w in (f, f * f, f * r))
         sums = (count, sf, sr, sff, srr, sfr, noise)
 
-        def spread(part: list[int]) -> tuple[np.ndarray, ...]:
+        def moments(part: list[int]) -> tuple[np.ndarray, ...]:
             """Count, reference and frame variance, their covariance and the mean noise
             variance per point from the sums of the ``part`` columns."""
             count, sf, sr, sff, srr, sfr, noise = (total[:, part].sum(axis=1) for total in sums)
@@ -921,7 +919,7 @@ class Observer:
 
         def given_way(part: list[int]) -> np.ndarray:
             """Texture beyond the noise over the ``part`` columns, not followed, now plainer."""
-            count, var_r, var_f, cov, noise = spread(part)
+            count, var_r, var_f, cov, noise = moments(part)
             textured = var_r >= TEXTURE_SIGMAS**2 * noise
             follows = cov >= TEXTURE_KEPT * np.sqrt(var_r * var_f) + 1e-12
             return textured & ~follows & (var_f <= TEXTURE_PLAINER * var_r) & (count >= 8)
@@ -930,7 +928,7 @@ class Observer:
         # Plain (the sure verdict) is judged over the whole disc, the lines in front included:
         # beside those lines alone, a reference registered a pixel off (a camera re-fitted
         # after a bump) can look textured where the frame of an empty point is not.
-        _, all_r, all_f, _, _ = spread([0, 1, 2])
+        _, all_r, all_f, _, _ = moments([0, 1, 2])
         return replaced, (replaced | given_way([0, 1])) & (all_f <= TEXTURE_FLAT**2 * all_r)
 
     def _read_tokens(

@@ -52,6 +52,16 @@ def test_roll_move_illegal_and_restored(store: Store) -> None:
     assert [m["notation"] for m in runtime.game(runtime.game_id)["moves"]] == ["roll B", "+B"]
 
 
+def after_first_roll(store: Store, face: str) -> tuple[Runtime, ScriptedBandanna]:
+    """A bandanna runtime whose first player rolled ``face`` and put a token on it."""
+    script = ScriptedBandanna()
+    runtime = bandanna_runtime(store, script)
+    show(runtime, script, {})
+    runtime.roll(face)
+    show(runtime, script, {face: 0})
+    return runtime, script
+
+
 def test_a_gryb_is_announced_and_scored(store: Store) -> None:
     script = ScriptedBandanna()
     runtime = bandanna_runtime(store, script)
@@ -65,11 +75,7 @@ def test_a_gryb_is_announced_and_scored(store: Store) -> None:
 
 
 def test_the_game_resumes_after_a_restart(store: Store) -> None:
-    script = ScriptedBandanna()
-    runtime = bandanna_runtime(store, script)
-    show(runtime, script, {})
-    runtime.roll("Y")
-    show(runtime, script, {"Y": 0})
+    runtime, script = after_first_roll(store, "Y")
     game_id = runtime.game_id
     again = bandanna_runtime(store, ScriptedBandanna())
     assert again.game_id == game_id
@@ -122,11 +128,7 @@ def test_gryb_games_are_set_up_for_two_players_only() -> None:
 
 
 def test_a_correction_outlives_a_restart_while_the_camera_reads_the_same(store: Store) -> None:
-    script = ScriptedBandanna()
-    runtime = bandanna_runtime(store, script)
-    show(runtime, script, {})
-    runtime.roll("B")
-    show(runtime, script, {"B": 0})
+    runtime, script = after_first_roll(store, "B")
     misread = {"B": 0, "RR": 1}  # a ring the camera sees where there is none
     assert kinds(show(runtime, script, misread)) == ["illegal"]
     assert kinds(runtime.correct("RR", None)) == ["corrected", "restored"]

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from calibration.camera import CameraModel
 from calibration.spec import load_spec
 from rules.timevectors.points import parse_point
-from vision.footprint import PixelSets, build_footprints, working_size
+from vision.footprint import PixelSets, RimPairs, build_footprints, working_size
 
 SPEC = load_spec()
 
@@ -173,6 +173,16 @@ def test_property_select_gives_the_chosen_points_pixels_in_point_order(data, dra
 def test_pixel_sets_out_of_point_order_are_refused():
     with pytest.raises(ValueError, match="point order"):
         PixelSets(index=np.array([5, 6]), point=np.array([1, 0]), count=np.array([1, 1]))
+
+
+def test_rim_pairs_out_of_point_order_are_refused():
+    with pytest.raises(ValueError, match="rim pair entries"):
+        RimPairs(
+            inside=np.array([5, 6]),
+            outside=np.array([7, 8]),
+            point=np.array([1, 0]),
+            count=np.array([1, 1]),
+        )
 
 
 @pytest.mark.parametrize("seed", [4, 7])

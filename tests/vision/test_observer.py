@@ -368,8 +368,8 @@ def test_faint_texture_a_plain_top_hides_counts_and_busier_texture_does_not(scen
         feats, _, _ = observer._change(observer._sample(frame))
         return observer._texture_replaced(feats)[0]
 
-    plain = replaced(smooth)
-    assert plain[chosen].sum() >= 0.4 * chosen.sum() and plain[~chosen].sum() <= 3
+    hidden = replaced(smooth)
+    assert hidden[chosen].sum() >= 0.4 * chosen.sum() and hidden[~chosen].sum() <= 3
     assert not replaced(reference * np.float32(0.6)).any()
     busier = smooth + 2.0 * (np.roll(full, 9, axis=1) - smooth)
     assert not replaced(busier)[chosen].any()
@@ -710,13 +710,20 @@ def test_sets_the_plates_wash_towards_each_other_keep_their_colours(seed, size, 
     143), and a navy set splits by tier while a grey one takes the green's place (scene 124):
     the plates' loss must be estimated across all tiers at once (scenes of the vision bench,
     held out from tuning, where a third of the tokens took the wrong colour)."""
-    tokens, rendered, image, calibration = still_scene(seed, size, cast=cast)
-    states = Observer(calibration).observe(image, compare_previous=False).states()
-    truth = truth_states(tokens)
-    read = learned_to_truth(states, truth)
-    visible = rendered.visibility >= 0.5
+    _, states, wrong = read_still(seed, size, cast)
     assert len(np.unique(states[states >= 0])) == 3
-    assert np.sum((read != truth) & visible) <= 1
+    assert wrong <= 1
+
+
+def read_still(seed: int, size: tuple[int, int], cast: bool) -> tuple[Observer, np.ndarray, int]:
+    """Bench still scene ``seed`` read by a fresh observer: the observer, its states and how
+    many visible points it read wrong (its colour numbers mapped to the renderer's)."""
+    tokens, rendered, image, calibration = still_scene(seed, size, cast=cast)
+    observer = Observer(calibration)
+    states = observer.observe(image, compare_previous=False).states()
+    truth = truth_states(tokens)
+    visible = rendered.visibility >= 0.5
+    return observer, states, int(np.sum((learned_to_truth(states, truth) != truth) & visible))
 
 
 def _bench_game_stream(seed: int, size: tuple[int, int], shots: list) -> Observation:
@@ -960,14 +967,9 @@ def test_a_navy_and_a_blue_set_merged_by_their_chroma_are_read_as_two():
     two merged into one colour (a scene of the vision bench: 15 wrong points). Their merged
     group spreads in brightness far more than the red set under the same light, and is
     split."""
-    tokens, rendered, image, calibration = still_scene(88, (1280, 960), cast=False)
-    observer = Observer(calibration)
-    states = observer.observe(image, compare_previous=False).states()
+    observer, _, wrong = read_still(88, (1280, 960), cast=False)
     assert observer.colours.n_colours == 3
-    truth = truth_states(tokens)
-    read = learned_to_truth(states, truth)
-    visible = rendered.visibility >= 0.5
-    assert np.sum((read != truth) & visible) <= 5
+    assert wrong <= 5
 
 
 def test_two_odd_readings_do_not_keep_a_navy_and_a_blue_set_merged():
@@ -975,11 +977,7 @@ def test_two_odd_readings_do_not_keep_a_navy_and_a_blue_set_merged():
     colour, so the rest of the navy set stayed merged with the blue one, with no room left
     to split them (a scene of the vision bench outside the scenes the observer was tuned on:
     10 wrong points). A group too small to show its own spread gives way to the split."""
-    tokens, rendered, image, calibration = still_scene(632, (1280, 960), cast=False)
-    states = Observer(calibration).observe(image, compare_previous=False).states()
-    truth = truth_states(tokens)
-    visible = rendered.visibility >= 0.5
-    assert np.sum((learned_to_truth(states, truth) != truth) & visible) <= 4
+    assert read_still(632, (1280, 960), cast=False)[2] <= 4
 
 
 @pytest.mark.parametrize("seed, size, cast", [(430, (1280, 960), False), (65, (1640, 1232), True)])
@@ -988,11 +986,7 @@ def test_an_odd_reading_does_not_take_a_colour_of_its_own_and_merge_two_sets(see
     colour of its own, it left room for two only, and pink and orange (scene 430), or a
     near-black and a grey set (scene 65), merged: 6 and 5 wrong points. The odd reading
     joins its nearest set instead."""
-    tokens, rendered, image, calibration = still_scene(seed, size, cast=cast)
-    states = Observer(calibration).observe(image, compare_previous=False).states()
-    truth = truth_states(tokens)
-    visible = rendered.visibility >= 0.5
-    assert np.sum((learned_to_truth(states, truth) != truth) & visible) == 0
+    assert read_still(seed, size, cast)[2] == 0
 
 
 def test_a_cast_that_clips_most_of_a_pale_table_still_finds_faint_tokens():
