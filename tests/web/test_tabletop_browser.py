@@ -210,3 +210,26 @@ def test_gryb_scored_in_25_mens_gryb_then_a_ring_removed_by_tapping(phone_page, 
     page.wait_for_selector("body[data-moves='8']")
     assert page.locator("circle[data-ring='GR']").count() == 0
     assert table.state(game["id"])["moves"][-1] == "x[GR]"
+
+
+def test_a_state_answer_overtaken_by_a_newer_one_is_not_shown(desktop_page, tabletop_server, page_errors):
+    """The page's request for the game, sent before a move, is answered after the move was
+    pushed to it: the old position must not come back (it also dropped a player's selection
+    mid-tap, which made a browser test flaky)."""
+    page = desktop_page
+    svc = service(tabletop_server)
+    game = svc.new_game("timeline")
+    stale = svc.state(game["id"])
+    held: list[Any] = []
+    page.route(f"**/api/tabletop/games/{game['id']}", lambda route: held.append(route))
+    login(page, tabletop_server)
+    page.on("pageerror", lambda error: page_errors.append(str(error)))
+    page.goto(f"{tabletop_server.url}/play/timeline#game={game['id']}", wait_until="domcontentloaded")
+    page.wait_for_selector("body[data-live='yes']")
+    while not held:
+        page.wait_for_timeout(20)
+    svc.play(game["id"], notation="A5P-A7P")
+    page.wait_for_selector("body[data-moves='1']")
+    held[0].fulfill(json=stale)
+    page.wait_for_timeout(500)
+    assert page.locator("body").get_attribute("data-moves") == "1"

@@ -117,6 +117,9 @@ export class TabletopPage {
   }
 
   apply(state) {
+    // An answer overtaken by a newer state of the same game (a refresh sent before a move,
+    // answered after it) would show the old position again and drop the player's selection.
+    if (this.state && state.id === this.state.id && state.updated < this.state.updated) return;
     const changedGame = !this.state || this.state.id !== state.id;
     const changedPosition = changedGame || (this.state.moves || []).length !== (state.moves || []).length
       || this.state.updated !== state.updated;
