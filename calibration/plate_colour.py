@@ -12,9 +12,14 @@ and undoing them is exact. ``a`` is a colour (B, G, R grey levels of the
 gain-normalised frame): acrylic and the room it reflects are rarely neutral, and
 a tinted wash turns a green set below towards cyan, which no grey one undoes.
 
+How many plates lie in front of a token is geometry, not its tier: seen obliquely,
+the higher plates' outlines shift across the lower tiers, so a token near a lower
+tier's front edge is seen past some or all of the plates above it (the camera
+model says which; see :mod:`vision.footprint`).
+
 Both are estimated from the tokens of one frame: every set of tokens has members
-on several tiers, and only the right values make each token's corrected colour
-land on tokens of the same set on *every other* tier. The estimate needs no
+behind different numbers of plates, and only the right values make each token's
+corrected colour land on tokens of the same set behind *every other* number. The estimate needs no
 known colours, so it also works on the first picture of a game.
 """
 
@@ -50,7 +55,8 @@ def _tints() -> list[np.ndarray]:
 
 
 def plates_above(tiers: np.ndarray) -> np.ndarray:
-    """How many plates lie between the camera and a token on each tier (0 on the top tier)."""
+    """How many plates lie above a token on each tier (0 on the top tier): as many as lie
+    between it and the camera when the camera sees it through every one of them."""
     return TOP_TIER - np.asarray(tiers, np.int64)
 
 
@@ -67,14 +73,16 @@ def _through(plates: np.ndarray, transmission: float | np.ndarray) -> tuple[np.n
 
 def corrected(
     feats: np.ndarray,
-    tiers: np.ndarray,
+    plates: np.ndarray,
     transmission: float,
     added: float | np.ndarray = 0.0,
 ) -> np.ndarray:
-    """Token colour features as they would look on the top tier: the light the plates above
-    added taken off and what they let through scaled back up. ``feats`` is ``(n, 3)``;
-    ``added`` is grey levels per plate, one for all channels or ``(3,)`` B, G, R."""
-    kept, gathered = _through(plates_above(tiers), transmission)
+    """Token colour features as they would look with no plate in front: the light the
+    ``plates`` (``(n,)``, how many lie between the camera and each token, a fraction where
+    a disc is seen partly past a plate's edge) added taken off and what they let through
+    scaled back up. ``feats`` is ``(n, 3)``; ``added`` is grey levels per plate, one for
+    all channels or ``(3,)`` B, G, R."""
+    kept, gathered = _through(plates, transmission)
     seen = feature_to_bgr(np.asarray(feats, np.float32).reshape(-1, 3))
     return _undone(seen, kept, gathered, np.asarray(added, np.float64))
 
@@ -89,10 +97,12 @@ def _undone(
 
 
 def estimate_plate_loss(
-    feats: np.ndarray, tiers: np.ndarray, sets: np.ndarray | None = None
+    feats: np.ndarray, plates: np.ndarray, sets: np.ndarray | None = None
 ) -> tuple[float, np.ndarray] | None:
     """Light kept per plate and the light each plate adds (``(3,)`` B, G, R grey levels),
-    from the colours and tiers of the tokens of one frame.
+    from the colours of the tokens of one frame and how many plates lie in front of each
+    (``plates``, ``(n,)``). A "tier" below is the tokens behind one whole number of plates
+    (``plates`` rounded): on the board these are mostly the tokens of one tier.
 
     ``sets`` (optional, ``(n,)``) says which set each token is known to belong to (the
     game's word; -1 for a token nobody vouches for): a token of a known set is then only
@@ -113,17 +123,18 @@ def estimate_plate_loss(
     pink) ran together. Added light that would leave more than a tenth of the tokens
     darker than black is not considered. Returns
     ``None`` when the tokens cannot tell (too few, or all on one tier). Raises
-    ``ValueError`` if ``feats`` and ``tiers`` differ in length.
+    ``ValueError`` if ``feats`` and ``plates`` differ in length.
     """
     feats = np.asarray(feats, np.float32).reshape(-1, 3)
-    tiers = np.asarray(tiers, np.int64).reshape(-1)
+    plates = np.asarray(plates, np.float64).reshape(-1)
+    tiers = np.rint(plates).astype(np.int64)
     sets = (
         np.full(len(tiers), -1, np.int64)
         if sets is None
         else np.asarray(sets, np.int64).reshape(-1)
     )
     if not len(feats) == len(tiers) == len(sets):
-        raise ValueError(f"{len(feats)} colours, {len(tiers)} tiers and {len(sets)} sets")
+        raise ValueError(f"{len(feats)} colours, {len(plates)} plate counts and {len(sets)} sets")
     if len(feats) < MIN_TOKENS or len(np.unique(tiers)) < 2:
         return None
     alike = _comparable(sets)
@@ -135,7 +146,7 @@ def estimate_plate_loss(
         transmissions: np.ndarray, added: np.ndarray, tint: np.ndarray = GREY
     ) -> tuple[float, float]:
         t_grid, a_grid = (grid.ravel() for grid in np.meshgrid(transmissions, added, indexing="ij"))
-        costs = _mismatch(seen, tiers, alike, t_grid, a_grid[:, None] * tint)
+        costs = _mismatch(seen, plates, alike, t_grid, a_grid[:, None] * tint)
         # Ties go to the clearest plates: what the tokens cannot tell is not corrected.
         _, t, a = min(zip(costs.tolist(), (-t_grid).tolist(), a_grid.tolist()))
         return -t, a
@@ -161,14 +172,14 @@ def estimate_plate_loss(
     if added > 0:
         tints = _tints()
         costs = _mismatch(
-            seen, tiers, alike, np.full(len(tints), transmission), added * np.stack(tints)
+            seen, plates, alike, np.full(len(tints), transmission), added * np.stack(tints)
         )
         # Ties go to the greyest light: a colour the tokens cannot tell is not corrected.
         greyness = [float(np.abs(candidate - 1.0).sum()) for candidate in tints]
         tint = tints[np.lexsort((greyness, costs))[0]]
         transmission, added = refined(transmission, added, TRANSMISSION_STEP, ADDED_STEP, tint)
     without, with_added = _mismatch(
-        seen, tiers, alike, np.full(2, transmission), np.stack([np.zeros(3), added * tint])
+        seen, plates, alike, np.full(2, transmission), np.stack([np.zeros(3), added * tint])
     )
     if without <= with_added:  # no evidence for added light
         return transmission, np.zeros(3)
@@ -183,22 +194,23 @@ def _comparable(sets: np.ndarray) -> np.ndarray:
 
 def _mismatch(
     seen: np.ndarray,
-    tiers: np.ndarray,
+    plates: np.ndarray,
     alike: np.ndarray,
     transmissions: np.ndarray,
     added: np.ndarray,
 ) -> np.ndarray:
     """How badly each candidate (``transmissions`` ``(g,)``, ``added`` ``(g, 3)`` B, G, R)
-    makes the tokens (``seen`` ``(n, 3)`` BGR on ``tiers``) match their sets on the other
-    tiers, ``(g,)``: see :func:`estimate_plate_loss`; only pairs ``alike`` (``(n, n)``)
+    makes the tokens (``seen`` ``(n, 3)`` BGR behind ``plates``) match their sets on the
+    other tiers, ``(g,)``: see :func:`estimate_plate_loss`; only pairs ``alike`` (``(n, n)``)
     may match. All candidates at once, in chunks that keep the ``(g, n, n)`` distances
     small."""
+    tiers = np.rint(plates).astype(np.int64)
     order = np.argsort(tiers, kind="stable")  # each tier's tokens one run of columns
-    seen, tiers, alike = seen[order], tiers[order], alike[np.ix_(order, order)]
+    seen, tiers, plates = seen[order], tiers[order], plates[order]
+    alike = alike[np.ix_(order, order)]
     present, starts = np.unique(tiers, return_index=True)
     own_tier = tiers[:, None] == present[None, :]
     darkest = seen.min(axis=1)
-    plates = plates_above(tiers)
     chunk = max(1, MISMATCH_CHUNK // len(tiers) ** 2)
     out = np.empty(len(transmissions))
     for start in range(0, len(transmissions), chunk):

@@ -262,6 +262,8 @@ class Footprints:
     - ``line_tier``: per working-image pixel, the highest tier whose printed grid lines or
       cut edge cross it (-1: none). A line or edge of a plate above a token lies in front
       of it.
+    - ``plates_above``: per point, how many plates lie between the camera and its top disc
+      (the share of the disc seen through each, summed; see :func:`_plates_above`).
     - ``rim``: pixel pairs straddling each token's outline (:class:`RimPairs`).
     """
 
@@ -283,6 +285,7 @@ class Footprints:
     disc_area: float
     tier: np.ndarray
     line_tier: np.ndarray
+    plates_above: np.ndarray
     rim: RimPairs | None = None
 
     def token_visibility(self, occupied: np.ndarray) -> np.ndarray:
@@ -474,13 +477,38 @@ def _board_mask(
     return mask.astype(bool)
 
 
+def _top_disc_samples(spec: TimeVectorsSpec) -> np.ndarray:
+    """``(256 * len(DISC_SAMPLES), 3)`` points on each token's top disc, point by point."""
+    samples = np.repeat(spec.point_centres(), len(DISC_SAMPLES), axis=0)
+    samples[:, :2] += np.tile(DISC_SAMPLES * (spec.token_diameter / 2), (N_POINTS, 1))
+    samples[:, 2] += spec.token_height
+    return samples
+
+
+def _plates_above(camera: CameraModel, spec: TimeVectorsSpec) -> np.ndarray:
+    """Per point, how many plates the rays from the camera to its top disc pass through on
+    average. Seen obliquely, the higher plates' outlines shift across the lower tiers: a
+    token near a lower tier's front edge is seen past the plates above it, not through them,
+    and shows no wash at all, while its neighbour a few points in is seen through all of
+    them."""
+    samples = _top_disc_samples(spec)
+    tier = np.repeat(np.arange(N_POINTS) // 16 % 4, len(DISC_SAMPLES))
+    origin = camera.centre_mm()
+    half = spec.plate_size / 2
+    crossed = np.zeros(len(samples))
+    for plate in range(1, 4):
+        height = spec.tier_spacing * plate
+        along = (height - origin[2]) / (samples[:, 2] - origin[2])
+        at = origin[None, :2] + along[:, None] * (samples[:, :2] - origin[None, :2])
+        crossed += (plate > tier) & (np.abs(at) <= half).all(axis=1)
+    return crossed.reshape(N_POINTS, -1).mean(axis=1)
+
+
 def _occlusion(camera: CameraModel, spec: TimeVectorsSpec) -> tuple[np.ndarray, ...]:
     """Sample rays from the camera to each top disc; which tokens (and the post) block them."""
     centres = spec.point_centres()
     radius, tall = spec.token_diameter / 2, spec.token_height
-    samples = np.repeat(centres, len(DISC_SAMPLES), axis=0)
-    samples[:, :2] += np.tile(DISC_SAMPLES * radius, (N_POINTS, 1))
-    samples[:, 2] += tall
+    samples = _top_disc_samples(spec)
     origin = camera.centre_mm()
     owner = np.repeat(np.arange(N_POINTS), len(DISC_SAMPLES))
     blocked = _ray_cylinder_blocked(
@@ -574,6 +602,7 @@ def build_footprints(
         disc_area=float(np.median(visible_tops)) if len(visible_tops) else 0.0,
         tier=tiers,
         line_tier=line_tier,
+        plates_above=_plates_above(camera, spec),
         rim=_rim_pairs(camera, spec, size, scale, line_tier, tiers),
     )
     logger.debug("footprints: working size %s, disc %.0f px", size, footprints.disc_area)

@@ -293,7 +293,7 @@ class Observer:
         self._plate_tokens = b""  # the points it was last learned from
         self._plate_estimates: dict[bytes, Any] = {}  # the latest estimates, by token set
         # Colours learned before the plates' loss was known, by the tier they were seen on.
-        self._unplated_colours: dict[int, int] = {}
+        self._unplated_colours: dict[int, float] = {}
         #: The pixels and result of the last frame read in full (streams only).
         self._last_read: tuple[np.ndarray, Observation, tuple, np.ndarray] | None = None
         self._colours_memo: tuple[np.ndarray, bytes, tuple] | None = None
@@ -738,12 +738,11 @@ class Observer:
         )
         if not judged.any():
             return reading
-        tier = self.footprints.tier
+        plates = self.footprints.plates_above
         colour = mean[held]
-        here = match_distance(corrected(colour, tier[held], *self._plate_loss), protos).min(axis=1)
-        there = match_distance(corrected(colour, tier[other], *self._plate_loss), protos).min(
-            axis=1
-        )
+        here = match_distance(corrected(colour, plates[held], *self._plate_loss), protos)
+        there = match_distance(corrected(colour, plates[other], *self._plate_loss), protos)
+        here, there = here.min(axis=1), there.min(axis=1)
         decided = judged & (np.abs(here - there) >= TIE_COLOUR_MARGIN)
         if not decided.any():
             return reading
@@ -1158,7 +1157,8 @@ class Observer:
         asked = seen & suspect[pts]
         pixel = _rows(feats, idx[asked])
         if self._plate_loss is not None:
-            pixel = corrected(pixel, own_tier[asked], *self._plate_loss)
+            plates = self.footprints.plates_above[pts[asked]]
+            pixel = corrected(pixel, plates, *self._plate_loss)
         label = np.argmin(match_distance(pixel, protos), axis=1)
         owner, in_rest = pts[asked], behind[asked]
         n_keys = len(keys)
@@ -1281,8 +1281,8 @@ class Observer:
         if tokens not in self._plate_estimates:
             if len(self._plate_estimates) >= PLATE_ESTIMATES_KEPT:
                 del self._plate_estimates[next(iter(self._plate_estimates))]
-            tier = self.footprints.tier
-            self._plate_estimates[tokens] = estimate_plate_loss(mean[points], tier[points], sets)
+            plates = self.footprints.plates_above[points]
+            self._plate_estimates[tokens] = estimate_plate_loss(mean[points], plates, sets)
         estimate = self._plate_estimates[tokens]
         if estimate is None:
             return
@@ -1300,7 +1300,7 @@ class Observer:
         undone (as learned so far)."""
         if self._plate_loss is None:
             return mean
-        return corrected(mean, self.footprints.tier, *self._plate_loss)
+        return corrected(mean, self.footprints.plates_above, *self._plate_loss)
 
     def _vouched(self, points: np.ndarray) -> np.ndarray:
         """The colour the game holds at each of ``points`` (-1: none, or no game)."""
@@ -1308,15 +1308,15 @@ class Observer:
 
     def _plates_learned(self) -> None:
         """The plates' loss is known at last: the colours learned before it are washed as the
-        tier they were seen on washes them, while the tokens they are compared with from now
+        plates they were seen behind wash them, while the tokens they are compared with from now
         on are not. Undo the plates on them too (a dark set founded three tiers down would
         otherwise lie nearer its lighter sibling's tokens than its own)."""
         assert self._plate_loss is not None
         prototypes = self.colours.prototypes
-        for colour, tier in self._unplated_colours.items():
+        for colour, plates in self._unplated_colours.items():
             if colour in prototypes:
                 prototypes[colour] = corrected(
-                    prototypes[colour][None, :], np.array([tier]), *self._plate_loss
+                    prototypes[colour][None, :], np.array([plates]), *self._plate_loss
                 )[0].astype(np.float32)
         self._unplated_colours.clear()
 
@@ -1341,26 +1341,29 @@ class Observer:
             # The one token a hand visit added is the colour the game expects next.
             new = np.flatnonzero(readable & ~self._before[2])
             if len(new) == 1 and self.colours.found(self.expected_colour, mean[new[0]]):
-                self._note_unplated({self.expected_colour: int(self.footprints.tier[new[0]])})
+                plates = float(self.footprints.plates_above[new[0]])
+                self._note_unplated({self.expected_colour: plates})
         if len(points):
             created = self.colours.learn(mean[points], sets)
             if created:
-                # Each new colour was seen on the tier most of its nearest tokens lie on.
+                # Each new colour was seen behind as many plates as most of its nearest
+                # tokens are.
                 nearest, _ = self.colours.nearest(mean[points])
-                tiers = self.footprints.tier[points]
+                plates = self.footprints.plates_above[points]
                 self._note_unplated(
                     {
-                        c: int(np.median(tiers[nearest == c]))
+                        c: float(np.median(plates[nearest == c]))
                         for c in created
                         if (nearest == c).any()
                     }
                 )
         return mean, has_pixels
 
-    def _note_unplated(self, tiers: dict[int, int]) -> None:
-        """Remember the tier new colours were seen on, while the plates' loss is unknown."""
+    def _note_unplated(self, plates: dict[int, float]) -> None:
+        """Remember how many plates new colours were seen behind, while the plates' loss is
+        unknown."""
         if self._plate_loss is None:
-            self._unplated_colours.update(tiers)
+            self._unplated_colours.update(plates)
 
     def _colour_evidence(self, feats: np.ndarray, entries: np.ndarray) -> np.ndarray | None:
         """0..1 per core pixel (``self._core`` order): how much better a token of a known
@@ -1376,7 +1379,7 @@ class Observer:
         seen_as = pixel
         if self._plate_loss is not None:
             seen_as = corrected(
-                pixel, self.footprints.tier[self._core.point[entries]], *self._plate_loss
+                pixel, self.footprints.plates_above[self._core.point[entries]], *self._plate_loss
             )
         to_token = match_distance(seen_as, protos).min(axis=1)
         to_board = pair_distance(pixel, _rows(self._ref_features, idx))

@@ -12,10 +12,18 @@ from calibration.plate_colour import corrected, estimate_plate_loss, plates_abov
 def _seen_through_plates(
     true_feats: np.ndarray, tiers: np.ndarray, transmission: float, added: float
 ) -> np.ndarray:
-    """Each plate passes ``transmission`` of the light behind it and adds ``added``."""
+    """Each plate passes ``transmission`` of the light behind it and adds ``added``; the
+    camera sees every token through all the plates above its tier."""
+    return _seen_behind(true_feats, plates_above(tiers), transmission, added)
+
+
+def _seen_behind(
+    true_feats: np.ndarray, plates: np.ndarray, transmission: float, added: float
+) -> np.ndarray:
+    """As :func:`_seen_through_plates`, each token behind its own whole number of plates."""
     bgr = feature_to_bgr(np.asarray(true_feats, np.float64))
-    for k, plates in enumerate(plates_above(tiers)):
-        for _ in range(plates):
+    for k, count in enumerate(plates):
+        for _ in range(int(count)):
             bgr[k] = transmission * bgr[k] + added
     return features(bgr)
 
@@ -25,7 +33,7 @@ def test_top_tier_is_unchanged_and_lower_tiers_are_restored():
     tiers = np.array([3, 1])
     seen = _seen_through_plates(true, tiers, 0.8, 20.0)
     assert not np.allclose(seen[1], true[1], atol=0.5)
-    out = corrected(seen, tiers, 0.8, 20.0)
+    out = corrected(seen, plates_above(tiers), 0.8, 20.0)
     assert np.allclose(out, true, atol=1e-3)
 
 
@@ -42,10 +50,36 @@ def test_estimate_undoes_the_plates_from_three_sets_on_all_tiers(transmission, a
     colour = np.repeat(np.arange(3), 8)
     tiers = np.tile(np.arange(4), 6)
     true = sets[colour] + rng.normal(0, 0.05, (24, 3))
-    loss = estimate_plate_loss(_seen_through_plates(true, tiers, transmission, added), tiers)
+    loss = estimate_plate_loss(
+        _seen_through_plates(true, tiers, transmission, added), plates_above(tiers)
+    )
     assert loss is not None
-    fixed = corrected(_seen_through_plates(true, tiers, transmission, added), tiers, *loss)
+    fixed = corrected(
+        _seen_through_plates(true, tiers, transmission, added), plates_above(tiers), *loss
+    )
     assert np.median(match_distance(fixed, true).diagonal()) < 0.5
+
+
+def test_tokens_of_one_tier_seen_behind_different_numbers_of_plates_teach_the_loss():
+    """Seen obliquely, a lower tier's front points are seen past the plates above it and its
+    back points through them: what washes a token is the plates in front of it, not its
+    tier. Tokens all on the bottom tier, behind 0 to 3 plates, say as much as tokens on
+    four tiers."""
+    rng = np.random.default_rng(5)
+    hues = 0.4 + np.array([0.0, 2.1, 4.2])
+    sets = np.stack([12 * np.cos(hues), 12 * np.sin(hues), [13.0, 14.5, 16.0]], axis=1)
+    colour = np.repeat(np.arange(3), 8)
+    plates = np.tile(np.arange(4), 6)
+    true = sets[colour] + rng.normal(0, 0.05, (24, 3))
+    seen = _seen_behind(true, plates, 0.8, 20.0)
+    loss = estimate_plate_loss(seen, plates)
+    assert loss is not None
+    assert loss[0] == pytest.approx(0.8, abs=0.05)
+    assert np.median(match_distance(corrected(seen, plates, *loss), true).diagonal()) < 0.5
+    # Undone as if each token were behind all three plates above its tier, they are not.
+    bottom = plates_above(np.zeros(24, int))
+    off = match_distance(corrected(seen, bottom, *loss), true).diagonal()[plates < 3]
+    assert np.median(off) > 2
 
 
 def test_navy_on_top_and_blue_below_are_told_apart_after_correction():
@@ -56,7 +90,7 @@ def test_navy_on_top_and_blue_below_are_told_apart_after_correction():
     seen = _seen_through_plates(true, tiers, 0.7, 30.0)
     raw = match_distance(seen, seen)
     assert raw[8, 0] < raw[8, 6]  # raw: blue below looks more like navy than like blue
-    fixed = corrected(seen, tiers, *estimate_plate_loss(seen, tiers))
+    fixed = corrected(seen, plates_above(tiers), *estimate_plate_loss(seen, plates_above(tiers)))
     d = match_distance(fixed, fixed)
     assert d[8, 6] < d[8, 0] and d[3, 0] < d[3, 6]
 
@@ -69,7 +103,7 @@ def test_added_light_greys_a_dark_set_below_more_than_a_light_one():
     true = np.array([grey] * 8 + [dark] * 8, np.float32)
     seen = _seen_through_plates(true, tiers, 0.9, 20.0)
     assert abs(seen[8, 2] - seen[0, 2]) < 0.5 * abs(true[8, 2] - true[0, 2])  # dark on P ~ grey
-    fixed = corrected(seen, tiers, *estimate_plate_loss(seen, tiers))
+    fixed = corrected(seen, plates_above(tiers), *estimate_plate_loss(seen, plates_above(tiers)))
     assert np.allclose(fixed[:, 2], true[:, 2], atol=0.3)
 
 
@@ -80,7 +114,7 @@ def test_too_few_tokens_or_one_tier_say_nothing():
 
 
 def test_mismatched_lengths_are_refused():
-    with pytest.raises(ValueError, match="tiers"):
+    with pytest.raises(ValueError, match="plate counts"):
         estimate_plate_loss(np.ones((8, 3)), np.zeros(7, int))
     with pytest.raises(ValueError, match="sets"):
         estimate_plate_loss(np.ones((8, 3)), np.zeros(8, int), np.zeros(7, int))
@@ -109,7 +143,9 @@ def test_the_games_word_keeps_a_dark_set_below_off_its_lighter_sibling():
     h6p, g8s, c2q = 2, 4, 5
 
     def distances(known: np.ndarray | None) -> np.ndarray:
-        fixed = corrected(feats, tiers, *estimate_plate_loss(feats, tiers, known))
+        fixed = corrected(
+            feats, plates_above(tiers), *estimate_plate_loss(feats, plates_above(tiers), known)
+        )
         return match_distance(fixed, fixed)
 
     blind = distances(None)
@@ -123,8 +159,11 @@ def test_the_games_word_keeps_a_dark_set_below_off_its_lighter_sibling():
 def test_sets_that_never_meet_across_tiers_say_nothing():
     feats = np.array([f for *_, f in _GAME_TOKENS], np.float32)
     tiers = np.array([3, 0, 0, 0, 0, 1, 1])
-    assert estimate_plate_loss(feats, tiers, np.array([0, 1, 1, 1, 1, 2, 2])) is None
-    assert estimate_plate_loss(feats, tiers, np.array([0, 1, 1, 1, 1, 2, -1])) is not None
+    assert estimate_plate_loss(feats, plates_above(tiers), np.array([0, 1, 1, 1, 1, 2, 2])) is None
+    assert (
+        estimate_plate_loss(feats, plates_above(tiers), np.array([0, 1, 1, 1, 1, 2, -1]))
+        is not None
+    )
 
 
 def test_tokens_that_cannot_tell_leave_their_colours_alone():
@@ -132,9 +171,9 @@ def test_tokens_that_cannot_tell_leave_their_colours_alone():
     tell the candidates apart, no correction is made up."""
     feats = features(np.zeros((8, 3)))
     tiers = np.array([0, 0, 0, 0, 3, 3, 3, 3])
-    loss = estimate_plate_loss(feats, tiers)
+    loss = estimate_plate_loss(feats, plates_above(tiers))
     assert loss[0] == 1.0 and np.array_equal(loss[1], np.zeros(3))
-    assert np.allclose(corrected(feats, tiers, *loss), feats, atol=1e-3)
+    assert np.allclose(corrected(feats, plates_above(tiers), *loss), feats, atol=1e-3)
 
 
 def test_tinted_added_light_is_undone():
@@ -146,9 +185,9 @@ def test_tinted_added_light_is_undone():
     true = np.array([green] * 8 + [brown] * 8 + [white] * 8, np.float32)
     cyan = np.array([21.0, 20.0, 15.0])  # B, G, R grey levels per plate
     seen = _seen_through_plates(true, tiers, 0.88, cyan)
-    transmission, added = estimate_plate_loss(seen, tiers)
+    transmission, added = estimate_plate_loss(seen, plates_above(tiers))
     assert added[2] < added[1] - 3 and added[2] < added[0] - 3
-    fixed = corrected(seen, tiers, transmission, added)
+    fixed = corrected(seen, plates_above(tiers), transmission, added)
     assert np.median(match_distance(fixed, true).diagonal()) < 0.25
-    grey = corrected(seen, tiers, transmission, np.full(3, added.mean()))
+    grey = corrected(seen, plates_above(tiers), transmission, np.full(3, added.mean()))
     assert np.median(match_distance(grey, true).diagonal()) > 0.5

@@ -243,3 +243,24 @@ def test_the_cut_edge_of_each_plate_lies_in_front_of_the_tiers_below(oblique):
                 if not (0 <= u < fp.size[0] and 0 <= v < fp.size[1]):
                     continue
                 assert fp.line_tier[v * fp.size[0] + u] >= tier
+
+
+def test_every_plate_above_a_point_is_in_front_of_it_seen_from_straight_above():
+    camera = CameraModel.looking_at((0, 0, 150), 1400, 90, 0, (640, 480))
+    fp = build_footprints(camera, SPEC)
+    assert np.array_equal(fp.plates_above, 3 - fp.tier)
+
+
+def test_seen_obliquely_the_front_points_of_a_lower_tier_are_seen_past_the_plates(oblique):
+    """The higher plates' outlines shift back across the lower tiers: a token near a lower
+    tier's front edge is seen past the plates above it (a navy token there showed no wash
+    at all, while the colour model undid three plates' wash on it)."""
+    _, fp = oblique
+    assert (fp.plates_above >= 0).all() and (fp.plates_above <= 3 - fp.tier).all()
+    assert (fp.plates_above[fp.tier == 3] == 0).all()
+    bottom = fp.plates_above[fp.tier == 0]
+    assert (bottom == 0).sum() >= 4  # the front row is seen past every plate
+    assert (bottom == 3).sum() >= 4  # the back corner behind all three
+    assert np.mean(bottom) < 2  # from 50 degrees up, most of it past at least one
+    # Partly past an edge: a fraction of the disc's rays cross the plate.
+    assert ((fp.plates_above % 1) > 0).any()

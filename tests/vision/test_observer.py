@@ -827,8 +827,9 @@ def test_colours_founded_before_the_plates_are_learned_are_undone_with_them():
             assert observer._plate_loss is None, "the case this guards: founded before the loss"
     assert observer._plate_loss is not None
     assert not observer._unplated_colours
-    for colour in (dark, teal):  # founded on the bottom tier, through three plates
-        undone = corrected(founded[colour][None, :], np.array([0]), *observer._plate_loss)
+    for colour, point in ((dark, "E7P"), (teal, "G6P")):  # founded on the bottom tier
+        plates = observer.footprints.plates_above[[parse_point(point)]]
+        undone = corrected(founded[colour][None, :], plates, *observer._plate_loss)
         now = observer.colours.prototypes[colour][None, :]
         assert (
             match_distance(now, undone)[0, 0] < match_distance(now, founded[colour][None, :])[0, 0]

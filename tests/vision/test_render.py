@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
@@ -11,6 +13,7 @@ from hypothesis import strategies as st
 from calibration.camera import CameraModel
 from calibration.spec import load_spec
 from rules.timevectors.points import parse_point
+from vision.footprint import build_footprints
 from vision.render import HandSpec, SceneStyle, random_scene, render_timevectors
 
 SPEC = load_spec("timevectors")
@@ -209,3 +212,23 @@ def test_adding_a_token_never_uncovers_another_point(seed: int, extra: int) -> N
     others = np.arange(256) != extra
     assert np.all(after[others] <= before[others] + 1e-9)
     assert after[extra] == pytest.approx(before[extra])  # a token does not hide itself
+
+
+def test_a_token_seen_past_the_plates_above_it_is_not_washed_by_them() -> None:
+    """The renderer tints what lies behind each plate's outline in the image, and the
+    footprints count the plates each token's rays cross in 3D: two independent accounts of
+    one geometry, which must agree on which tokens the plates wash."""
+    camera = _camera(elevation=60.0, azimuth=0.0)
+    fp = build_footprints(camera, SPEC)
+    bottom = np.flatnonzero((fp.tier == 0) & (fp.in_image > 0.99) & (fp.post_visibility > 0.99))
+    past = bottom[fp.plates_above[bottom] == 0]
+    behind = bottom[fp.plates_above[bottom] == 3]
+    top = np.flatnonzero((fp.tier == 3) & (fp.in_image > 0.99) & (fp.post_visibility > 0.99))
+    assert len(past) and len(behind) and len(top)
+    chosen = {int(past[0]): 0, int(behind[len(behind) // 2]): 0, int(top[len(top) // 2]): 0}
+    style = replace(PLAIN, plate_alpha=0.2, plate_tint_rgb=(255, 255, 255), ambient=1.0)
+    rendered = render_timevectors(camera, SPEC, chosen, [(20, 40, 120)], scene=style)
+    seen = {p: np.median(rendered.image_bgr[rendered.token_labels == p], axis=0) for p in chosen}
+    plain, washed = seen[int(top[len(top) // 2])], seen[int(behind[len(behind) // 2])]
+    assert np.abs(seen[int(past[0])] - plain).max() <= 6
+    assert (washed - plain).min() >= 30
