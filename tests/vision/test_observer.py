@@ -1001,9 +1001,7 @@ def test_a_cast_that_clips_most_of_a_pale_table_still_finds_faint_tokens():
 
 
 @pytest.mark.parametrize("seed, size, cast", [(418, (1280, 960), False), (436, (1280, 960), False)])
-def test_tokens_seen_past_the_plates_above_them_are_not_undone_as_if_behind_them(
-    seed, size, cast
-):
+def test_tokens_seen_past_the_plates_above_them_are_not_undone_as_if_behind_them(seed, size, cast):
     """Seen obliquely, a lower tier's front points are seen past the plates above it. Their
     tokens showed no wash, yet were taken as seen through every plate above their tier: the
     plates' loss learned from them came out wrong, was undone wrongly on every token, and
