@@ -428,7 +428,9 @@ class Pipeline:
         self._last_shift_px = float(result.shift_px)
         if result.refit is not None:
             logger.info("camera moved %.1f px; re-fitted the calibration", result.shift_px)
-            self._set_calibration(refitted_calibration(self._calibration, result.refit))
+            self._set_calibration(
+                refitted_calibration(self._calibration, result.refit), moved_only=True
+            )
             self._needs_recalibration = False
             return [
                 Event(
@@ -545,9 +547,14 @@ class Pipeline:
             self._set_calibration(calibration)
             self._needs_recalibration = False
 
-    def _set_calibration(self, calibration: Any) -> None:
+    def _set_calibration(self, calibration: Any, *, moved_only: bool = False) -> None:
+        """Use ``calibration``; ``moved_only``: it is the last one re-fitted after the camera
+        moved, so what the observer learned of this camera's colours still holds."""
         self._calibration = calibration
+        earlier = self._observer
         self._observer = self._observer_factory(calibration, palette=self._palette)
+        if moved_only and hasattr(self._observer, "keep_learned_from"):
+            self._observer.keep_learned_from(earlier)
         self._new_trackers()
         self._drift = self._drift_factory(calibration) if self._drift_factory is not None else None
 

@@ -44,6 +44,7 @@ arrays precomputed in :mod:`vision.footprint`):
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import logging
 from collections.abc import Mapping, Sequence
@@ -80,6 +81,7 @@ from vision.footprint import (
 from vision.hands import HandGrid, MotionDetector
 from vision.illumination import UNCHANGED, LightField, coordinates
 from vision.observation import FrameError, Observation, check_frame
+from vision.tracker import MIN_VISIBILITY
 
 logger = logging.getLogger(__name__)
 
@@ -300,6 +302,17 @@ class Observer:
         self._last_observation: Observation | None = None  # what the last full read saw
         #: Frames read in full so far (the others showed motion, or nothing new).
         self.full_reads = 0
+
+    def keep_learned_from(self, earlier: object) -> None:
+        """Take on what ``earlier``, an observer of this camera before it was bumped and
+        re-fitted, learned: the token colours and the plates' loss do not change with the
+        pose. Relearned from scratch, the first frame after the bump founded a colour on a
+        point the moved view showed changed, and every set after it took the wrong number."""
+        if not isinstance(earlier, Observer):
+            return
+        self.colours = copy.deepcopy(earlier.colours)
+        self._plate_loss = earlier._plate_loss
+        self._unplated_colours = dict(earlier._unplated_colours)
 
     # ------------------------------------------------------------------ setup
 
@@ -1332,9 +1345,16 @@ class Observer:
         has_pixels = accepted & (n > 0)
         if not learn:
             return self._through_plates(mean), has_pixels
-        readable = has_pixels & (self.footprints.token_visibility(accepted) > 0.0)
+        visibility = self.footprints.token_visibility(accepted)
+        readable = has_pixels & (visibility > 0.0)
         points = np.flatnonzero(readable)
         sets = self._vouched(points)
+        if self.expected_colour is not None:
+            # In a game, a token nobody vouches for that the players could not see either
+            # (a point the game takes as hidden) teaches nothing: after a bumped camera was
+            # re-fitted, a point two-thirds hidden read as changed founded a colour.
+            told = (sets >= 0) | (visibility[points] >= MIN_VISIBILITY)
+            points, sets = points[told], sets[told]
         self._learn_plates(mean, points, sets)
         mean = self._through_plates(mean)
         if self.expected_colour is not None and self._before is not None:
