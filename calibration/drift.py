@@ -31,6 +31,7 @@ from calibration.calibfile import Calibration, CalibrationError
 from calibration.camera import CameraModel
 from calibration.markings import grid_crossings, thin_lines
 from calibration.refine import refine_pose
+from calibration.refraction import apparent_points, through_plates
 from calibration.spec import TimeVectorsSpec
 
 logger = logging.getLogger(__name__)
@@ -99,7 +100,7 @@ class DriftDetector:
         self.max_refit_px = max_refit_fraction * w
         self.min_correlation = min_correlation
         self.points_mm = grid_crossings(spec)
-        self.points_px = camera.project(self.points_mm)
+        self.points_px = through_plates(camera, spec).project(self.points_mm)
         inside = ((self.points_px >= 0) & (self.points_px < [w, h])).all(axis=1)
         self.points_mm, self.points_px = self.points_mm[inside], self.points_px[inside]
         self.track_scale = min(1.0, 640 / w, reference_bgr.shape[1] / w)
@@ -195,7 +196,12 @@ class DriftDetector:
         # The re-fitted pose measures the move better than the image alignment did (tokens
         # that arrived since the reference can pull the alignment a few pixels).
         shift = float(
-            np.median(np.linalg.norm(camera.project(self.points_mm) - self.points_px, axis=1))
+            np.median(
+                np.linalg.norm(
+                    through_plates(camera, self.spec).project(self.points_mm) - self.points_px,
+                    axis=1,
+                )
+            )
         )
         if shift <= self.tolerance_px:
             return DriftResult(shift, True, None, DriftStatus.STEADY, correlation)
@@ -217,7 +223,7 @@ class DriftDetector:
             camera = self._track_and_solve(frame, guess_px)
             if camera is None:
                 return None
-            guess_px = camera.project(self.points_mm)
+            guess_px = through_plates(camera, self.spec).project(self.points_mm)
         # Last, the pose that fits the printed grid in the frame itself (no tracking drift).
         return refine_pose(camera, frame_bgr, self.spec) or camera
 
@@ -255,7 +261,8 @@ class DriftDetector:
         if good.sum() < 12:
             logger.info("drift: only %d grid crossings tracked", int(good.sum()))
             return None
-        obj = self.points_mm[good]
+        # Where the camera sees each crossing through the plates (a bump barely moves that).
+        obj = apparent_points(self.points_mm[good], cam.centre_mm(), self.spec)
         img = tracked.reshape(-1, 2)[good].astype(np.float64) / k
         ok, rvec, tvec, inliers = cv2.solvePnPRansac(
             obj,

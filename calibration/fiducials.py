@@ -179,5 +179,5 @@ def fit_from_markers(
         obj.append(marker_corners_mm(spec, tier, corner)[1])
         img.append(quad)
         names += [f"marker {marker} corner {k}" for k in range(4)]
-    camera, errors = fit_correspondences(np.vstack(obj), np.vstack(img), image_size)
+    camera, errors = fit_correspondences(np.vstack(obj), np.vstack(img), image_size, spec=spec)
     return check_fit(camera, errors, names, spec, max_rms_px)

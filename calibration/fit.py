@@ -26,6 +26,7 @@ import numpy as np
 
 from calibration.camera import CameraModel
 from calibration.jsonfile import JsonFileError, read_json_file
+from calibration.refraction import apparent_points, through_plates
 from calibration.spec import CORNERS, TimeVectorsSpec
 from rules.timevectors.points import TIER_LETTERS
 
@@ -34,6 +35,7 @@ logger = logging.getLogger(__name__)
 Clicks = dict[str, dict[str, tuple[float, float]]]
 
 DEFAULT_MAX_RMS_PX = 8.0
+REFRACTION_ROUNDS = 2  # fits again from where the last fit says points seen through plates show
 
 
 class ClicksError(ValueError):
@@ -272,14 +274,44 @@ def fit_correspondences(
     *,
     fit_distortion: bool = False,
     focal_near: float | None = None,
+    spec: TimeVectorsSpec | None = None,
 ) -> tuple[CameraModel, np.ndarray]:
     """Fit a camera to any set of non-coplanar 3D-2D correspondences (at least 6).
 
     ``focal_near`` (pixels) searches the focal length within 10% of it instead of
-    everywhere. Returns the camera and the reprojection error of each
-    correspondence in pixels.
+    everywhere. With ``spec``, the points are seen through its plates: each is fitted
+    where the camera sees it (see :mod:`calibration.refraction`), which depends on the
+    camera, so the fit is made again from where the last one says they show.
+    Returns the camera and the reprojection error of each correspondence in pixels.
     Raises :class:`ClicksError` when there are too few points or no pose fits them.
     """
+    obj = np.asarray(object_mm, dtype=np.float64).reshape(-1, 3)
+    camera = _fit(obj, image_px, image_size, fit_distortion, focal_near)
+    if spec is None:
+        return camera, np.linalg.norm(camera.project(obj) - np.reshape(image_px, (-1, 2)), axis=1)
+    for _ in range(REFRACTION_ROUNDS):
+        seen = apparent_points(obj, camera.centre_mm(), spec)
+        camera = _fit(seen, image_px, image_size, fit_distortion, camera.K[0, 0])
+    return camera, reprojection_errors(camera, obj, image_px, spec)
+
+
+def reprojection_errors(
+    camera: CameraModel, object_mm: np.ndarray, image_px: np.ndarray, spec: TimeVectorsSpec
+) -> np.ndarray:
+    """Pixels between where ``camera`` sees each board point through the plates of ``spec``
+    and where it was found."""
+    projected = through_plates(camera, spec).project(object_mm)
+    return np.linalg.norm(projected - np.reshape(image_px, (-1, 2)), axis=1)
+
+
+def _fit(
+    object_mm: np.ndarray,
+    image_px: np.ndarray,
+    image_size: tuple[int, int],
+    fit_distortion: bool,
+    focal_near: float | None,
+) -> CameraModel:
+    """The camera of :func:`fit_correspondences`, each point taken where it lies."""
     obj = np.asarray(object_mm, dtype=np.float64).reshape(-1, 3)
     img = np.asarray(image_px, dtype=np.float64).reshape(-1, 2)
     if len(obj) < 6 or len(obj) != len(img):
@@ -295,8 +327,7 @@ def fit_correspondences(
         raise ClicksError("no camera pose fits these landmarks")
     if fit_distortion:
         K, dist, rvec, tvec = _refine_distortion(obj, img, K, image_size, rvec, tvec)
-    camera = CameraModel(K=K, dist=dist, rvec=rvec, tvec=tvec, image_size=image_size)
-    return camera, np.linalg.norm(camera.project(obj) - img, axis=1)
+    return CameraModel(K=K, dist=dist, rvec=rvec, tvec=tvec, image_size=image_size)
 
 
 def check_fit(
@@ -344,7 +375,11 @@ def fit_camera(
     parsed = parse_clicks(clicks)
     validate_clicks(parsed, image_size)
     camera, errors = fit_correspondences(
-        _object_points(spec), _image_points(parsed), image_size, fit_distortion=fit_distortion
+        _object_points(spec),
+        _image_points(parsed),
+        image_size,
+        fit_distortion=fit_distortion,
+        spec=spec,
     )
     names = [f"{t}.{c}" for t in TIER_LETTERS for c in CORNERS]
     return check_fit(camera, errors, names, spec, max_rms_px)

@@ -18,8 +18,15 @@ import cv2
 import numpy as np
 
 from calibration.camera import CameraModel
-from calibration.fit import ClicksError, FitResult, fit_correspondences
+from calibration.fit import (
+    REFRACTION_ROUNDS,
+    ClicksError,
+    FitResult,
+    fit_correspondences,
+    reprojection_errors,
+)
 from calibration.markings import grid_crossings, thin_lines
+from calibration.refraction import apparent_points, through_plates
 from calibration.spec import TimeVectorsSpec
 
 logger = logging.getLogger(__name__)
@@ -70,6 +77,7 @@ def _snap(
     Returns positions and a mask of crossings found with a clear match.
     """
     h, w = lines.shape
+    camera = through_plates(camera, spec)  # a lower tier's crossings show shifted
     predicted = camera.project(crossings)
     arms = _arms(spec, crossings, 0.6 * spec.pitch)
     flat = arms.reshape(-1, 3)
@@ -119,36 +127,41 @@ def _snap(
     return found, kept
 
 
-Solver = Callable[[np.ndarray, np.ndarray, CameraModel], tuple[CameraModel, np.ndarray]]
+Solver = Callable[
+    [np.ndarray, np.ndarray, CameraModel, TimeVectorsSpec], tuple[CameraModel, np.ndarray]
+]
 
 
 def _solve_all(
-    obj: np.ndarray, img: np.ndarray, camera: CameraModel
+    obj: np.ndarray, img: np.ndarray, camera: CameraModel, spec: TimeVectorsSpec
 ) -> tuple[CameraModel, np.ndarray]:
     """Focal length and pose (the calibration case)."""
-    return fit_correspondences(obj, img, camera.image_size, focal_near=camera.K[0, 0])
+    return fit_correspondences(obj, img, camera.image_size, focal_near=camera.K[0, 0], spec=spec)
 
 
 def _solve_pose(
-    obj: np.ndarray, img: np.ndarray, camera: CameraModel
+    obj: np.ndarray, img: np.ndarray, camera: CameraModel, spec: TimeVectorsSpec
 ) -> tuple[CameraModel, np.ndarray]:
-    """Pose only, the intrinsics kept (the camera was bumped, not changed)."""
-    ok, rvec, tvec = cv2.solvePnP(
-        obj,
-        img,
-        camera.K,
-        camera.dist,
-        camera.rvec.copy(),
-        camera.tvec.copy(),
-        useExtrinsicGuess=True,
-        flags=cv2.SOLVEPNP_ITERATIVE,
-    )
-    if not ok:
-        raise ClicksError("no pose fits the printed grid")
-    moved = CameraModel(
-        K=camera.K, dist=camera.dist, rvec=rvec, tvec=tvec, image_size=camera.image_size
-    )
-    return moved, np.linalg.norm(moved.project(obj) - img, axis=1)
+    """Pose only, the intrinsics kept (the camera was bumped, not changed); each crossing
+    where the camera sees it through the plates, again from where the last pose says."""
+    for _ in range(1 + REFRACTION_ROUNDS):
+        seen = apparent_points(obj, camera.centre_mm(), spec)
+        ok, rvec, tvec = cv2.solvePnP(
+            seen,
+            img,
+            camera.K,
+            camera.dist,
+            camera.rvec.copy(),
+            camera.tvec.copy(),
+            useExtrinsicGuess=True,
+            flags=cv2.SOLVEPNP_ITERATIVE,
+        )
+        if not ok:
+            raise ClicksError("no pose fits the printed grid")
+        camera = CameraModel(
+            K=camera.K, dist=camera.dist, rvec=rvec, tvec=tvec, image_size=camera.image_size
+        )
+    return camera, reprojection_errors(camera, obj, img, spec)
 
 
 def _refine(
@@ -168,12 +181,12 @@ def _refine(
             return result
         obj, img = crossings[kept], found[kept]
         try:
-            candidate, errors = solve(obj, img, camera)
+            candidate, errors = solve(obj, img, camera, spec)
             # Crossings that snapped to another tier's lines do not fit: drop them and solve again.
             good = errors < max(1.0, 2.5 * float(np.median(errors)))
             if good.sum() < MIN_CROSSINGS:
                 return result
-            candidate, errors = solve(obj[good], img[good], candidate)
+            candidate, errors = solve(obj[good], img[good], candidate, spec)
         except ClicksError:
             return result
         camera = candidate

@@ -13,6 +13,7 @@ import numpy as np
 from rules.timevectors.points import POINTS, global_column_row, point_coords
 
 CORNERS = ("NW", "NE", "SE", "SW")
+ACRYLIC_INDEX = 1.49  # refractive index of clear acrylic (PMMA)
 _CORNER_SIGNS = {"NW": (-1, 1), "NE": (1, 1), "SE": (1, -1), "SW": (-1, -1)}
 
 
@@ -40,6 +41,9 @@ class TimeVectorsSpec:
     token_diameter: float
     token_height: float
     tokens_per_colour: int
+    # How much the plates bend light (clear acrylic; 1.0 leaves refraction out). Specs and
+    # calibration files written before it was known are taken to be acrylic.
+    refractive_index: float = ACRYLIC_INDEX
 
     board = "timevectors"
 
@@ -88,6 +92,7 @@ def _spec_from_table(data: dict) -> TimeVectorsSpec:
             token_diameter=float(data["token"]["diameter"]),
             token_height=float(data["token"]["height"]),
             tokens_per_colour=int(data["token"]["count_per_colour"]),
+            refractive_index=float(data["tiers"].get("refractive_index", ACRYLIC_INDEX)),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise SpecError(f"board spec is incomplete or malformed: {exc!r}") from exc
@@ -103,6 +108,11 @@ def _checked(spec: TimeVectorsSpec) -> TimeVectorsSpec:
         raise SpecError("board spec is physically impossible (every size must be positive)")
     if spec.tier_spacing <= spec.token_height or spec.pitch <= spec.token_diameter * 0.5:
         raise SpecError("board spec is physically impossible (tiers or points too close)")
+    if not 1.0 <= spec.refractive_index <= 3.0:
+        raise SpecError(
+            f"the plates' refractive index must be 1 (no refraction) to 3, "
+            f"not {spec.refractive_index} (clear acrylic is {ACRYLIC_INDEX})"
+        )
     return spec
 
 
@@ -117,7 +127,11 @@ def spec_from_values(values: Mapping[str, object]) -> TimeVectorsSpec:
     if not isinstance(values, Mapping):
         raise SpecError("board spec values must be an object of named sizes")
     # Calibration files written before the top piece had its own size: as wide as the post.
-    values = {"cap_diameter": values.get("post_diameter"), **values}
+    values = {
+        "cap_diameter": values.get("post_diameter"),
+        "refractive_index": ACRYLIC_INDEX,  # files written before it was known: acrylic
+        **values,
+    }
     kwargs: dict[str, float | int] = {}
     for f in fields(TimeVectorsSpec):
         value = values.get(f.name)

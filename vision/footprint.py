@@ -24,6 +24,7 @@ import numpy as np
 
 from calibration.camera import CameraModel
 from calibration.markings import grid_lines
+from calibration.refraction import plates_crossed, through_plates
 from calibration.spec import TimeVectorsSpec
 
 logger = logging.getLogger(__name__)
@@ -487,20 +488,10 @@ def _top_disc_samples(spec: TimeVectorsSpec) -> np.ndarray:
 
 def _plates_above(camera: CameraModel, spec: TimeVectorsSpec) -> np.ndarray:
     """Per point, how many plates the rays from the camera to its top disc pass through on
-    average. Seen obliquely, the higher plates' outlines shift across the lower tiers: a
-    token near a lower tier's front edge is seen past the plates above it, not through them,
-    and shows no wash at all, while its neighbour a few points in is seen through all of
-    them."""
-    samples = _top_disc_samples(spec)
-    tier = np.repeat(np.arange(N_POINTS) // 16 % 4, len(DISC_SAMPLES))
-    origin = camera.centre_mm()
-    half = spec.plate_size / 2
-    crossed = np.zeros(len(samples))
-    for plate in range(1, 4):
-        height = spec.tier_spacing * plate
-        along = (height - origin[2]) / (samples[:, 2] - origin[2])
-        at = origin[None, :2] + along[:, None] * (samples[:, :2] - origin[None, :2])
-        crossed += (plate > tier) & (np.abs(at) <= half).all(axis=1)
+    average (:func:`calibration.refraction.plates_crossed`): a token near a lower tier's
+    front edge is seen past the plates above it and shows no wash at all, while its
+    neighbour a few points in is seen through all of them."""
+    crossed = plates_crossed(_top_disc_samples(spec), camera.centre_mm(), spec)
     return crossed.reshape(N_POINTS, -1).mean(axis=1)
 
 
@@ -571,6 +562,7 @@ def build_footprints(
     centres = spec.point_centres()
     if (camera.to_camera(centres)[:, 2] <= 0).all():
         raise ValueError("the camera does not look at the board (every point is behind it)")
+    camera = through_plates(camera, spec)  # a token below a plate shows shifted by it
     size = size or working_size(camera, spec)
     scale = (size[0] / camera.image_size[0], size[1] / camera.image_size[1])
     cores, tops, sils, rings, in_image = _project_regions(camera, spec, size, scale)

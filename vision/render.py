@@ -29,6 +29,7 @@ import numpy as np
 from calibration.camera import CameraModel
 from calibration.fiducials import marker_corners_mm, marker_image
 from calibration.markings import grid_lines
+from calibration.refraction import through_plates
 from calibration.spec import TimeVectorsSpec
 from rules.timevectors.points import POINTS, point_coords
 from vision.render_hand import HandSpec, draw_hand
@@ -562,6 +563,7 @@ def render_timevectors(
                 f"token at point {point} has colour {colour}, but only "
                 f"{len(token_colors_rgb)} colours were given"
             )
+    camera = through_plates(camera, spec)  # what lies below a plate shows shifted by it
     style = scene or SceneStyle()
     rng = np.random.default_rng(seed)
     painter = _Painter(camera, style, rng)

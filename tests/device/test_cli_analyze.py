@@ -25,7 +25,9 @@ def files(tmp_path_factory):
     camera, style, colours = random_scene(31, (640, 480))
     empty = render_timevectors(camera, SPEC, {}, colours, scene=style, seed=31).image_bgr
     board = render_timevectors(camera, SPEC, TOKENS, colours, scene=style, seed=32).image_bgr
-    calibration = Calibration(board="timevectors", spec=SPEC, camera=camera, rms_px=0.5).with_reference(empty)
+    calibration = Calibration(
+        board="timevectors", spec=SPEC, camera=camera, rms_px=0.5
+    ).with_reference(empty)
     save_calibration(calibration, folder / "calib.json")
     cv2.imwrite(str(folder / "board.png"), board)
     cv2.imwrite(str(folder / "empty.png"), empty)
@@ -40,8 +42,14 @@ def run(capsys, *args):
 
 
 def test_json_line_per_image(files, capsys):
-    status, out, err = run(capsys, "--calibration", files / "calib.json", files / "board.png",
-                           files / "empty.png", "--json")
+    status, out, err = run(
+        capsys,
+        "--calibration",
+        files / "calib.json",
+        files / "board.png",
+        files / "empty.png",
+        "--json",
+    )
     assert status == 0, err
     lines = [json.loads(line) for line in out.splitlines()]
     assert [line["image"] for line in lines] == [str(files / "board.png"), str(files / "empty.png")]
@@ -55,8 +63,15 @@ def test_json_line_per_image(files, capsys):
 
 
 def test_palette_gives_the_indices(files, capsys):
-    status, out, _ = run(capsys, "--calibration", files / "calib.json", "--palette", files / "palette.json",
-                         files / "board.png", "--json")
+    status, out, _ = run(
+        capsys,
+        "--calibration",
+        files / "calib.json",
+        "--palette",
+        files / "palette.json",
+        files / "board.png",
+        "--json",
+    )
     assert status == 0
     assert json.loads(out)["tokens"] == {"B2S": 1, "G7R": 0, "D3Q": 1}
 
@@ -69,7 +84,9 @@ def test_text_output(files, capsys):
 def test_unreadable_image_is_reported_and_the_rest_analysed(files, capsys, tmp_path):
     junk = tmp_path / "junk.jpg"
     junk.write_bytes(b"not a jpeg")
-    status, out, err = run(capsys, "--calibration", files / "calib.json", junk, files / "board.png", "--json")
+    status, out, err = run(
+        capsys, "--calibration", files / "calib.json", junk, files / "board.png", "--json"
+    )
     assert status == 2
     assert "cannot read image" in err and str(junk) in err
     assert len(out.splitlines()) == 1
@@ -82,14 +99,19 @@ def test_wrong_size_image_is_reported(files, capsys, tmp_path):
     assert status == 2 and "calibration is for 640x480" in err
 
 
-@pytest.mark.parametrize("content, message", [
-    ("[[1, 2]]", "entry 0"),
-    ("{not json", "palette"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("[[1, 2]]", "entry 0"),
+        ("{not json", "palette"),
+    ],
+)
 def test_bad_palette_exits_2_before_any_output(files, capsys, tmp_path, content, message):
     palette = tmp_path / "palette.json"
     palette.write_text(content)
-    status, out, err = run(capsys, "--calibration", files / "calib.json", "--palette", palette, files / "board.png")
+    status, out, err = run(
+        capsys, "--calibration", files / "calib.json", "--palette", palette, files / "board.png"
+    )
     assert status == 2 and out == "" and message in err
 
 
@@ -103,14 +125,22 @@ def test_missing_or_corrupt_calibration_exits_2(files, capsys, tmp_path):
 
 
 def test_a_calibration_of_the_other_board_is_refused_by_name(files, capsys):
-    status, out, err = run(capsys, "--board", "gryb", "--calibration", files / "calib.json", files / "board.png")
+    status, out, err = run(
+        capsys, "--board", "gryb", "--calibration", files / "calib.json", files / "board.png"
+    )
     assert status == 2 and out == ""
     assert "is for the timevectors board, not gryb" in err
 
 
 def test_a_missing_palette_is_named(files, capsys, tmp_path):
-    status, out, err = run(capsys, "--calibration", files / "calib.json", "--palette", tmp_path / "none.json",
-                           files / "board.png")
+    status, out, err = run(
+        capsys,
+        "--calibration",
+        files / "calib.json",
+        "--palette",
+        tmp_path / "none.json",
+        files / "board.png",
+    )
     assert status == 2 and out == ""
     assert "palette" in err and "none.json" in err
 
@@ -122,7 +152,7 @@ def test_bench_maps_learned_colours_to_the_truth():
     assert mapping[1] == 0 and mapping[0] == 2 and mapping[2] == 2 or mapping[2] < -1
 
 
-def test_a_bench_game_asks_which_point_in_line_rather_than_guess():
+def test_a_bench_game_asks_which_point_in_line_rather_than_guess(flat_plates):
     """Game 1305 of the vision bench: colour 1's token on D8Q reads within the sensor noise
     as one on A7P, in line behind it. The players are asked which (they answer D8Q), and the
     game stays right with no illegal-change alert; before, the reading went back and forth
@@ -134,7 +164,10 @@ def test_a_bench_game_asks_which_point_in_line_rather_than_guess():
     out = io.StringIO()
     _bench_games(1, 6, 305, out)
     line = out.getvalue().splitlines()[0]
-    assert "game 1305: 6 moves, 6 announced, 6 right, 0 illegal alerts, 0 hidden-point questions, 1 in-line questions" in line
+    assert (
+        "game 1305: 6 moves, 6 announced, 6 right, 0 illegal alerts, 0 hidden-point questions, 1 in-line questions"
+        in line
+    )
 
 
 def test_a_bench_game_asks_when_the_hand_visit_and_the_picture_disagree(monkeypatch):
@@ -151,10 +184,16 @@ def test_a_bench_game_asks_when_the_hand_visit_and_the_picture_disagree(monkeypa
     out = io.StringIO()
     analyze._bench_games(1, 11, 904, out)
     line = out.getvalue().splitlines()[0]
-    assert "game 1904: 11 moves, 9 announced, 9 right, 0 illegal alerts, 0 hidden-point questions, 1 in-line questions" in line
+    assert (
+        "game 1904: 11 moves, 9 announced, 9 right, 0 illegal alerts, 0 hidden-point questions, 1 in-line questions"
+        in line
+    )
 
 
-@pytest.mark.parametrize("command", [["bench", "vision", "--quick"], ["render", "--out", "unused"], ["bench", "calibration"]])
+@pytest.mark.parametrize(
+    "command",
+    [["bench", "vision", "--quick"], ["render", "--out", "unused"], ["bench", "calibration"]],
+)
 def test_a_negative_seed_is_refused_clearly(command, capsys):
     with pytest.raises(SystemExit) as stop:
         main([*command, "--seed", "-3"])

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from calibration.camera import CameraModel
+from calibration.refraction import through_plates
 from calibration.spec import load_spec
 from rules.timevectors.points import parse_point
 from vision.footprint import build_footprints
@@ -31,7 +32,8 @@ def _camera(
 
 
 def _disc_mask(camera: CameraModel, point: int) -> np.ndarray:
-    """Pixels of the top disc of a token at ``point``, rasterised independently of the renderer."""
+    """Pixels of the top disc of a token at ``point`` (seen through the plates above it),
+    rasterised independently of the renderer."""
     angles = np.linspace(0, 2 * np.pi, 48, endpoint=False)
     cx, cy, cz = SPEC.point_centre(point)
     r = SPEC.token_diameter / 2
@@ -39,7 +41,8 @@ def _disc_mask(camera: CameraModel, point: int) -> np.ndarray:
         [cx + r * np.cos(angles), cy + r * np.sin(angles), np.full(48, cz + SPEC.token_height)]
     )
     mask = np.zeros(camera.image_size[::-1], np.uint8)
-    cv2.fillConvexPoly(mask, np.round(camera.project(ring)).astype(np.int32), 1)
+    seen = through_plates(camera, SPEC).project(ring)
+    cv2.fillConvexPoly(mask, np.round(seen).astype(np.int32), 1)
     return mask.astype(bool)
 
 
