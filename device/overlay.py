@@ -15,6 +15,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from calibration.refraction import through_plates
 from calibration.spec import TimeVectorsSpec, load_spec
 
 logger = logging.getLogger(__name__)
@@ -59,7 +60,8 @@ class Overlay:
             spec = spec or getattr(calibration, "spec", None) or load_spec()
             # Draw at half a token's height: the middle of a token standing on the point.
             points = spec.point_centres() + np.array([0.0, 0.0, spec.token_height / 2])
-            self.centres = np.round(camera.project(points)).astype(np.int32)
+            seen = through_plates(camera, spec).project(points)  # where they show
+            self.centres = np.round(seen).astype(np.int32)
             self.scale = max(1, round(camera.image_size[0] / 640))
 
     def draw(

@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from calibration.camera import CameraModel
+from calibration.refraction import through_plates
 from calibration.spec import CORNERS, TimeVectorsSpec
 from rules.timevectors.points import POINTS, TIER_LETTERS, point_coords, point_name
 
@@ -75,7 +76,9 @@ def preview_from_homographies(clicks: Clicks, spec: TimeVectorsSpec) -> dict[str
 
 
 def preview_from_camera(camera: CameraModel, spec: TimeVectorsSpec) -> dict[str, dict]:
-    """Every tier's grid and centres projected through a fitted camera."""
+    """Every tier's grid and centres projected through a fitted camera (a lower tier's seen
+    through the plates above it)."""
+    camera = through_plates(camera, spec)
     lines_xy = grid_lines_xy(spec)
     shown: dict[str, dict] = {}
     for tier, letter in enumerate(TIER_LETTERS):

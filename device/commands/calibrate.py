@@ -316,6 +316,7 @@ def render_scene(
     """Render one random scene; returns the images and the ground-truth documents."""
     import numpy as np
 
+    from calibration.refraction import through_plates
     from calibration.spec import CORNERS, load_spec
     from rules.timevectors.points import TIER_LETTERS, point_name
     from vision.render import HandSpec, random_scene, render_timevectors
@@ -343,8 +344,9 @@ def render_scene(
         camera, spec, tokens, colours, hand=hand_spec, scene=style, seed=seed
     )
     clicks = {}
+    seen = through_plates(camera, spec)  # where the corners show through the plates above
     for tier, letter in enumerate(TIER_LETTERS):
-        px = camera.project(np.array([spec.landmarks(tier)[c] for c in CORNERS]))
+        px = seen.project(np.array([spec.landmarks(tier)[c] for c in CORNERS]))
         px = px + rng.normal(0.0, click_noise_px, px.shape) if click_noise_px > 0 else px
         clicks[letter] = {
             c: [round(float(u), 2), round(float(v), 2)]
@@ -458,6 +460,7 @@ def _run_bench(args: argparse.Namespace) -> int:
     from calibration.fiducials import detect_markers, fit_from_markers
     from calibration.fit import fit_camera
     from calibration.refine import refine_with_markings
+    from calibration.refraction import through_plates
     from calibration.spec import CORNERS, load_spec
     from rules.timevectors.points import TIER_LETTERS
     from vision.render import HandSpec, random_scene, render_timevectors
@@ -506,7 +509,8 @@ def _run_bench(args: argparse.Namespace) -> int:
             timed(f"JPEG decode {label}", cv2.imdecode, encoded, cv2.IMREAD_COLOR)
             clicks = {
                 t: {
-                    c: camera.project(np.array([spec.landmarks(i)[c]]))[0] + rng.normal(0, 2.0, 2)
+                    c: through_plates(camera, spec).project(np.array([spec.landmarks(i)[c]]))[0]
+                    + rng.normal(0, 2.0, 2)
                     for c in CORNERS
                 }
                 for i, t in enumerate(TIER_LETTERS)
@@ -516,11 +520,11 @@ def _run_bench(args: argparse.Namespace) -> int:
                 f"refine from printed grid {label}", refine_with_markings, fit, empty, spec
             )
             centres = spec.point_centres()
-            truth = camera.project(centres)
+            truth = through_plates(camera, spec).project(centres)
             errors.append(
-                (
-                    np.linalg.norm(fit.camera.project(centres) - truth, axis=1).max(),
-                    np.linalg.norm(refined.camera.project(centres) - truth, axis=1).max(),
+                tuple(
+                    np.linalg.norm(through_plates(c, spec).project(centres) - truth, axis=1).max()
+                    for c in (fit.camera, refined.camera)
                 )
             )
             detector = DriftDetector(camera, spec, empty)
