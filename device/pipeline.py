@@ -176,10 +176,13 @@ def warp_reference(reference: np.ndarray, old: Any, new: Any, spec: Any) -> np.n
     fitted on the projections of every point centre and landmark (all tiers) and
     applied to the (possibly downscaled) reference.
     """
+    from calibration.refraction import through_plates
+
     landmarks = [xyz for tier in range(4) for xyz in spec.landmarks(tier).values()]
     points = np.vstack([spec.point_centres(), np.array(landmarks, dtype=np.float64)])
     scale = reference.shape[1] / old.image_size[0]
-    homography, _ = cv2.findHomography(old.project(points) * scale, new.project(points) * scale)
+    before, after = (through_plates(camera, spec).project(points) for camera in (old, new))
+    homography, _ = cv2.findHomography(before * scale, after * scale)
     if homography is None:
         return reference
     size = (reference.shape[1], reference.shape[0])
