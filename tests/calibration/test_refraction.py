@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import calibration.spec
 from calibration.camera import CameraModel
 from calibration.fit import fit_camera
 from calibration.refraction import apparent_points, plates_crossed, through_plates
@@ -104,3 +106,18 @@ def test_specs_and_calibration_files_without_an_index_are_acrylic():
     for wrong in (0.9, 3.5):
         with pytest.raises(SpecError, match="refractive index"):
             spec_from_values({**values, "refractive_index": wrong})
+
+
+def test_a_users_spec_file_without_an_index_is_acrylic_and_a_wrong_one_is_refused(tmp_path):
+    shipped = (Path(calibration.spec.__file__).parent / "specs" / "timevectors.toml").read_text()
+    lines = [line for line in shipped.splitlines() if not line.startswith("refractive_index")]
+    older = tmp_path / "older.toml"
+    older.write_text("\n".join(lines))
+    assert load_spec(older).refractive_index == pytest.approx(1.49)
+    glass = tmp_path / "glass.toml"
+    glass.write_text(shipped.replace("refractive_index = 1.49", "refractive_index = 1.52"))
+    assert load_spec(glass).refractive_index == pytest.approx(1.52)
+    wrong = tmp_path / "wrong.toml"
+    wrong.write_text(shipped.replace("refractive_index = 1.49", "refractive_index = 0.5"))
+    with pytest.raises(SpecError, match="refractive index"):
+        load_spec(wrong)
