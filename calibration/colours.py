@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from calibration.colour_mixture import refine_partition
+
 logger = logging.getLogger(__name__)
 
 RGB = tuple[int, int, int]
@@ -416,7 +418,9 @@ def cluster(
     grey set and a dark one differ mostly in brightness, which the distance weighs
     lightly. Then a group that spreads like two sets of one hue is split
     (:func:`_split_merged_sets`), and a few odd readings give way to it
-    (:func:`_fold_strays`).
+    (:func:`_fold_strays`). Last, with the number of sets so settled, which token
+    belongs to which set is chosen again as the most likely Gaussian mixture
+    (:func:`_most_likely_sets`).
 
     Returns ``[(median feature, member indices), ...]`` ordered by each group's
     first member (so colours are numbered in order of first appearance).
@@ -465,6 +469,7 @@ def cluster(
     if max_clusters is not None:
         kept = _split_merged_sets(samples[:, 2], kept, max_clusters, min_size)
         kept = _fold_strays(samples, kept, max_clusters, min_size)
+        kept = _most_likely_sets(samples, kept, min_size)
     out = [
         (np.median(samples[members], axis=0).astype(np.float32), np.array(members))
         for members in kept
@@ -533,6 +538,23 @@ def _fold_strays(
         )
         groups[nearest] = sorted(groups[nearest] + stray)
     return groups
+
+
+def _most_likely_sets(
+    samples: np.ndarray, groups: list[list[int]], min_size: int
+) -> list[list[int]]:
+    """``groups`` with the members of those of at least ``min_size`` chosen again as the most
+    likely Gaussian mixture of as many sets (:mod:`calibration.colour_mixture`): the greedy
+    merges count the sets well but can split a widely spread set and join two close ones.
+    Smaller groups (stray readings) are left as they are."""
+    sets = [g for g in groups if len(g) >= min_size]
+    if len(sets) < 2:
+        return groups
+    members = np.array(sorted(i for g in sets for i in g))
+    position = {int(i): k for k, i in enumerate(members)}
+    refined = refine_partition(samples[members], [[position[i] for i in g] for g in sets])
+    strays = [g for g in groups if len(g) < min_size]
+    return [members[g].tolist() for g in refined] + strays
 
 
 def _pooled_spread(spread_sum: np.ndarray, sizes: np.ndarray, i: int, j: int) -> float:

@@ -215,8 +215,12 @@ def test_a_stray_reading_does_not_force_two_colours_together():
             samples_of(blue, 20, rng),
         ]
     )
+    # Counted as a set, the stray once took the third colour and forced navy and blue together;
+    # the most likely grouping of three sets weighed alike puts it with one of them instead.
     with_stray_counted = cluster(features(rows), max_clusters=3)
-    assert sorted(len(m) for _, m in with_stray_counted) == [1, 20, 40]  # what went wrong before
+    assert sorted(len(m) for _, m in with_stray_counted) == [20, 20, 21]
+    navy_rows, blue_rows = set(range(21, 41)), set(range(41, 61))
+    assert not any(navy_rows & set(m) and blue_rows & set(m) for _, m in with_stray_counted)
     groups = cluster(features(rows), max_clusters=3, min_size=3)
     assert sorted(len(m) for _, m in groups) == [1, 20, 20, 20]
     model = ColourModel()

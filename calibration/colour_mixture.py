@@ -1,0 +1,138 @@
+"""Token sets as a mixture of Gaussians: the partition of token colours that is most likely.
+
+Agglomerative clustering (:func:`calibration.colours.cluster`) decides how many sets
+the tokens of a picture show, but it decides *which* tokens belong together by
+greedy merges of the closest pair, one at a time. One set can spread far (washed
+out step by step behind the plates, or half of it in the shadow of the tiers
+above) while two others lie close (a yellow and an orange, a white and a grey
+laminate-coloured one): the greedy merges then split the spread set and join the
+two close ones, and a third of the board reads the wrong colour.
+
+Here each set is a Gaussian in feature space with a covariance of its own (a washed
+set stretches along its wash, a shaded one along brightness), and the grouping of
+the same number of sets under which the token colours are most likely wins. The
+likelihood has many local optima, so expectation-maximisation starts from the
+agglomerative grouping and from k-means++ seeds (a fixed random stream: the same
+colours give the same grouping), and the best result is then improved by
+split-and-merge moves (merge two sets, split a third along its widest axis) while
+any raises the likelihood. Each set's covariance is shrunk towards a small round
+one (a few tokens cannot pin down nine numbers), so two or three odd readings do
+not make a tight set of their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+
+PRIOR_SPREAD = 0.5  # feature units: the spread a set is assumed to have before its tokens say
+PRIOR_WEIGHT = 4.0  # how many tokens' worth that assumption counts
+MIN_VARIANCE = 0.3**2  # no set is tighter than this along any axis (feature units squared)
+SEEDS = 32  # k-means++ starts besides the given grouping
+MAX_ITERATIONS = 100
+TOLERANCE = 1e-6  # log-likelihood gain below which EM has converged
+_LOG_2PI = float(np.log(2.0 * np.pi))
+
+
+def refine_partition(samples: np.ndarray, groups: Sequence[Sequence[int]]) -> list[list[int]]:
+    """The grouping of ``samples`` (``(n, 3)`` colour features) into ``len(groups)`` sets that
+    makes them most likely as a Gaussian mixture, starting from ``groups`` (lists of sample
+    indices covering every sample once). Returned as sorted index lists, each non-empty; the
+    input grouping itself when it is already the best found or there is nothing to refine."""
+    samples = np.asarray(samples, np.float64).reshape(-1, 3)
+    k = len(groups)
+    if k < 2 or len(samples) <= k:
+        return [sorted(int(i) for i in g) for g in groups]
+    start = np.empty(len(samples), np.int64)
+    for label, members in enumerate(groups):
+        start[np.asarray(members, np.int64)] = label
+    best_labels, best_ll = _fit(samples, start, k)
+    rng = np.random.default_rng(0)
+    for labels in _kmeans_pp_starts(samples, k, rng):
+        fitted, ll = _fit(samples, labels, k)
+        if ll > best_ll + TOLERANCE:
+            best_labels, best_ll = fitted, ll
+    improved = True
+    while improved:
+        improved = False
+        for labels in _split_merge_moves(samples, best_labels, k):
+            fitted, ll = _fit(samples, labels, k)
+            if ll > best_ll + TOLERANCE:
+                best_labels, best_ll, improved = fitted, ll, True
+                break
+    out = [sorted(np.flatnonzero(best_labels == label).tolist()) for label in range(k)]
+    if any(not members for members in out):  # EM emptied a set: keep the grouping it was given
+        return [sorted(int(i) for i in g) for g in groups]
+    return out
+
+
+def _fit(samples: np.ndarray, labels: np.ndarray, k: int) -> tuple[np.ndarray, float]:
+    """EM from a hard grouping: ``(labels, log-likelihood)`` at convergence; a start that
+    leaves a set empty scores minus infinity."""
+    n = len(samples)
+    if len(np.unique(labels)) < k:
+        return labels, -np.inf
+    resp = np.zeros((n, k))
+    resp[np.arange(n), labels] = 1.0
+    previous = -np.inf
+    prior = np.eye(3) * (PRIOR_WEIGHT * PRIOR_SPREAD**2)
+    log_lik = previous
+    for _ in range(MAX_ITERATIONS):
+        weight = resp.sum(axis=0) + 1e-9
+        means = (resp.T @ samples) / weight[:, None]
+        joint = np.empty((n, k))
+        for j in range(k):
+            offset = samples - means[j]
+            scatter = (resp[:, j, None] * offset).T @ offset
+            cov = (prior + scatter) / (PRIOR_WEIGHT + weight[j])
+            values, vectors = np.linalg.eigh(cov)
+            values = np.maximum(values, MIN_VARIANCE)
+            projected = offset @ vectors
+            mahalanobis = np.sum(projected * projected / values, axis=1)
+            joint[:, j] = -0.5 * (mahalanobis + np.sum(np.log(values)) + 3 * _LOG_2PI)
+        top = joint.max(axis=1, keepdims=True)
+        total = top[:, 0] + np.log(np.exp(joint - top).sum(axis=1))
+        resp = np.exp(joint - total[:, None])
+        log_lik = float(total.sum())
+        if log_lik - previous < TOLERANCE:
+            break
+        previous = log_lik
+    return resp.argmax(axis=1), log_lik
+
+
+def _kmeans_pp_starts(
+    samples: np.ndarray, k: int, rng: np.random.Generator
+) -> Iterator[np.ndarray]:
+    """``SEEDS`` groupings by nearest centre, the centres drawn k-means++ style (each next one
+    with a probability growing with its squared distance from those drawn)."""
+    for _ in range(SEEDS):
+        centres = [int(rng.integers(len(samples)))]
+        for _ in range(k - 1):
+            nearest = np.min(
+                np.sum((samples[:, None, :] - samples[centres][None]) ** 2, axis=2), axis=1
+            )
+            total = nearest.sum()
+            centres.append(
+                int(rng.choice(len(samples), p=nearest / total))
+                if total > 0
+                else int(rng.integers(len(samples)))
+            )
+        yield np.argmin(np.sum((samples[:, None, :] - samples[centres][None]) ** 2, axis=2), axis=1)
+
+
+def _split_merge_moves(samples: np.ndarray, labels: np.ndarray, k: int) -> Iterator[np.ndarray]:
+    """Groupings one move away: sets ``i`` and ``j`` merged, and set ``s`` split in two across
+    its widest axis (the freed label takes one half)."""
+    for i in range(k):
+        for j in range(i + 1, k):
+            for s in range(k):
+                members = np.flatnonzero(labels == s)
+                if s in (i, j) or len(members) < 2:
+                    continue
+                offset = samples[members] - samples[members].mean(axis=0)
+                axis = np.linalg.svd(offset, full_matrices=False)[2][0]
+                moved = labels.copy()
+                moved[labels == j] = i
+                moved[members[offset @ axis > 0]] = j
+                yield moved
