@@ -70,9 +70,10 @@ def is_relevant(action: Action, player: int, observed: Mapping[int, int]) -> boo
     if isinstance(action, SuicideCapture):
         return _gone(action.victim, player, observed)
     if isinstance(action, (Step, BeamDown)):
+        # (A step's origin may show the same piece again: another one can step or beam down
+        # there later in the turn, so where it left says nothing.)
         code = token_code(player, action.kind)
-        left = not isinstance(action, Step) or observed.get(action.origin) != code  # type: ignore[arg-type]
-        return observed.get(action.target) == code and left and _gone(action.capture, player, observed)
+        return observed.get(action.target) == code and _gone(action.capture, player, observed)
     if isinstance(action, Warp):
         return observed.get(action.origin) != token_code(player, action.kind)  # type: ignore[arg-type]
     return isinstance(action, (Linger, EndTurn))

@@ -6,7 +6,7 @@ from rules.tsr4d.actions import EndTurn
 from rules.tsr4d.board import parse_space as S
 from rules.tsr4d.game import Tsr4dGame
 from rules.tsr4d.judge import board_codes
-from rules.tsr4d.notation import action_notation, parse_turn
+from rules.tsr4d.notation import action_notation, parse_action, parse_turn
 from rules.tsr4d.pieces import BLUE, WHITE, Kind, token_code, token_from_code
 from rules.tsr4d.position import parse_position
 
@@ -115,3 +115,32 @@ def test_judging_keeps_the_redo_list():
     assert game.judge(observed).moves == tuple(parse_turn("T(c2)d1"))
     assert game.can_redo()
     assert action_notation(game.redo()) == "T(c2)d1"
+
+
+
+# The turns of the random part-turn property's example, and the part-turn it then played.
+BEFORE_THE_REFILL = [
+    "+R(a6)", "G(a7)a6", "end", "+R(a22)", "G(a23)a22", "end",
+    "G(a6)a5", "-Ra4", "+W(b6)", "end", "G(a22)a21", "R 1->2", "-Ra20", "+T(a24)", "end",
+]  # fmt: skip
+
+
+def test_a_step_whose_origin_a_beamed_down_piece_of_the_same_kind_fills_again():
+    """Blue's Warrior steps from c2 to c1 and a second Warrior beams down on c2: the space it
+    left shows a blue Warrior again. The search once skipped every step whose origin still
+    showed such a piece, so this legal part-turn read as "a blue Warrior appeared on c1" (found
+    by the random part-turn property)."""
+    game = Tsr4dGame()
+    for text in BEFORE_THE_REFILL:
+        game.push(parse_action(text))
+    start = game.position
+    for text in ("W(c2)c1", "-Wc2"):
+        game.push(parse_action(text))
+    observed = board_codes(game.position)
+    assert observed[S("c1")] == observed[S("c2")] == token_code(BLUE, Kind.WARRIOR)
+    judge = Tsr4dGame(start)
+    judgement = judge.judge(observed)
+    assert judgement.is_legal, judgement.reasons
+    for action in judgement.moves:
+        judge.push(action)
+    assert board_codes(judge.position) == observed
