@@ -144,6 +144,53 @@ class TokenSelector:
         ring_sum = np.bincount(of, weights=evidence[at] * ring_open, minlength=n)
         return core_mean - RING_WEIGHT * ring_sum / np.maximum(n_ring, 1), n_core
 
+    def score_freed(
+        self,
+        evidence: np.ndarray,
+        core_evidence: np.ndarray,
+        points: np.ndarray,
+        freed: np.ndarray,
+        cover_count: np.ndarray,
+        owner: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Per row ``k``: the selection's score of ``points[k]`` (as :meth:`score_points`) and
+        how many core pixels it had, over the pixels no accepted token covers but
+        ``freed[k]``. ``cover_count`` and ``owner`` say per pixel how many accepted tokens cover
+        it and which one where exactly one does. Each row frees its own token, so two rows
+        never free each other's: a point's ring beside a freed neighbour still counts that
+        neighbour's pixels as explained."""
+        core_score, n_core = self._freed_means(
+            self.core, core_evidence - EVIDENCE_THRESHOLD, points, freed, cover_count, owner
+        )
+        ring_mean, _ = self._freed_means(
+            self.ring, evidence[self.ring.index], points, freed, cover_count, owner
+        )
+        return core_score - RING_WEIGHT * ring_mean, n_core
+
+    @staticmethod
+    def _freed_means(
+        sets: PixelSets,
+        values: np.ndarray,
+        points: np.ndarray,
+        freed: np.ndarray,
+        cover_count: np.ndarray,
+        owner: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Per row: the mean of ``values`` (one per entry of ``sets``) over the row point's
+        entries whose pixel no accepted token but the row's ``freed`` one covers, and how many
+        such entries there were."""
+        counts = sets.count[points]
+        row = np.repeat(np.arange(len(points)), counts)
+        starts = np.cumsum(sets.count) - sets.count
+        entry = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+        entry += np.repeat(starts[points], counts)
+        pixel = sets.index[entry]
+        n_cover = cover_count[pixel]
+        open_ = (n_cover == 0) | ((n_cover == 1) & (owner[pixel] == freed[row]))
+        n_open = np.bincount(row, weights=open_, minlength=len(points))
+        total = np.bincount(row, weights=values[entry] * open_, minlength=len(points))
+        return total / np.maximum(n_open, 1), n_open
+
     def _explain(self, uncovered: np.ndarray, pixels: np.ndarray) -> np.ndarray:
         """Mark ``pixels`` explained; returns the entries of those that were still open."""
         fresh = np.zeros(self.n_pixels, bool)

@@ -703,10 +703,10 @@ class Observer:
         """Does the selection's score of a token on ``here`` beat one on ``there`` (in line
         with it) by more than ``TIE_MARGIN``, over the pixels the other accepted tokens
         leave open?"""
-        score, _ = self._pair_scores(
+        here_score, there_score, _, _ = self._pair_scores(
             evidence, core_evidence, accepted, np.array([here]), np.array([there])
         )
-        return bool(score[here] > score[there] + TIE_MARGIN)
+        return bool(here_score[0] > there_score[0] + TIE_MARGIN)
 
     def _recount_open_core(
         self, accepted: np.ndarray, open_core: np.ndarray, moved_in: np.ndarray
@@ -1009,7 +1009,7 @@ class Observer:
         ``TIE_MARGIN`` of each other are kept as ``in_line``: which of the two holds the token
         is then the sensor noise's call, and the players are asked."""
         accepted = reading.accepted
-        far, near, score, open_core = self._in_line_scores(
+        far, near, far_score, near_score, far_open, near_open = self._in_line_scores(
             evidence, core_evidence, reading, self._nms_far, self._nms_near
         )
         # (and the other order: a token taken on the nearer point, the farther one not)
@@ -1017,27 +1017,31 @@ class Observer:
             evidence, core_evidence, reading, self._nms_near, self._nms_far
         )
         in_line = np.concatenate(
-            [self._ties(far, near, score, open_core), self._ties(*nearer_first)]
+            [
+                self._ties(far, near, far_score, near_score, far_open, near_open),
+                self._ties(*nearer_first),
+            ]
         )
         better = (
-            (score[near] > score[far])
-            & (score[near] >= MIN_SCORE)
-            & (open_core[near] >= self._selector.min_open[near])
+            (near_score > far_score)
+            & (near_score >= MIN_SCORE)
+            & (near_open >= self._selector.min_open[near])
         )
         if not better.any():
             return dataclasses.replace(reading, in_line=in_line)
         # One nearer point per farther one: the best.
         far, near = far[better], near[better]
-        order = np.lexsort((-score[near], far))
-        far, near = far[order], near[order]
-        first = np.concatenate([[True], far[1:] != far[:-1]])
-        far, near = far[first], near[first]
+        near_score, near_open = near_score[better], near_open[better]
+        order = np.lexsort((-near_score, far))
+        first = np.concatenate([[True], far[order][1:] != far[order][:-1]])
+        keep = order[first]
+        far, near, near_score, near_open = far[keep], near[keep], near_score[keep], near_open[keep]
         logger.debug("nearer points in line taken: %s for %s", near.tolist(), far.tolist())
         accepted = accepted.copy()
         accepted[far] = False
         accepted[near] = True
         new_score, new_open = reading.score.copy(), reading.open_core.copy()
-        new_score[near], new_open[near] = score[near], open_core[near]
+        new_score[near], new_open[near] = near_score, near_open
         return Selection(
             accepted=accepted,
             score=new_score,
@@ -1053,18 +1057,15 @@ class Observer:
         reading: Selection,
         taken: np.ndarray,
         other: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    ) -> tuple[np.ndarray, ...]:
         """The in-line pairs (of ``taken``/``other``, the pair tables in one order) whose
-        ``taken`` point is accepted and ``other`` point not but changed, with both points'
-        selection scores and open core pixels over the pixels no other accepted token covers."""
+        ``taken`` point is accepted and ``other`` point not but changed, and per pair both
+        points' selection scores and open core pixels (see :meth:`_pair_scores`):
+        ``(held, rival, held_score, rival_score, held_open, rival_open)``."""
         accepted = reading.accepted
         pair = accepted[taken] & ~accepted[other] & reading.active[other]
-        if not pair.any():
-            empty = np.zeros(0, np.int64)
-            return empty, empty, np.zeros(N_POINTS), np.zeros(N_POINTS)
         held, rival = taken[pair], other[pair]
-        score, open_core = self._pair_scores(evidence, core_evidence, accepted, held, rival)
-        return held, rival, score, open_core
+        return (held, rival, *self._pair_scores(evidence, core_evidence, accepted, held, rival))
 
     def _pair_scores(
         self,
@@ -1073,30 +1074,48 @@ class Observer:
         accepted: np.ndarray,
         held: np.ndarray,
         rival: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Selection scores and open core pixels (per point; 0 elsewhere) of the ``held``
-        points (accepted) and their in-line ``rival`` points, over the pixels the accepted
-        tokens other than the held ones leave open: each pair judged as if the token could
-        be on either point."""
-        others = accepted.copy()
-        others[held] = False
-        involved = np.zeros(N_POINTS, bool)
-        involved[held] = involved[rival] = True
-        uncovered = ~self._covered(others)
-        return self._selector.score_points(evidence, core_evidence, uncovered, involved)
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per pair of a ``held`` point (accepted) and its in-line ``rival``: the selection
+        scores of both and their open core pixels, ``(held_score, rival_score, held_open,
+        rival_open)``, over the pixels the accepted tokens other than that pair's held one
+        leave open: each pair judged as if the token could be on either point. (Freeing every
+        held point at once let the neighbours' change spill into a rival's ring: a red token
+        plainly on C3Q lost to the farther D4P behind it.)"""
+        count, owner = self._cover(accepted)
+        points = np.concatenate([held, rival])
+        score, open_core = self._selector.score_freed(
+            evidence, core_evidence, points, np.concatenate([held, held]), count, owner
+        )
+        n = len(held)
+        return score[:n], score[n:], open_core[:n], open_core[n:]
+
+    def _cover(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per gathered pixel: how many of the ``points``' (a mask) silhouettes cover it, and
+        which point does where exactly one does (elsewhere any of them, or -1)."""
+        chosen = spread(points, self._silhouette.count)
+        index = self._silhouette.index[chosen]
+        owner = np.full(len(self._positions), -1, np.int64)
+        owner[index] = self._silhouette.point[chosen]
+        return np.bincount(index, minlength=len(self._positions)), owner
 
     def _ties(
-        self, held: np.ndarray, rival: np.ndarray, score: np.ndarray, open_core: np.ndarray
+        self,
+        held: np.ndarray,
+        rival: np.ndarray,
+        held_score: np.ndarray,
+        rival_score: np.ndarray,
+        held_open: np.ndarray,
+        rival_open: np.ndarray,
     ) -> np.ndarray:
         """The ``(k, 2)`` pairs of :meth:`_in_line_scores` that both would hold a token and
         score within ``TIE_MARGIN`` of each other."""
         min_open = self._selector.min_open
         both = (
-            (score[held] >= MIN_SCORE)
-            & (score[rival] >= MIN_SCORE)
-            & (open_core[held] >= min_open[held])
-            & (open_core[rival] >= min_open[rival])
-            & (np.abs(score[held] - score[rival]) < TIE_MARGIN)
+            (held_score >= MIN_SCORE)
+            & (rival_score >= MIN_SCORE)
+            & (held_open >= min_open[held])
+            & (rival_open >= min_open[rival])
+            & (np.abs(held_score - rival_score) < TIE_MARGIN)
         )
         return np.stack([held[both], rival[both]], axis=1)
 
