@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.footprint import PixelSets, spread
+from vision.footprint import PixelSets
 
 EVIDENCE_THRESHOLD = 0.5  # per-pixel evidence above this argues for a token, below against
 RING_WEIGHT = 0.5  # change around a token's outline that it does not explain counts against it
@@ -50,6 +50,27 @@ class Selection:
     open_core: np.ndarray
     active: np.ndarray
     in_line: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int64))
+
+
+@dataclass(frozen=True)
+class Cover:
+    """How many accepted tokens' silhouettes cover each pixel (``count``), and which token
+    does where exactly one does (``owner``; elsewhere any of them, or -1)."""
+
+    count: np.ndarray
+    owner: np.ndarray
+
+    @classmethod
+    def of(cls, pixels: np.ndarray, points: np.ndarray, n_pixels: int) -> Cover:
+        """From the silhouette entries (``pixels``, ``points``) of the accepted tokens."""
+        owner = np.full(n_pixels, -1, np.int64)
+        owner[pixels] = points
+        return cls(np.bincount(pixels, minlength=n_pixels), owner)
+
+    def open_for(self, pixels: np.ndarray, freed: np.ndarray) -> np.ndarray:
+        """Per entry: is ``pixels[i]`` covered by no accepted token but the one on ``freed[i]``?"""
+        count = self.count[pixels]
+        return (count == 0) | ((count == 1) & (self.owner[pixels] == freed))
 
 
 class TokenSelector:
@@ -118,53 +139,24 @@ class TokenSelector:
             open_core[undecided] = current_open[undecided]
         return Selection(accepted=accepted, score=score, open_core=open_core, active=active)
 
-    def score_points(
-        self,
-        evidence: np.ndarray,
-        core_evidence: np.ndarray,
-        uncovered: np.ndarray,
-        points: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """The selection's score of the ``points`` asked (a mask; 0 elsewhere) over the
-        ``uncovered`` pixels (a mask): mean net core evidence less the weighted mean ring
-        evidence, and how many core pixels that was. For judging a few points again against
-        another set of explained pixels than :meth:`select` ended with."""
-        n = self.n_points
-        core, ring = self.core, self.ring
-        mine = np.flatnonzero(spread(points, core.count))
-        at, of = core.index[mine], core.point[mine]
-        core_open = uncovered[at]
-        n_core = np.bincount(of, weights=core_open, minlength=n)
-        net = (core_evidence[mine] - EVIDENCE_THRESHOLD) * core_open
-        core_mean = np.bincount(of, weights=net, minlength=n) / np.maximum(n_core, 1)
-        mine = np.flatnonzero(spread(points, ring.count))
-        at, of = ring.index[mine], ring.point[mine]
-        ring_open = uncovered[at]
-        n_ring = np.bincount(of, weights=ring_open, minlength=n)
-        ring_sum = np.bincount(of, weights=evidence[at] * ring_open, minlength=n)
-        return core_mean - RING_WEIGHT * ring_sum / np.maximum(n_ring, 1), n_core
-
     def score_freed(
         self,
         evidence: np.ndarray,
         core_evidence: np.ndarray,
         points: np.ndarray,
         freed: np.ndarray,
-        cover_count: np.ndarray,
-        owner: np.ndarray,
+        cover: Cover,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Per row ``k``: the selection's score of ``points[k]`` (as :meth:`score_points`) and
-        how many core pixels it had, over the pixels no accepted token covers but
-        ``freed[k]``. ``cover_count`` and ``owner`` say per pixel how many accepted tokens cover
-        it and which one where exactly one does. Each row frees its own token, so two rows
-        never free each other's: a point's ring beside a freed neighbour still counts that
-        neighbour's pixels as explained."""
+        """Per row ``k``: the selection's score of ``points[k]`` (mean net core evidence less
+        the weighted mean ring evidence) and how many core pixels that was, over the pixels no
+        accepted token (``cover``) covers but the one on ``freed[k]`` (-1: none). For judging a
+        few points again against another set of explained pixels than :meth:`select` ended
+        with. Each row frees only its own token: a point's ring beside a token freed for
+        another row still counts that token's pixels as explained."""
         core_score, n_core = self._freed_means(
-            self.core, core_evidence - EVIDENCE_THRESHOLD, points, freed, cover_count, owner
+            self.core, core_evidence - EVIDENCE_THRESHOLD, points, freed, cover
         )
-        ring_mean, _ = self._freed_means(
-            self.ring, evidence[self.ring.index], points, freed, cover_count, owner
-        )
+        ring_mean, _ = self._freed_means(self.ring, evidence[self.ring.index], points, freed, cover)
         return core_score - RING_WEIGHT * ring_mean, n_core
 
     @staticmethod
@@ -173,8 +165,7 @@ class TokenSelector:
         values: np.ndarray,
         points: np.ndarray,
         freed: np.ndarray,
-        cover_count: np.ndarray,
-        owner: np.ndarray,
+        cover: Cover,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Per row: the mean of ``values`` (one per entry of ``sets``) over the row point's
         entries whose pixel no accepted token but the row's ``freed`` one covers, and how many
@@ -184,9 +175,7 @@ class TokenSelector:
         starts = np.cumsum(sets.count) - sets.count
         entry = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
         entry += np.repeat(starts[points], counts)
-        pixel = sets.index[entry]
-        n_cover = cover_count[pixel]
-        open_ = (n_cover == 0) | ((n_cover == 1) & (owner[pixel] == freed[row]))
+        open_ = cover.open_for(sets.index[entry], freed[row])
         n_open = np.bincount(row, weights=open_, minlength=len(points))
         total = np.bincount(row, weights=values[entry] * open_, minlength=len(points))
         return total / np.maximum(n_open, 1), n_open

@@ -69,7 +69,14 @@ from calibration.colours import (
     unclipped_pair,
 )
 from calibration.plate_colour import corrected, estimate_plate_loss
-from vision.explain import EVIDENCE_THRESHOLD, MIN_SCORE, RING_WEIGHT, Selection, TokenSelector
+from vision.explain import (
+    EVIDENCE_THRESHOLD,
+    MIN_SCORE,
+    RING_WEIGHT,
+    Cover,
+    Selection,
+    TokenSelector,
+)
 from vision.footprint import (
     N_POINTS,
     Footprints,
@@ -1081,22 +1088,16 @@ class Observer:
         leave open: each pair judged as if the token could be on either point. (Freeing every
         held point at once let the neighbours' change spill into a rival's ring: a red token
         plainly on C3Q lost to the farther D4P behind it.)"""
-        count, owner = self._cover(accepted)
+        chosen = spread(accepted, self._silhouette.count)
+        cover = Cover.of(
+            self._silhouette.index[chosen], self._silhouette.point[chosen], len(self._positions)
+        )
         points = np.concatenate([held, rival])
         score, open_core = self._selector.score_freed(
-            evidence, core_evidence, points, np.concatenate([held, held]), count, owner
+            evidence, core_evidence, points, np.concatenate([held, held]), cover
         )
         n = len(held)
         return score[:n], score[n:], open_core[:n], open_core[n:]
-
-    def _cover(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per gathered pixel: how many of the ``points``' (a mask) silhouettes cover it, and
-        which point does where exactly one does (elsewhere any of them, or -1)."""
-        chosen = spread(points, self._silhouette.count)
-        index = self._silhouette.index[chosen]
-        owner = np.full(len(self._positions), -1, np.int64)
-        owner[index] = self._silhouette.point[chosen]
-        return np.bincount(index, minlength=len(self._positions)), owner
 
     def _ties(
         self,

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.explain import MIN_SCORE, TokenSelector
+from vision.explain import EVIDENCE_THRESHOLD, MIN_SCORE, RING_WEIGHT, Cover, TokenSelector
 from vision.footprint import PixelSets
 
 N_PIXELS = 200
@@ -112,21 +113,63 @@ def test_the_selection_is_complete_and_each_token_explains_change_of_its_own(
     assert not (result.active & quiet).any()
 
 
+def _cover(selector: TokenSelector, accepted: np.ndarray) -> Cover:
+    chosen = np.repeat(accepted, selector.silhouette.count)
+    return Cover.of(selector.silhouette.index[chosen], selector.silhouette.point[chosen], N_PIXELS)
+
+
 @settings(max_examples=80, deadline=None)
 @given(st.lists(st.sampled_from([0.0, 0.3, 0.7, 1.0]), min_size=N_PIXELS, max_size=N_PIXELS))
 def test_scoring_a_few_points_again_agrees_with_the_selection(values: list[float]) -> None:
-    """``score_points`` over the pixels the accepted tokens leave unexplained gives each
-    rejected point the score the selection ended with (both score the same way: one
-    incrementally over rounds, the other for the points asked)."""
+    """``score_freed`` with nothing freed gives each rejected point the score the selection
+    ended with (both score the same way: one incrementally over rounds, the other for the
+    points asked)."""
     selector = _layout(6, wide=True)
     evidence = np.array(values)
     result = selector.select(evidence)
-    uncovered = np.ones(N_PIXELS, bool)
-    uncovered[selector.silhouette.select(result.accepted)] = False
-    asked = result.active & ~result.accepted
-    score, open_core = selector.score_points(
-        evidence, evidence[selector.core.index], uncovered, asked
+    asked = np.flatnonzero(result.active & ~result.accepted)
+    score, open_core = selector.score_freed(
+        evidence,
+        evidence[selector.core.index],
+        asked,
+        np.full(len(asked), -1),
+        _cover(selector, result.accepted),
     )
-    np.testing.assert_allclose(score[asked], result.score[asked], atol=1e-8)
-    np.testing.assert_array_equal(open_core[asked], result.open_core[asked])
-    assert not score[~asked].any() and not open_core[~asked].any()
+    np.testing.assert_allclose(score, result.score[asked], atol=1e-8)
+    np.testing.assert_array_equal(open_core, result.open_core[asked])
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.sampled_from([0.0, 0.3, 0.7, 1.0]), min_size=N_PIXELS, max_size=N_PIXELS),
+    st.lists(st.booleans(), min_size=7, max_size=7),
+    st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)), min_size=1, max_size=6),
+)
+def test_property_each_row_is_scored_with_only_its_own_token_set_aside(
+    values: list[float], accepted: list[bool], rows: list[tuple[int, int]]
+) -> None:
+    """Per row, the score over the pixels the accepted tokens but the freed one leave open,
+    as worked out for that row alone (rows never free each other's tokens)."""
+    selector = _layout(6, wide=True)
+    evidence = np.array(values)
+    accepted_mask = np.array(accepted)
+    points = np.array([p for p, _ in rows])
+    freed = np.array([f if accepted[f] else -1 for _, f in rows])
+    score, open_core = selector.score_freed(
+        evidence, evidence[selector.core.index], points, freed, _cover(selector, accepted_mask)
+    )
+    for k, (point, free) in enumerate(zip(points, freed)):
+        others = accepted_mask.copy()
+        if free >= 0:
+            others[free] = False
+        uncovered = np.ones(N_PIXELS, bool)
+        uncovered[selector.silhouette.select(others)] = False
+        core = selector.core.index[selector.core.point == point]
+        ring = selector.ring.index[selector.ring.point == point]
+        core_open, ring_open = uncovered[core], uncovered[ring]
+        core_mean = np.sum((evidence[core] - EVIDENCE_THRESHOLD) * core_open) / max(
+            core_open.sum(), 1
+        )
+        ring_mean = np.sum(evidence[ring] * ring_open) / max(ring_open.sum(), 1)
+        assert open_core[k] == core_open.sum()
+        assert score[k] == pytest.approx(core_mean - RING_WEIGHT * ring_mean, abs=1e-9)
