@@ -39,10 +39,11 @@ def refine_partition(samples: np.ndarray, groups: Sequence[Sequence[int]]) -> li
     """The grouping of ``samples`` (``(n, 3)`` colour features) into ``len(groups)`` sets that
     makes them most likely as a Gaussian mixture, starting from ``groups`` (lists of sample
     indices covering every sample once). Returned as sorted index lists, each non-empty; the
-    input grouping itself when it is already the best found or there is nothing to refine."""
+    input grouping itself when it is already the best found, there is nothing to refine, or a
+    colour is not a finite number (nothing to weigh it by)."""
     samples = np.asarray(samples, np.float64).reshape(-1, 3)
     k = len(groups)
-    if k < 2 or len(samples) <= k:
+    if k < 2 or len(samples) <= k or not np.isfinite(samples).all():
         return [sorted(int(i) for i in g) for g in groups]
     start = np.empty(len(samples), np.int64)
     for label, members in enumerate(groups):

@@ -126,3 +126,8 @@ def test_nothing_to_refine():
     rows = np.zeros((2, 3))
     assert refine_partition(rows, [[1], [0]]) == [[1], [0]]
     assert refine_partition(np.ones((5, 3)), [[4, 0, 1, 2, 3]]) == [[0, 1, 2, 3, 4]]
+
+
+def test_a_colour_that_is_not_a_number_leaves_the_grouping_as_it_was():
+    rows = np.array([[0.0, 0.0, 10.0], [0.1, 0.0, 10.0], [9.0, 9.0, 14.0], [np.nan, 9.0, 14.0]])
+    assert refine_partition(rows, [[2, 0], [1, 3]]) == [[0, 2], [1, 3]]
