@@ -16,7 +16,9 @@ agglomerative grouping and from k-means++ seeds (a fixed random stream: the same
 colours give the same grouping), and the best result is then improved by
 split-and-merge moves (merge two sets, split a third along its widest axis) while
 any raises the likelihood. Each set's covariance is shrunk towards a small round
-one (a few tokens cannot pin down nine numbers), so two or three odd readings do
+one (a few tokens cannot pin down nine numbers), and the sets are weighed alike
+(players take turns, so a board's sets hold about as many tokens each; a mixture
+free to weigh them favours a lopsided grouping), so two or three odd readings do
 not make a tight set of their own.
 """
 
@@ -33,6 +35,7 @@ SEEDS = 32  # k-means++ starts besides the given grouping
 MAX_ITERATIONS = 100
 TOLERANCE = 1e-6  # log-likelihood gain below which EM has converged
 _LOG_2PI = float(np.log(2.0 * np.pi))
+_PRIOR_SCATTER = np.eye(3) * (PRIOR_WEIGHT * PRIOR_SPREAD**2)
 
 
 def refine_partition(samples: np.ndarray, groups: Sequence[Sequence[int]]) -> list[list[int]]:
@@ -43,8 +46,9 @@ def refine_partition(samples: np.ndarray, groups: Sequence[Sequence[int]]) -> li
     colour is not a finite number (nothing to weigh it by)."""
     samples = np.asarray(samples, np.float64).reshape(-1, 3)
     k = len(groups)
+    given = [sorted(int(i) for i in g) for g in groups]
     if k < 2 or len(samples) <= k or not np.isfinite(samples).all():
-        return [sorted(int(i) for i in g) for g in groups]
+        return given
     start = np.empty(len(samples), np.int64)
     for label, members in enumerate(groups):
         start[np.asarray(members, np.int64)] = label
@@ -63,9 +67,7 @@ def refine_partition(samples: np.ndarray, groups: Sequence[Sequence[int]]) -> li
                 best_labels, best_ll, improved = fitted, ll, True
                 break
     out = [sorted(np.flatnonzero(best_labels == label).tolist()) for label in range(k)]
-    if any(not members for members in out):  # EM emptied a set: keep the grouping it was given
-        return [sorted(int(i) for i in g) for g in groups]
-    return out
+    return given if any(not members for members in out) else out  # (EM may empty a set)
 
 
 def _fit(samples: np.ndarray, labels: np.ndarray, k: int) -> tuple[np.ndarray, float]:
@@ -76,9 +78,7 @@ def _fit(samples: np.ndarray, labels: np.ndarray, k: int) -> tuple[np.ndarray, f
         return labels, -np.inf
     resp = np.zeros((n, k))
     resp[np.arange(n), labels] = 1.0
-    previous = -np.inf
-    prior = np.eye(3) * (PRIOR_WEIGHT * PRIOR_SPREAD**2)
-    log_lik = previous
+    previous = log_lik = -np.inf
     for _ in range(MAX_ITERATIONS):
         weight = resp.sum(axis=0) + 1e-9
         means = (resp.T @ samples) / weight[:, None]
@@ -86,7 +86,7 @@ def _fit(samples: np.ndarray, labels: np.ndarray, k: int) -> tuple[np.ndarray, f
         for j in range(k):
             offset = samples - means[j]
             scatter = (resp[:, j, None] * offset).T @ offset
-            cov = (prior + scatter) / (PRIOR_WEIGHT + weight[j])
+            cov = (_PRIOR_SCATTER + scatter) / (PRIOR_WEIGHT + weight[j])
             values, vectors = np.linalg.eigh(cov)
             values = np.maximum(values, MIN_VARIANCE)
             projected = offset @ vectors
@@ -107,19 +107,18 @@ def _kmeans_pp_starts(
 ) -> Iterator[np.ndarray]:
     """``SEEDS`` groupings by nearest centre, the centres drawn k-means++ style (each next one
     with a probability growing with its squared distance from those drawn)."""
+    squared = np.sum((samples[:, None, :] - samples[None, :, :]) ** 2, axis=2)
     for _ in range(SEEDS):
         centres = [int(rng.integers(len(samples)))]
         for _ in range(k - 1):
-            nearest = np.min(
-                np.sum((samples[:, None, :] - samples[centres][None]) ** 2, axis=2), axis=1
-            )
+            nearest = squared[:, centres].min(axis=1)
             total = nearest.sum()
             centres.append(
                 int(rng.choice(len(samples), p=nearest / total))
                 if total > 0
                 else int(rng.integers(len(samples)))
             )
-        yield np.argmin(np.sum((samples[:, None, :] - samples[centres][None]) ** 2, axis=2), axis=1)
+        yield np.argmin(squared[:, centres], axis=1)
 
 
 def _split_merge_moves(samples: np.ndarray, labels: np.ndarray, k: int) -> Iterator[np.ndarray]:

@@ -96,7 +96,7 @@ class TokenSelector:
         self._entry_count = np.bincount(self._entry_point, minlength=2 * self.n_points)
         self._has_entries = self._entry_count > 0
         self._entry_start = (np.cumsum(self._entry_count) - self._entry_count)[self._has_entries]
-        self._core_start = (np.cumsum(core.count) - core.count)[core.count > 0]
+        self._core_start = core.start[core.count > 0]
 
     def select(self, evidence: np.ndarray, core_evidence: np.ndarray | None = None) -> Selection:
         """``evidence``: 0..1 per pixel, how surely it changed; ``core_evidence`` the same per
@@ -170,11 +170,7 @@ class TokenSelector:
         """Per row: the mean of ``values`` (one per entry of ``sets``) over the row point's
         entries whose pixel no accepted token but the row's ``freed`` one covers, and how many
         such entries there were."""
-        counts = sets.count[points]
-        row = np.repeat(np.arange(len(points)), counts)
-        starts = np.cumsum(sets.count) - sets.count
-        entry = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-        entry += np.repeat(starts[points], counts)
+        row, entry = sets.entries(points)
         open_ = cover.open_for(sets.index[entry], freed[row])
         n_open = np.bincount(row, weights=open_, minlength=len(points))
         total = np.bincount(row, weights=values[entry] * open_, minlength=len(points))

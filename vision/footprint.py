@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -187,15 +188,27 @@ class PixelSets:
         point = np.repeat(np.arange(len(per_point)), count)
         return cls(index=index, point=point, count=count)
 
+    @cached_property
+    def start(self) -> np.ndarray:
+        """Where each point's slice of entries begins."""
+        return np.cumsum(self.count) - self.count
+
     def thinned(self, cap: int) -> PixelSets:
         """At most about ``cap`` pixels per point, spread evenly over each point's region
         (the fractions the observer measures need a sample, not every pixel)."""
-        keep = np.zeros(len(self.index), bool)
-        starts = np.concatenate([[0], np.cumsum(self.count)[:-1]])
         stride = np.maximum(1, np.ceil(self.count / cap)).astype(np.int64)
-        rank = np.arange(len(self.index)) - np.repeat(starts, self.count)
+        rank = np.arange(len(self.index)) - np.repeat(self.start, self.count)
         keep = rank % np.repeat(stride, self.count) == 0
         return self._subset(keep)
+
+    def entries(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The entries of each of ``points`` in turn (a point may come more than once):
+        ``(row, entry)``, the position in ``points`` and the entry index of each."""
+        counts = self.count[points]
+        ends = np.cumsum(counts)
+        row = np.repeat(np.arange(len(points)), counts)
+        offset = np.repeat(self.start[points] - (ends - counts), counts)
+        return row, np.arange(int(ends[-1]) if len(ends) else 0) + offset
 
     def within(self, universe: np.ndarray) -> PixelSets:
         """Only the pixels that are in the sorted index array ``universe``."""

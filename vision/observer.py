@@ -711,7 +711,7 @@ class Observer:
         with it) by more than ``TIE_MARGIN``, over the pixels the other accepted tokens
         leave open?"""
         here_score, there_score, _, _ = self._pair_scores(
-            evidence, core_evidence, accepted, np.array([here]), np.array([there])
+            evidence, core_evidence, self._cover(accepted), np.array([here]), np.array([there])
         )
         return bool(here_score[0] > there_score[0] + TIE_MARGIN)
 
@@ -1016,12 +1016,13 @@ class Observer:
         ``TIE_MARGIN`` of each other are kept as ``in_line``: which of the two holds the token
         is then the sensor noise's call, and the players are asked."""
         accepted = reading.accepted
+        cover = self._cover(accepted)
         far, near, far_score, near_score, far_open, near_open = self._in_line_scores(
-            evidence, core_evidence, reading, self._nms_far, self._nms_near
+            evidence, core_evidence, reading, cover, self._nms_far, self._nms_near
         )
         # (and the other order: a token taken on the nearer point, the farther one not)
         nearer_first = self._in_line_scores(
-            evidence, core_evidence, reading, self._nms_near, self._nms_far
+            evidence, core_evidence, reading, cover, self._nms_near, self._nms_far
         )
         in_line = np.concatenate(
             [
@@ -1062,42 +1063,47 @@ class Observer:
         evidence: np.ndarray,
         core_evidence: np.ndarray,
         reading: Selection,
+        cover: Cover,
         taken: np.ndarray,
         other: np.ndarray,
     ) -> tuple[np.ndarray, ...]:
         """The in-line pairs (of ``taken``/``other``, the pair tables in one order) whose
         ``taken`` point is accepted and ``other`` point not but changed, and per pair both
-        points' selection scores and open core pixels (see :meth:`_pair_scores`):
+        points' selection scores and open core pixels (see :meth:`_pair_scores`; ``cover``:
+        the accepted tokens'):
         ``(held, rival, held_score, rival_score, held_open, rival_open)``."""
         accepted = reading.accepted
         pair = accepted[taken] & ~accepted[other] & reading.active[other]
         held, rival = taken[pair], other[pair]
-        return (held, rival, *self._pair_scores(evidence, core_evidence, accepted, held, rival))
+        return (held, rival, *self._pair_scores(evidence, core_evidence, cover, held, rival))
 
     def _pair_scores(
         self,
         evidence: np.ndarray,
         core_evidence: np.ndarray,
-        accepted: np.ndarray,
+        cover: Cover,
         held: np.ndarray,
         rival: np.ndarray,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Per pair of a ``held`` point (accepted) and its in-line ``rival``: the selection
         scores of both and their open core pixels, ``(held_score, rival_score, held_open,
-        rival_open)``, over the pixels the accepted tokens other than that pair's held one
-        leave open: each pair judged as if the token could be on either point. (Freeing every
+        rival_open)``, over the pixels the accepted tokens (``cover``) other than that pair's
+        held one leave open: each pair judged as if the token could be on either point. (Freeing every
         held point at once let the neighbours' change spill into a rival's ring: a red token
         plainly on C3Q lost to the farther D4P behind it.)"""
-        chosen = spread(accepted, self._silhouette.count)
-        cover = Cover.of(
-            self._silhouette.index[chosen], self._silhouette.point[chosen], len(self._positions)
-        )
         points = np.concatenate([held, rival])
         score, open_core = self._selector.score_freed(
             evidence, core_evidence, points, np.concatenate([held, held]), cover
         )
         n = len(held)
         return score[:n], score[n:], open_core[:n], open_core[n:]
+
+    def _cover(self, points: np.ndarray) -> Cover:
+        """Which of the ``points``' (a mask) silhouettes cover each gathered pixel."""
+        chosen = spread(points, self._silhouette.count)
+        return Cover.of(
+            self._silhouette.index[chosen], self._silhouette.point[chosen], len(self._positions)
+        )
 
     def _ties(
         self,

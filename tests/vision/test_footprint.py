@@ -264,3 +264,16 @@ def test_seen_obliquely_the_front_points_of_a_lower_tier_are_seen_past_the_plate
     assert np.mean(bottom) < 2  # from 50 degrees up, most of it past at least one
     # Partly past an edge: a fraction of the disc's rays cross the plate.
     assert ((fp.plates_above % 1) > 0).any()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, 6), min_size=5, max_size=5),
+    st.lists(st.integers(0, 4), max_size=8),
+)
+def test_property_entries_of_points_asked_in_any_order_and_again(sizes, asked):
+    """Each asked point's own entries, in turn, however often it is asked."""
+    sets = PixelSets.from_lists([np.arange(n) + 10 * p for p, n in enumerate(sizes)])
+    row, entry = sets.entries(np.array(asked, np.int64))
+    expected = [(k, e) for k, p in enumerate(asked) for e in np.flatnonzero(sets.point == p)]
+    assert list(zip(row.tolist(), entry.tolist())) == expected
