@@ -88,6 +88,7 @@ from vision.footprint import (
 from vision.hands import HandGrid, MotionDetector
 from vision.illumination import UNCHANGED, LightField, coordinates
 from vision.observation import FrameError, Observation, check_frame
+from vision.shadows import ShadowModel, Shadows
 from vision.tracker import MIN_VISIBILITY
 
 logger = logging.getLogger(__name__)
@@ -183,6 +184,37 @@ def _distance(delta: np.ndarray, shadow_weight: float = 1.0) -> np.ndarray:
     return np.sqrt(delta[:, 0] ** 2 + delta[:, 1] ** 2 + light**2)
 
 
+@dataclasses.dataclass(frozen=True)
+class Difference:
+    """Per gathered pixel, the frame's feature difference from the empty board: chroma on
+    two axes and brightness, in feature units, and whether it stands out of the sensor
+    noise (a difference that does not is none)."""
+
+    chroma_a: np.ndarray
+    chroma_b: np.ndarray
+    light: np.ndarray
+    significant: np.ndarray
+    #: Pixels a modelled shadow's part was taken out of (see :mod:`vision.shadows`).
+    shadowed: np.ndarray | None = None
+
+    def distances(self) -> tuple[np.ndarray, np.ndarray]:
+        """How far each pixel is from the empty board (0 within the noise): with darkening
+        counted at ``SHADOW_WEIGHT`` (a shadow is no token), and in full. Darkening left
+        over where a modelled shadow was taken out counts in full: a shadow falls once
+        (where one token keeps the light off, a second cannot darken it more)."""
+        chroma2 = self.chroma_a * self.chroma_a + self.chroma_b * self.chroma_b
+        light = self.light
+        weighed_down = light < 0
+        if self.shadowed is not None:
+            weighed_down &= ~self.shadowed
+        shaded = np.where(weighed_down, light * np.float32(SHADOW_WEIGHT), light)
+        zero = np.float32(0.0)
+        return (
+            np.where(self.significant, np.sqrt(chroma2 + shaded * shaded), zero),
+            np.where(self.significant, np.sqrt(chroma2 + light * light), zero),
+        )
+
+
 def _evidence(change: np.ndarray) -> np.ndarray:
     """0..1 per pixel: how surely a change of this size (feature units) is a real one."""
     return np.clip((change - FAINT_DISTANCE) / (FOREGROUND_DISTANCE - FAINT_DISTANCE), 0.0, 1.0)
@@ -249,6 +281,9 @@ class Observer:
         fp = self.footprints
         self._prepare_sampling(fp, *size)
         self._prepare_frame_sampling()
+        self._shadow_model = ShadowModel(self.camera, self.spec, self._positions, size, fp.scale)
+        #: The tokens' shadows the last full read found and took out (None: none).
+        self.last_shadows: Shadows | None = None
         self.has_reference = reference is not None
         if reference is not None:
             ref_small = shrink(reference, size).reshape(-1, 3).astype(np.float32)
@@ -515,35 +550,19 @@ class Observer:
             return last
         self._last_read = None
         self.full_reads += 1
-        feats, change, unshaded = self._change(px)
+        feats, difference = self._change(px)
+        if self._ref_px is not None:
+            difference = self._without_shadows(difference)
+        change, unshaded = difference.distances()
+        reading = self._read(feats, change, unshaded, compare_previous)
         foreground = change > FOREGROUND_DISTANCE
         evidence = _evidence(change)
-        # Where a point's printed texture is gone (not merely darker), darkening is a token.
-        replaced, flattened = self._texture_replaced(feats)
-        if replaced.any():
-            mine = spread(replaced, self._core.count)
-            core_evidence = evidence[self._core.index]
-            core_evidence[mine] = _evidence(unshaded[self._core.index[mine]])
-            # A top disc whose texture gave way to a plain surface holds a token even when
-            # that token is the table's colour and changed its pixels little.
-            core_evidence[spread(flattened, self._core.count)] = 1.0
-        else:
-            core_evidence = evidence[self._core.index]
-        # An unchanged pixel behind a printed line of a plate above can show neither a token
-        # nor its absence: it counts for neither (lines cross much of a low tier's token).
-        behind = self._core_behind_line
-        core_evidence[behind] = np.maximum(core_evidence[behind], EVIDENCE_THRESHOLD)
-        reading = self._without_stray_slivers(
-            feats,
-            self._read_tokens(
-                evidence, core_evidence, feats, foreground, unshaded > 0, still=not compare_previous
-            ),
-        )
         score, accepted, visible_core = reading.score, reading.accepted, reading.open_core
         explained = self._covered(accepted)
         unexplained = foreground & ~explained
         hand_present = self._hand(unexplained)
         changed_fraction = self._grid.changed_fraction(unexplained[self._grid_local])
+        core_evidence = self._core_evidence
         if compare_previous and self._calm is not None:
             # Weaker changes count against the last calm frame (its shadows and tokens are
             # already in it): a still hand of a colour close to the table's still shows.
@@ -590,6 +609,54 @@ class Observer:
             self._last_read = (px, observation, (feats, explained, accepted), grey)
         self._last_observation = observation
         return observation
+
+    def _read(
+        self, feats: np.ndarray, change: np.ndarray, unshaded: np.ndarray, compare_previous: bool
+    ) -> Selection:
+        """The tokens the change from the empty board shows (``change``, ``unshaded``: its
+        distance with darkening weighed down and in full, per gathered pixel)."""
+        foreground = change > FOREGROUND_DISTANCE
+        evidence = _evidence(change)
+        # Where a point's printed texture is gone (not merely darker), darkening is a token.
+        replaced, flattened = self._texture_replaced(feats)
+        if replaced.any():
+            mine = spread(replaced, self._core.count)
+            core_evidence = evidence[self._core.index]
+            core_evidence[mine] = _evidence(unshaded[self._core.index[mine]])
+            # A top disc whose texture gave way to a plain surface holds a token even when
+            # that token is the table's colour and changed its pixels little.
+            core_evidence[spread(flattened, self._core.count)] = 1.0
+        else:
+            core_evidence = evidence[self._core.index]
+        # An unchanged pixel behind a printed line of a plate above can show neither a token
+        # nor its absence: it counts for neither (lines cross much of a low tier's token).
+        behind = self._core_behind_line
+        core_evidence[behind] = np.maximum(core_evidence[behind], EVIDENCE_THRESHOLD)
+        reading = self._without_stray_slivers(
+            feats,
+            self._read_tokens(
+                evidence, core_evidence, feats, foreground, unshaded > 0, still=not compare_previous
+            ),
+        )
+        self._core_evidence = core_evidence
+        return reading
+
+    def _without_shadows(self, difference: Difference) -> Difference:
+        """``difference`` with the shadows of the tokens taken out (see
+        :mod:`vision.shadows`): the tokens a quick first reading finds cast them, and that
+        reading's phantoms on the shadows hide nothing the search needs."""
+        evidence = _evidence(difference.distances()[0])
+        core_evidence = evidence[self._core.index]
+        behind = self._core_behind_line
+        core_evidence[behind] = np.maximum(core_evidence[behind], EVIDENCE_THRESHOLD)
+        first = self._selector.select(evidence, core_evidence).accepted
+        delta = (difference.chroma_a, difference.chroma_b, difference.light)
+        self.last_shadows = self._shadow_model.find(delta, ~self._covered(first), first)
+        if self.last_shadows is None:
+            return difference
+        (chroma_a, chroma_b, light), shadowed = self.last_shadows.undone(delta)
+        significant = self._beyond_noise(chroma_a * chroma_a + chroma_b * chroma_b, light)
+        return Difference(chroma_a, chroma_b, light, significant, shadowed)
 
     def _while_moving(self, grey: np.ndarray) -> Observation:
         """Motion since the last frame is a hand (or the camera itself moving): nothing is
@@ -809,16 +876,17 @@ class Observer:
             probs=probs, visibility=np.zeros(N_POINTS), hand_present=False, quality=0.0
         )
 
-    def _change(self, px: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _change(self, px: np.ndarray) -> tuple[np.ndarray, Difference]:
         """Gain-normalised features (``(n, 3)`` rows) of the gathered pixels (``(3, n)``
-        planes) and how far each is from the empty board, in feature units, set to 0 where
-        the difference is within the sensor noise (dark pixels have noisy colour: judged
-        against their own noise); with darkening counted at ``SHADOW_WEIGHT`` and, last, at
-        full weight."""
+        planes) and their :class:`Difference` from the empty board (dark pixels have noisy
+        colour: whether a difference stands out of the noise is judged against their own)."""
         if self._ref_px is None:
             feats = features(px.T)
             delta = feats - self._estimated_background(feats)
-            return feats, _distance(delta, shadow_weight=SHADOW_WEIGHT), _distance(delta)
+            return feats, Difference(
+                *(np.ascontiguousarray(delta[:, k]) for k in range(3)),
+                significant=np.ones(len(feats), bool),
+            )
         grid = self._light_samples
         grid_px = _planar_rows(px, grid)
         lighting = self._light_field.measure(grid_px)
@@ -864,13 +932,9 @@ class Observer:
             if tilt_light is not None:  # (taken off the frame's features above too)
                 delta[:, 2] -= tilt_light[hot]
             chroma2[hot] = delta[:, 0] * delta[:, 0] + delta[:, 1] * delta[:, 1]
-            light[hot] = delta[:, 2]
+            d0[hot], d1[hot], light[hot] = delta[:, 0], delta[:, 1], delta[:, 2]
             significant[hot] = self._beyond_noise(chroma2[hot], light[hot], hot)
-        shaded = np.where(light < 0, light * np.float32(SHADOW_WEIGHT), light)
-        distance = np.sqrt(chroma2 + shaded * shaded)
-        unshaded = np.sqrt(chroma2 + light * light)
-        zero = np.float32(0.0)
-        return feats, np.where(significant, distance, zero), np.where(significant, unshaded, zero)
+        return feats, Difference(d0, d1, light, significant)
 
     def _beyond_noise(
         self, chroma2: np.ndarray, light: np.ndarray, pixels: np.ndarray | None = None

@@ -60,6 +60,9 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     bench.add_argument("--quick", action="store_true", help="a few scenes and one short game")
     bench.add_argument("--board", choices=["timevectors", "gryb"], default="timevectors",
                        help="gryb: wrinkled bandannas, node location error and ring accuracy")
+    bench.add_argument("--light", choices=["varied", "hard"], default="varied",
+                       help="hard: every scene under a bare lamp whose shadows keep only "
+                       f"{100 - round(100 * HARD_SHADOW)}%% of its light (Time Vectors board)")
     bench.set_defaults(func=_run_bench)
 
 
@@ -180,13 +183,34 @@ def _run_bench(args: argparse.Namespace) -> int:
             scenes=scenes, games=games, moves=moves, seed=args.seed, out=sys.stdout
         )
         return 0
-    run_vision_bench(scenes=scenes, games=games, moves=moves, seed=args.seed, out=sys.stdout)
+    run_vision_bench(
+        scenes=scenes,
+        games=games,
+        moves=moves,
+        seed=args.seed,
+        out=sys.stdout,
+        hard_light=args.light == "hard",
+    )
     return 0
 
 
 # -- boardcam bench vision ----------------------------------------------------------------------
 
 BENCH_SIZES = ((1280, 960), (1640, 1232))
+HARD_SHADOW = 0.8  # share of the light a bare lamp's shadows take away (--light hard)
+
+
+def bench_scene(seed: int, size: tuple[int, int], *, hard_light: bool = False) -> tuple:
+    """The bench's random camera, scene style and token colours for ``seed``; with
+    ``hard_light`` the light is a bare lamp casting deep, sharp-edged shadows."""
+    import dataclasses
+
+    from vision.render import random_scene
+
+    camera, style, colours = random_scene(seed, size)
+    if hard_light:
+        style = dataclasses.replace(style, shadow_strength=HARD_SHADOW)
+    return camera, style, colours
 
 
 def _best_mapping(learned: np.ndarray, truth: np.ndarray) -> dict[int, int]:
@@ -230,18 +254,21 @@ def _scene_tokens(rng: np.random.Generator, count: int) -> dict[int, int]:
     return {int(p): int(i % 3) for i, p in enumerate(points)}
 
 
-def still_scene(seed: int, size: tuple[int, int], *, cast: bool) -> tuple[dict, object, object, object]:
+def still_scene(
+    seed: int, size: tuple[int, int], *, cast: bool, hard_light: bool = False
+) -> tuple[dict, object, object, object]:
     """One still scene of the bench: ``(tokens, rendered, noisy image, calibration)``, a random
-    camera, table and light, and with ``cast`` a light whose colour changed after calibration."""
+    camera, table and light (see :func:`bench_scene`), and with ``cast`` a light whose colour
+    changed after calibration."""
     import dataclasses
 
     import numpy as np
 
     from calibration.spec import load_spec
-    from vision.render import random_scene, render_timevectors
+    from vision.render import render_timevectors
 
     spec = load_spec()
-    camera, style, colours = random_scene(seed, size)
+    camera, style, colours = bench_scene(seed, size, hard_light=hard_light)
     rng = np.random.default_rng(seed)
     tokens = _scene_tokens(rng, int(rng.integers(8, 100)))
     empty = render_timevectors(camera, spec, {}, colours, scene=style, seed=seed)
@@ -255,7 +282,7 @@ def still_scene(seed: int, size: tuple[int, int], *, cast: bool) -> tuple[dict, 
     return tokens, rendered, image, _calibration(camera, spec, reference)
 
 
-def _bench_stills(scenes: int, seed: int, out: TextIO) -> list:
+def _bench_stills(scenes: int, seed: int, out: TextIO, *, hard_light: bool = False) -> list:
     """Per-point accuracy over rendered still scenes; returns the frames for timing."""
     import numpy as np
 
@@ -266,7 +293,9 @@ def _bench_stills(scenes: int, seed: int, out: TextIO) -> list:
     for k in range(scenes):
         this_seed = seed + k
         size = BENCH_SIZES[k % 2]
-        tokens, rendered, image, calibration = still_scene(this_seed, size, cast=bool(k % 2))
+        tokens, rendered, image, calibration = still_scene(
+            this_seed, size, cast=bool(k % 2), hard_light=hard_light
+        )
         observer = Observer(calibration)
         observation = observer.observe(image, compare_previous=False)
         truth = np.full(256, -1)
@@ -369,7 +398,9 @@ def _player_tells(pipeline: object, point: int, colour: int) -> list:
         return []
 
 
-def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> _StreamTiming:
+def _bench_games(
+    games: int, moves: int, seed: int, out: TextIO, *, hard_light: bool = False
+) -> _StreamTiming:
     """Moves announced, false alarms and misses of the live pipeline (observer, trackers,
     referee of a three-player game) over rendered games with hands, and the observer's time
     per frame beside the decode time over those streams."""
@@ -384,7 +415,7 @@ def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> _StreamTimin
     from device.sources.base import Frame
     from rules.timevectors import Move
     from rules.timevectors.points import parse_point
-    from vision.render import random_scene, render_timevectors
+    from vision.render import render_timevectors
     from vision.render_hand import HandSpec
 
     spec = load_spec()
@@ -392,7 +423,7 @@ def _bench_games(games: int, moves: int, seed: int, out: TextIO) -> _StreamTimin
     tally: Counter[str] = Counter()
     for g in range(games):
         game_seed = seed + 1000 + g
-        camera, style, colours = random_scene(game_seed, BENCH_SIZES[g % 2])
+        camera, style, colours = bench_scene(game_seed, BENCH_SIZES[g % 2], hard_light=hard_light)
         rng = np.random.default_rng(game_seed)
         empty = render_timevectors(camera, spec, {}, colours, scene=style, seed=game_seed)
         reference = _with_noise(empty.image_bgr, style.noise_sigma, rng)
@@ -549,16 +580,19 @@ def _bench_timing(frames: list, out: TextIO) -> list[float]:
     return ratios
 
 
-def run_vision_bench(*, scenes: int, games: int, moves: int, seed: int, out: TextIO) -> None:
+def run_vision_bench(
+    *, scenes: int, games: int, moves: int, seed: int, out: TextIO, hard_light: bool = False
+) -> None:
     """Render, read and time; prints the figures to ``out``."""
     import numpy as np
 
-    print(f"still scenes ({scenes}, seeds {seed}..{seed + scenes - 1}, colours unknown to the observer):",
-          file=out)
-    frames = _bench_stills(scenes, seed, out)
+    light = f", under a bare lamp (shadows take {round(100 * HARD_SHADOW)}% of the light)"
+    print(f"still scenes ({scenes}, seeds {seed}..{seed + scenes - 1}, colours unknown to the observer"
+          f"{light if hard_light else ''}):", file=out)
+    frames = _bench_stills(scenes, seed, out, hard_light=hard_light)
     print(f"game sequences ({games} x {moves} moves, hands reaching in, one hovering hand per 4 moves):",
           file=out)
-    stream = _bench_games(games, moves, seed, out)
+    stream = _bench_games(games, moves, seed, out, hard_light=hard_light)
     print("time per frame, a full read of each still scene (same frames, same run):", file=out)
     ratios = _bench_timing(frames, out)
     print(f"full read / JPEG decode: median {np.median(ratios):.2f}, worst {max(ratios):.2f}", file=out)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import cv2
@@ -199,3 +200,19 @@ def test_a_negative_seed_is_refused_clearly(command, capsys):
         main([*command, "--seed", "-3"])
     assert stop.value.code == 2
     assert "a seed is 0 or more, not -3" in capsys.readouterr().err
+
+
+def test_the_vision_bench_can_light_every_scene_with_a_bare_lamp(capsys):
+    """``--light hard``: the same cameras, tables and tokens, under a lamp whose shadows keep
+    a fifth of its light; one still scene and one short game read through the whole bench."""
+    from device.commands.analyze import HARD_SHADOW, bench_scene
+
+    varied = bench_scene(7, (1280, 960))[1]
+    hard = bench_scene(7, (1280, 960), hard_light=True)[1]
+    assert hard.shadow_strength == HARD_SHADOW == 0.8
+    assert hard == dataclasses.replace(varied, shadow_strength=HARD_SHADOW)
+    argv = ["bench", "vision", "--light", "hard", "--scenes", "1", "--games", "1", "--moves", "2"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "under a bare lamp (shadows take 80% of the light)" in text
+    assert "per-point error, visible points" in text and "move detection: precision" in text

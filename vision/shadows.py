@@ -1,0 +1,232 @@
+"""Where the tokens' shadows fall on the board's base, and how dark they are.
+
+Under a hard light (a lamp right over the table) every token on an upper tier casts a
+token-sized, token-shaped dark disc onto the base far below it, seen through the clear
+plates. Darker than the empty board and round, such a disc reads like a dark token on
+whichever point lies over it. The empty board cannot have it (the token was not there),
+but the light's direction can be found from the picture itself: the accepted tokens'
+shadows all fall the same way, offset from each token by its height above the base
+times one vector (the light's slope, ``slope``). So the darkening of the base is mapped
+onto the base's plane once per read, and the slope is the one whose shadow discs of the
+accepted tokens are darkest together. A change there that goes the shadows' own way, up to
+their depth, is then the shadow's and no token's.
+
+The light is taken to be far (one direction for the whole board) and the base flat.
+Shadows falling on tokens of lower tiers, or off the base onto the table, are not
+modelled: they change what those tokens look like, not where a token seems to be.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.camera import CameraModel
+from calibration.spec import TimeVectorsSpec
+from rules.timevectors.points import point_coords
+
+CELL_MM = 2.0  # side of a cell of the base's plane map
+MAX_SLOPE = 2.0  # the light at least 27 degrees above the horizon
+FIRST_CASTERS = 12  # the lowest casters, which the first, coarse search of the light uses
+FIRST_STEP_MM = 10.0  # its slope steps move their shadows this far
+SEEDS = 3  # the best slopes of that search, searched around more finely with every caster
+FINE_STEP = 0.01  # the last search's slope step
+MIN_CASTERS = 2  # tokens above the bottom tier needed to find the light
+MIN_PIXELS = 50  # pixels seen under the predicted shadows to believe the estimate
+PRIOR_PIXELS = 200.0  # a slope's mean darkening is shrunk to the base's by this many pixels
+SHADOW_COSINE = 0.9  # a change at least this much along the shadows' own look is theirs
+UMBRA_QUANTILE = 0.9  # the shadows' depth: this quantile of the darkening seen in them
+SHADOW_MARGIN_MM = 3.0  # grown around a predicted shadow disc (penumbra, refraction, fit)
+# Shadows at least this much darker than the rest of the base (brightness feature units: a
+# third of the light gone) are taken out; fainter ones are left to the observer's discount
+# of darkening, which they do not pass, while a near-black token in them would be lost.
+MIN_DEPTH = 1.2
+
+
+@dataclass(frozen=True)
+class Shadows:
+    """Where the shadows fall (``mask`` per gathered pixel), how they change the base's
+    look (``shift``: a feature difference from the empty board, chroma and brightness; seen
+    through the plates' veil a shadow changes the colour too) and the light's slope that put
+    them there (mm of offset on the base per mm of height, x and y)."""
+
+    mask: np.ndarray
+    shift: np.ndarray
+    slope: tuple[float, float]
+
+    def undone(
+        self, delta: tuple[np.ndarray, np.ndarray, np.ndarray]
+    ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+        """The feature differences ``delta`` (three arrays, per gathered pixel) with the
+        shadows' part taken out, and which pixels had it: inside a shadow, a change that
+        goes mostly its ``shift``'s way loses its part along it, up to its full length (a
+        penumbra goes part of the way; a dark token beyond it keeps the rest, and what
+        change goes across it stays). A change mostly across it is no shadow's."""
+        length = float(np.linalg.norm(self.shift))
+        unit = (self.shift / length).astype(np.float32)
+        along = delta[0] * unit[0] + delta[1] * unit[1] + delta[2] * unit[2]
+        size = np.sqrt(delta[0] * delta[0] + delta[1] * delta[1] + delta[2] * delta[2])
+        shadow_like = self.mask & (along >= SHADOW_COSINE * size)
+        taken = np.where(shadow_like, np.minimum(along, length), 0.0).astype(np.float32)
+        rest = tuple(d - taken * u for d, u in zip(delta, unit))
+        return rest, shadow_like  # type: ignore[return-value]
+
+
+class ShadowModel:
+    """The base's plane under each gathered pixel (``positions``: flat working-image
+    indices of an image of ``size`` working pixels, ``scale`` working pixels per frame
+    pixel), and the tokens' heights above it."""
+
+    def __init__(
+        self,
+        camera: CameraModel,
+        spec: TimeVectorsSpec,
+        positions: np.ndarray,
+        size: tuple[int, int],
+        scale: tuple[float, float],
+    ) -> None:
+        width = size[0]
+        rows, columns = np.divmod(positions, width)
+        frame_xy = np.stack(
+            [(columns + 0.5) / scale[0] - 0.5, (rows + 0.5) / scale[1] - 0.5], axis=1
+        )
+        normalised = cv2.undistortPoints(
+            frame_xy.reshape(-1, 1, 2).astype(np.float64), camera.K, camera.dist
+        ).reshape(-1, 2)
+        rotation = cv2.Rodrigues(np.asarray(camera.rvec, np.float64))[0]
+        centre = -rotation.T @ np.asarray(camera.tvec, np.float64).reshape(3)
+        rays = np.column_stack([normalised, np.ones(len(normalised))]) @ rotation
+        base_z = -spec.plate_thickness
+        with np.errstate(divide="ignore", invalid="ignore"):
+            reach = (base_z - centre[2]) / rays[:, 2]
+        on_plane = centre[None, :2] + rays[:, :2] * reach[:, None]
+        self._half = spec.base_size / 2
+        self._cells_per_side = int(np.ceil(spec.base_size / CELL_MM))
+        cell = np.floor((on_plane + self._half) / CELL_MM).astype(np.int64)
+        inside = (reach > 0) & np.all((cell >= 0) & (cell < self._cells_per_side), axis=1)
+        #: Per gathered pixel: the cell of the base it sees (-1: not the base).
+        self.cell = np.where(inside, cell[:, 1] * self._cells_per_side + cell[:, 0], -1)
+        self._on_base = inside
+        centres = spec.point_centres()
+        self._xy = centres[:, :2]
+        # A token's shadow is cast by its whole height: its middle stands for it.
+        self._height = centres[:, 2] + spec.token_height / 2 - base_z
+        self._upper = np.array([point_coords(p)[2] > 0 for p in range(len(centres))])
+        self._radius = spec.token_diameter / 2
+        disc = int(np.ceil(self._radius / CELL_MM))
+        self._disc_kernel = cv2.getStructuringElement(
+            cv2.MORPH_ELLIPSE, (2 * disc + 1, 2 * disc + 1)
+        ).astype(np.float32)
+
+    def find(
+        self,
+        delta: tuple[np.ndarray, np.ndarray, np.ndarray],
+        usable: np.ndarray,
+        accepted: np.ndarray,
+    ) -> Shadows | None:
+        """The shadows of the ``accepted`` tokens (a point mask), from each gathered pixel's
+        feature difference from the empty board (``delta``: chroma 1, chroma 2, brightness)
+        where ``usable`` (seen clear of every accepted token). None when the picture shows
+        no shadows to speak of (soft light, or too few tokens above the bottom tier)."""
+        darkening = np.maximum(-delta[2], 0.0)
+        casters = np.flatnonzero(accepted & self._upper)
+        if len(casters) < MIN_CASTERS:
+            return None
+        seen = usable & self._on_base
+        n = self._cells_per_side
+        cells = self.cell[seen]
+        total = np.bincount(cells, weights=darkening[seen], minlength=n * n).reshape(n, n)
+        count = np.bincount(cells, minlength=n * n).reshape(n, n).astype(np.float32)
+        # Darkening and data summed over a token-sized disc around every cell.
+        total = cv2.filter2D(total.astype(np.float32), -1, self._disc_kernel, borderType=0)
+        count = cv2.filter2D(count, -1, self._disc_kernel, borderType=0)
+        total, count = (np.append(m.reshape(-1), np.float32(0.0)) for m in (total, count))
+        prior = float(np.median(darkening[seen])) if seen.any() else 0.0
+        slope, score, pixels = self._search(total, count, casters, prior)
+        if pixels < MIN_PIXELS:
+            return None
+        mask = self._shadow_mask(slope, np.flatnonzero(accepted))
+        inside = seen & mask
+        if inside.sum() < MIN_PIXELS:
+            return None
+        # The shadows' look: its direction from the pixels seen darkened in them, its length
+        # from the darkest of those. Penumbras go part of the way along the same direction,
+        # and the darkest part may hide under a token read on a shadow (the first reading),
+        # so the median direction and a high quantile of the length are taken.
+        d = np.stack([np.asarray(c)[inside] for c in delta], axis=1)
+        dark = d[darkening[inside] > np.median(darkening[inside])]
+        if not len(dark):
+            return None
+        direction = np.median(dark / np.linalg.norm(dark, axis=1, keepdims=True), axis=0)
+        direction /= max(float(np.linalg.norm(direction)), 1e-9)
+        length = float(np.quantile(d @ direction, UMBRA_QUANTILE))
+        shift = (direction * length).astype(np.float32)
+        if -shift[2] - prior < MIN_DEPTH:
+            return None
+        return Shadows(mask=mask, shift=shift, slope=(float(slope[0]), float(slope[1])))
+
+    def _search(
+        self, total: np.ndarray, count: np.ndarray, casters: np.ndarray, prior: float
+    ) -> tuple[np.ndarray, float, int]:
+        """The slope whose shadow discs of the ``casters`` are darkest on average; with that
+        mean darkening and the pixels it was measured over. The mean is shrunk towards the
+        base's ``prior``: a slope that throws all but a few shadows off the base must not win
+        on those few. Searched coarse to fine: first with the lowest casters alone, whose
+        shadows move least as the slope changes (steps that move them a few millimetres),
+        then around the best few with every caster in finer steps."""
+        heights = self._height[casters]
+        tiers = np.unique(heights)
+        # the lowest tier with casters enough (a tier's shadows move alike with the slope)
+        lowest = next((h for h in tiers if np.sum(heights == h) >= MIN_CASTERS), tiers[-1])
+        low = casters[heights <= lowest][:FIRST_CASTERS]
+        step = FIRST_STEP_MM / float(lowest)
+        axis = np.arange(-MAX_SLOPE, MAX_SLOPE + 1e-9, step)
+        grid = np.stack(np.meshgrid(axis, axis), axis=-1).reshape(-1, 2)
+        grid = grid[np.hypot(grid[:, 0], grid[:, 1]) <= MAX_SLOPE]
+        mean, _ = self._scores(total, count, low, grid, prior)
+        seeds = grid[np.argsort(-mean, kind="stable")[:SEEDS]]
+        for span, fine in ((step, step / 4), (step / 4, FINE_STEP)):
+            offsets = np.arange(-span, span + 1e-9, fine)
+            square = np.stack(np.meshgrid(offsets, offsets), axis=-1).reshape(-1, 2)
+            grid = (seeds[:, None, :] + square[None]).reshape(-1, 2)
+            mean, data = self._scores(total, count, casters, grid, prior)
+            best = int(np.argmax(mean))
+            seeds = grid[best : best + 1]
+        return grid[best], float(mean[best]), int(data[best])
+
+    def _scores(
+        self,
+        total: np.ndarray,
+        count: np.ndarray,
+        casters: np.ndarray,
+        slopes: np.ndarray,
+        prior: float,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Per slope: the shrunk mean darkening under the casters' shadow discs, and the
+        pixels seen there (``total``, ``count``: the disc sums per cell, flat, with one more
+        zero cell at the end that stands for every cell off the base)."""
+        n = self._cells_per_side
+        # (slopes, casters) shadow centres on the base, in cells.
+        to_cells = np.float32(1.0 / CELL_MM)
+        height = (self._height[casters] * to_cells).astype(np.float32)[None, :]
+        x = ((self._xy[casters, 0] + self._half) * to_cells).astype(np.float32)[None, :]
+        y = ((self._xy[casters, 1] + self._half) * to_cells).astype(np.float32)[None, :]
+        x = x - slopes[:, :1].astype(np.float32) * height
+        y = y - slopes[:, 1:].astype(np.float32) * height
+        inside = (x >= 0) & (x < n) & (y >= 0) & (y < n)
+        flat = np.where(inside, y.astype(np.int32) * n + x.astype(np.int32), n * n)
+        dark = total[flat].sum(axis=1)
+        data = count[flat].sum(axis=1)
+        return (dark + PRIOR_PIXELS * prior) / (data + PRIOR_PIXELS), data
+
+    def _shadow_mask(self, slope: np.ndarray, casters: np.ndarray) -> np.ndarray:
+        """Per gathered pixel: does it see the base inside a shadow disc of the casters?"""
+        n = self._cells_per_side
+        plane = np.zeros((n, n), np.uint8)
+        radius = int(round((self._radius + SHADOW_MARGIN_MM) / CELL_MM))
+        centres = self._xy[casters] - slope[None, :] * self._height[casters][:, None]
+        for x, y in (centres + self._half) / CELL_MM:
+            cv2.circle(plane, (int(round(x)), int(round(y))), radius, 1, -1)
+        return (self.cell >= 0) & (plane.reshape(-1)[np.maximum(self.cell, 0)] > 0)
