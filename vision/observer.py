@@ -284,6 +284,8 @@ class Observer:
         self._shadow_model = ShadowModel(self.camera, self.spec, self._positions, size, fp.scale)
         #: The tokens' shadows the last full read found and took out (None: none).
         self.last_shadows: Shadows | None = None
+        # The last tokens that cast shadows, and what they cast (found again when they change).
+        self._shadows_memo: tuple[bytes, Shadows | None] | None = None
         self.has_reference = reference is not None
         if reference is not None:
             ref_small = shrink(reference, size).reshape(-1, 3).astype(np.float32)
@@ -552,7 +554,7 @@ class Observer:
         self.full_reads += 1
         feats, difference = self._change(px)
         if self._ref_px is not None:
-            difference = self._without_shadows(difference)
+            difference = self._without_shadows(difference, stream=compare_previous)
         change, unshaded = difference.distances()
         reading = self._read(feats, change, unshaded, compare_previous)
         foreground = change > FOREGROUND_DISTANCE
@@ -641,22 +643,38 @@ class Observer:
         self._core_evidence = core_evidence
         return reading
 
-    def _without_shadows(self, difference: Difference) -> Difference:
+    def _without_shadows(self, difference: Difference, *, stream: bool) -> Difference:
         """``difference`` with the shadows of the tokens taken out (see
         :mod:`vision.shadows`): the tokens a quick first reading finds cast them, and that
-        reading's phantoms on the shadows hide nothing the search needs."""
+        reading's phantoms on the shadows hide nothing the search needs. In a ``stream``
+        the light stays, so the same tokens cast the same shadows as last time."""
         evidence = _evidence(difference.distances()[0])
         core_evidence = evidence[self._core.index]
         behind = self._core_behind_line
         core_evidence[behind] = np.maximum(core_evidence[behind], EVIDENCE_THRESHOLD)
         first = self._selector.select(evidence, core_evidence).accepted
         delta = (difference.chroma_a, difference.chroma_b, difference.light)
-        self.last_shadows = self._shadow_model.find(delta, ~self._covered(first), first)
-        if self.last_shadows is None:
+        key = first.tobytes()
+        if stream and self._shadows_memo is not None and self._shadows_memo[0] == key:
+            found = self._shadows_memo[1]
+        else:
+            found = self._shadow_model.find(delta, ~self._covered(first), first)
+            self._shadows_memo = (key, found)
+        if found is None or not self._could_pass_for_tokens(found):
+            self.last_shadows = None
             return difference
+        self.last_shadows = found
         (chroma_a, chroma_b, light), shadowed = self.last_shadows.undone(delta)
         significant = self._beyond_noise(chroma_a * chroma_a + chroma_b * chroma_b, light)
         return Difference(chroma_a, chroma_b, light, significant, shadowed)
+
+    @staticmethod
+    def _could_pass_for_tokens(shadows: Shadows) -> bool:
+        """Are the ``shadows`` deep enough for their pixels to argue for tokens, weighed as
+        every change is (:meth:`Difference.distances`)? Fainter ones argue against a token
+        by themselves, and taking them out would only cost the near-black tokens in them."""
+        look = Difference(*(shadows.shift[k : k + 1] for k in range(3)), np.ones(1, bool))
+        return bool(_evidence(look.distances()[0])[0] >= EVIDENCE_THRESHOLD)
 
     def _while_moving(self, grey: np.ndarray) -> Observation:
         """Motion since the last frame is a hand (or the camera itself moving): nothing is

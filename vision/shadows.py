@@ -39,10 +39,7 @@ PRIOR_PIXELS = 200.0  # a slope's mean darkening is shrunk to the base's by this
 SHADOW_COSINE = 0.9  # a change at least this much along the shadows' own look is theirs
 UMBRA_QUANTILE = 0.9  # the shadows' depth: this quantile of the darkening seen in them
 SHADOW_MARGIN_MM = 3.0  # grown around a predicted shadow disc (penumbra, refraction, fit)
-# Shadows at least this much darker than the rest of the base (brightness feature units: a
-# third of the light gone) are taken out; fainter ones are left to the observer's discount
-# of darkening, which they do not pass, while a near-black token in them would be lost.
-MIN_DEPTH = 1.2
+MIN_DEPTH = 0.4  # shadows' darkening over the base's (brightness feature units) that counts
 
 
 @dataclass(frozen=True)

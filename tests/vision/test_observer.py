@@ -32,6 +32,7 @@ from vision.observer import (
 )
 from vision.render import random_scene, render_timevectors
 from vision.render_hand import HandSpec
+from vision.shadows import Shadows
 from vision.tracker import steadied
 
 SPEC = load_spec()
@@ -177,6 +178,37 @@ def test_a_bare_lamps_shadows_are_not_read_as_tokens(seed):
     found = observer.last_shadows
     assert found is not None
     assert np.hypot(*(np.array(found.slope) - light[:2] / light[2])) <= 0.05
+
+
+def test_a_stream_finds_the_light_again_only_when_the_tokens_change(scene, crowded, monkeypatch):
+    """In a camera stream the light stays: the same tokens cast the same shadows, and the
+    search is not run again for them. Still pictures are each searched."""
+    _, _, image = crowded
+    observer = Observer(scene.calibration)
+    searches = []
+    find = observer._shadow_model.find
+    monkeypatch.setattr(
+        observer._shadow_model, "find", lambda *a: searches.append(1) or find(*a)
+    )
+    _, difference = observer._change(observer._sample(image))
+    for stream in (True, True, False, False):
+        observer._without_shadows(difference, stream=stream)
+    assert len(searches) == 3
+    emptier = dataclasses.replace(difference, significant=np.zeros_like(difference.significant))
+    observer._without_shadows(emptier, stream=True)  # (other tokens read)
+    assert len(searches) == 4
+
+
+def test_only_shadows_deep_enough_to_pass_for_tokens_are_taken_out():
+    """A shadow is taken out only when its pixels, weighed as every change is (darkening at
+    half), would argue for a token (evidence of at least one half: 1.5 feature units); a
+    fainter one argues against a token by itself, and taking it out would only lose the
+    near-black tokens lying in it (a bench scene: three of them)."""
+    mask = np.ones(1, bool)
+    faint = Shadows(mask=mask, shift=np.array([0.0, 1.2, -1.6], np.float32), slope=(0.0, 0.0))
+    deep = Shadows(mask=mask, shift=np.array([0.0, 1.2, -2.4], np.float32), slope=(0.0, 0.0))
+    assert not Observer._could_pass_for_tokens(faint)  # 1.2 and 0.8: 1.44 units
+    assert Observer._could_pass_for_tokens(deep)  # 1.2 and 1.2: 1.70 units
 
 
 def test_colour_cast_change_after_calibration(scene):
