@@ -112,6 +112,12 @@ class ShadowModel:
         self._height = centres[:, 2] + spec.token_height / 2 - base_z
         self._upper = np.array([point_coords(p)[2] > 0 for p in range(len(centres))])
         self._radius = spec.token_diameter / 2
+        # The cells of a shadow disc grown by the margin, around its centre cell.
+        reach = (self._radius + SHADOW_MARGIN_MM) / CELL_MM
+        span = np.arange(-int(reach), int(reach) + 1)
+        dx, dy = np.meshgrid(span, span)
+        inside_disc = dx * dx + dy * dy <= reach * reach
+        self._stamp = np.column_stack([dx[inside_disc], dy[inside_disc]])
         disc = int(np.ceil(self._radius / CELL_MM))
         self._disc_kernel = cv2.getStructuringElement(
             cv2.MORPH_ELLIPSE, (2 * disc + 1, 2 * disc + 1)
@@ -221,9 +227,12 @@ class ShadowModel:
     def _shadow_mask(self, slope: np.ndarray, casters: np.ndarray) -> np.ndarray:
         """Per gathered pixel: does it see the base inside a shadow disc of the casters?"""
         n = self._cells_per_side
-        plane = np.zeros((n, n), np.uint8)
-        radius = int(round((self._radius + SHADOW_MARGIN_MM) / CELL_MM))
         centres = self._xy[casters] - slope[None, :] * self._height[casters][:, None]
-        for x, y in (centres + self._half) / CELL_MM:
-            cv2.circle(plane, (int(round(x)), int(round(y))), radius, 1, -1)
-        return (self.cell >= 0) & (plane.reshape(-1)[np.maximum(self.cell, 0)] > 0)
+        cells = np.rint((centres + self._half) / CELL_MM).astype(np.int64)
+        x = cells[:, None, 0] + self._stamp[None, :, 0]
+        y = cells[:, None, 1] + self._stamp[None, :, 1]
+        on = (x >= 0) & (x < n) & (y >= 0) & (y < n)
+        plane = np.zeros(n * n + 1, bool)  # (the last cell: off the base)
+        plane[np.where(on, y * n + x, n * n)] = True
+        plane[n * n] = False
+        return plane[np.where(self.cell >= 0, self.cell, n * n)]
