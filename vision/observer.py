@@ -665,7 +665,11 @@ class Observer:
             return difference
         self.last_shadows = found
         (chroma_a, chroma_b, light), shadowed = self.last_shadows.undone(delta)
-        significant = self._beyond_noise(chroma_a * chroma_a + chroma_b * chroma_b, light)
+        at = np.flatnonzero(shadowed)  # (elsewhere the difference is as it was)
+        significant = difference.significant.copy()
+        significant[at] = self._beyond_noise(
+            chroma_a[at] * chroma_a[at] + chroma_b[at] * chroma_b[at], light[at], at
+        )
         return Difference(chroma_a, chroma_b, light, significant, shadowed)
 
     @staticmethod

@@ -63,11 +63,16 @@ class Shadows:
         change goes across it stays). A change mostly across it is no shadow's."""
         length = float(np.linalg.norm(self.shift))
         unit = (self.shift / length).astype(np.float32)
-        along = delta[0] * unit[0] + delta[1] * unit[1] + delta[2] * unit[2]
-        size = np.sqrt(delta[0] * delta[0] + delta[1] * delta[1] + delta[2] * delta[2])
-        shadow_like = self.mask & (along >= SHADOW_COSINE * size)
-        taken = np.where(shadow_like, np.minimum(along, length), 0.0).astype(np.float32)
-        rest = tuple(d - taken * u for d, u in zip(delta, unit))
+        inside = np.flatnonzero(self.mask)  # (the rest is left as it is)
+        a, b, c = (d[inside] for d in delta)
+        along = a * unit[0] + b * unit[1] + c * unit[2]
+        like = along >= SHADOW_COSINE * np.sqrt(a * a + b * b + c * c)
+        taken = np.where(like, np.minimum(along, length), 0.0).astype(np.float32)
+        rest = tuple(d.copy() for d in delta)
+        for part, u in zip(rest, unit):
+            part[inside] -= taken * u
+        shadow_like = np.zeros(len(self.mask), bool)
+        shadow_like[inside[like]] = True
         return rest, shadow_like  # type: ignore[return-value]
 
 
