@@ -659,10 +659,6 @@ class Observer:
             found = self._shadows_memo[1]
         else:
             found = self._shadow_model.find(delta, ~self._covered(first), first)
-            if found is None:
-                # With few tokens up, a token read on a shadow can hide the only darkening
-                # there is (the first token of a game): look under the tokens read too.
-                found = self._shadow_model.find(delta, np.ones(len(delta[0]), bool), first)
             self._shadows_memo = (key, found)
         if found is None or not self._could_pass_for_tokens(found):
             self.last_shadows = None

@@ -180,27 +180,6 @@ def test_a_bare_lamps_shadows_are_not_read_as_tokens(seed):
     assert np.hypot(*(np.array(found.slope) - light[:2] / light[2])) <= 0.05
 
 
-def test_the_first_token_under_a_bare_lamp_is_not_read_twice():
-    """The first token of a bench game under a bare lamp, on R, throws its shadow onto the
-    base, and the first reading took the shadow for a token on E7Q (which then founded a
-    colour of its own). That token covered the only darkening there was, so the light was
-    not found; it is looked for under the tokens read too when nothing is found without."""
-    from device.commands.analyze import BENCH_SIZES, _calibration, _Renderings, bench_scene
-
-    camera, style, colours = bench_scene(1307, BENCH_SIZES[0], hard_light=True)
-    empty = render_timevectors(camera, SPEC, {}, colours, scene=style, seed=1307)
-    rng = np.random.default_rng(1307)
-    calibration = _calibration(camera, SPEC, _with_noise(empty.image_bgr, style.noise_sigma, rng))
-    first = {parse_point("A6R"): 0}
-    image = _Renderings(camera, style, colours, 1307).get(first, None).image_bgr
-    observer = Observer(calibration)
-    observation = observer.observe(
-        _with_noise(image, style.noise_sigma, rng), compare_previous=False
-    )
-    assert observation.tokens() == first
-    assert observer.last_shadows is not None
-
-
 def test_a_stream_finds_the_light_again_only_when_the_tokens_change(scene, crowded, monkeypatch):
     """In a camera stream the light stays: the same tokens cast the same shadows, and the
     search is not run again for them. Still pictures are each searched."""
@@ -212,15 +191,12 @@ def test_a_stream_finds_the_light_again_only_when_the_tokens_change(scene, crowd
         observer._shadow_model, "find", lambda *a: searches.append(1) or find(*a)
     )
     _, difference = observer._change(observer._sample(image))
-    counts = []
     for stream in (True, True, False, False):
         observer._without_shadows(difference, stream=stream)
-        counts.append(len(searches))
-    assert counts[0] >= 1 and counts[1] == counts[0]  # the same tokens in a stream
-    assert counts[3] > counts[2] > counts[1]  # still pictures
+    assert len(searches) == 3
     emptier = dataclasses.replace(difference, significant=np.zeros_like(difference.significant))
     observer._without_shadows(emptier, stream=True)  # (other tokens read)
-    assert len(searches) > counts[3]
+    assert len(searches) == 4
 
 
 def test_only_shadows_deep_enough_to_pass_for_tokens_are_taken_out():
