@@ -48,6 +48,15 @@ class CameraModel:
         """Position of the camera's optical centre in board millimetres."""
         return -self._rotation.T @ self.tvec
 
+    def ray_directions(self, pixels: np.ndarray) -> np.ndarray:
+        """``(N, 3)`` board-frame directions of the rays from :meth:`centre_mm` through
+        ``(N, 2)`` pixel coordinates (lens distortion undone; unit depth, not unit length)."""
+        pts = np.asarray(pixels, dtype=np.float64).reshape(-1, 1, 2)
+        if len(pts) == 0:
+            return np.zeros((0, 3))
+        normalised = cv2.undistortPoints(pts, self.K, self.dist).reshape(-1, 2)
+        return np.column_stack([normalised, np.ones(len(normalised))]) @ self._rotation
+
     def to_dict(self) -> dict:
         """JSON-ready representation (used inside calibration files)."""
         return {

@@ -91,6 +91,13 @@ def _to_working(pixels: np.ndarray, scale: tuple[float, float]) -> np.ndarray:
     return (pixels + 0.5) * np.asarray(scale) - 0.5
 
 
+def working_to_frame(flat: np.ndarray, size: tuple[int, int], scale: tuple[float, float]) -> np.ndarray:
+    """Flat indices of a working image of ``size`` -> ``(N, 2)`` full-frame pixel coordinates
+    of their centres (the inverse of the working image's scaling)."""
+    rows, columns = np.divmod(np.asarray(flat), size[0])
+    return (np.column_stack([columns, rows]) + 0.5) / np.asarray(scale) - 0.5
+
+
 def _circle(centre: np.ndarray, radius: float, z: float) -> np.ndarray:
     angles = np.linspace(0, 2 * np.pi, _CIRCLE_VERTICES, endpoint=False)
     return np.stack(

@@ -553,18 +553,22 @@ class Observer:
         self._last_read = None
         self.full_reads += 1
         feats, difference = self._change(px)
-        if self._ref_px is not None:
-            difference = self._without_shadows(difference, stream=compare_previous)
         change, unshaded = difference.distances()
-        reading = self._read(feats, change, unshaded, compare_previous)
-        foreground = change > FOREGROUND_DISTANCE
         evidence = _evidence(change)
+        if self._ref_px is not None:
+            unshadowed = self._without_shadows(difference, evidence, stream=compare_previous)
+            if unshadowed is not difference:
+                change, unshaded = unshadowed.distances()
+                evidence = _evidence(change)
+        foreground = change > FOREGROUND_DISTANCE
+        reading, core_evidence = self._read(
+            feats, evidence, foreground, unshaded, still=not compare_previous
+        )
         score, accepted, visible_core = reading.score, reading.accepted, reading.open_core
         explained = self._covered(accepted)
         unexplained = foreground & ~explained
         hand_present = self._hand(unexplained)
         changed_fraction = self._grid.changed_fraction(unexplained[self._grid_local])
-        core_evidence = self._core_evidence
         if compare_previous and self._calm is not None:
             # Weaker changes count against the last calm frame (its shadows and tokens are
             # already in it): a still hand of a colour close to the table's still shows.
@@ -613,45 +617,52 @@ class Observer:
         return observation
 
     def _read(
-        self, feats: np.ndarray, change: np.ndarray, unshaded: np.ndarray, compare_previous: bool
-    ) -> Selection:
-        """The tokens the change from the empty board shows (``change``, ``unshaded``: its
-        distance with darkening weighed down and in full, per gathered pixel)."""
-        foreground = change > FOREGROUND_DISTANCE
-        evidence = _evidence(change)
+        self,
+        feats: np.ndarray,
+        evidence: np.ndarray,
+        foreground: np.ndarray,
+        unshaded: np.ndarray,
+        *,
+        still: bool,
+    ) -> tuple[Selection, np.ndarray]:
+        """The tokens the change from the empty board shows (``evidence`` of it per gathered
+        pixel, ``foreground`` where it is sure, ``unshaded``: its distance with darkening in
+        full), and the evidence over the points' cores it was read from."""
         # Where a point's printed texture is gone (not merely darker), darkening is a token.
         replaced, flattened = self._texture_replaced(feats)
+        core_evidence = evidence[self._core.index]
         if replaced.any():
             mine = spread(replaced, self._core.count)
-            core_evidence = evidence[self._core.index]
             core_evidence[mine] = _evidence(unshaded[self._core.index[mine]])
             # A top disc whose texture gave way to a plain surface holds a token even when
             # that token is the table's colour and changed its pixels little.
             core_evidence[spread(flattened, self._core.count)] = 1.0
-        else:
-            core_evidence = evidence[self._core.index]
-        # An unchanged pixel behind a printed line of a plate above can show neither a token
-        # nor its absence: it counts for neither (lines cross much of a low tier's token).
-        behind = self._core_behind_line
-        core_evidence[behind] = np.maximum(core_evidence[behind], EVIDENCE_THRESHOLD)
+        self._neutral_behind_lines(core_evidence)
         reading = self._without_stray_slivers(
             feats,
             self._read_tokens(
-                evidence, core_evidence, feats, foreground, unshaded > 0, still=not compare_previous
+                evidence, core_evidence, feats, foreground, unshaded > 0, still=still
             ),
         )
-        self._core_evidence = core_evidence
-        return reading
+        return reading, core_evidence
 
-    def _without_shadows(self, difference: Difference, *, stream: bool) -> Difference:
-        """``difference`` with the shadows of the tokens taken out (see
-        :mod:`vision.shadows`): the tokens a quick first reading finds cast them, and that
-        reading's phantoms on the shadows hide nothing the search needs. In a ``stream``
-        the light stays, so the same tokens cast the same shadows as last time."""
-        evidence = _evidence(difference.distances()[0])
-        core_evidence = evidence[self._core.index]
+    def _neutral_behind_lines(self, core_evidence: np.ndarray) -> None:
+        """An unchanged pixel behind a printed line of a plate above can show neither a token
+        nor its absence: it counts for neither (lines cross much of a low tier's token).
+        Changes ``core_evidence`` (``self._core`` order) in place."""
         behind = self._core_behind_line
         core_evidence[behind] = np.maximum(core_evidence[behind], EVIDENCE_THRESHOLD)
+
+    def _without_shadows(
+        self, difference: Difference, evidence: np.ndarray, *, stream: bool
+    ) -> Difference:
+        """``difference`` with the shadows of the tokens taken out (see
+        :mod:`vision.shadows`), or ``difference`` itself when there are none to take out:
+        the tokens a quick first reading of its ``evidence`` finds cast them, and that
+        reading's phantoms on the shadows hide nothing the search needs. In a ``stream``
+        the light stays, so the same tokens cast the same shadows as last time."""
+        core_evidence = evidence[self._core.index]
+        self._neutral_behind_lines(core_evidence)
         first = self._selector.select(evidence, core_evidence).accepted
         delta = (difference.chroma_a, difference.chroma_b, difference.light)
         key = first.tobytes()
@@ -675,10 +686,10 @@ class Observer:
     @staticmethod
     def _could_pass_for_tokens(shadows: Shadows) -> bool:
         """Are the ``shadows`` deep enough for their pixels to argue for tokens, weighed as
-        every change is (:meth:`Difference.distances`)? Fainter ones argue against a token
+        every change is (darkening at ``SHADOW_WEIGHT``)? Fainter ones argue against a token
         by themselves, and taking them out would only cost the near-black tokens in them."""
-        look = Difference(*(shadows.shift[k : k + 1] for k in range(3)), np.ones(1, bool))
-        return bool(_evidence(look.distances()[0])[0] >= EVIDENCE_THRESHOLD)
+        look = _distance(shadows.shift[None, :], shadow_weight=SHADOW_WEIGHT)
+        return bool(_evidence(look)[0] >= EVIDENCE_THRESHOLD)
 
     def _while_moving(self, grey: np.ndarray) -> Observation:
         """Motion since the last frame is a hand (or the camera itself moving): nothing is

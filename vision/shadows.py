@@ -25,7 +25,7 @@ import numpy as np
 
 from calibration.camera import CameraModel
 from calibration.spec import TimeVectorsSpec
-from rules.timevectors.points import point_coords
+from vision.footprint import working_to_frame
 
 CELL_MM = 2.0  # side of a cell of the base's plane map
 MAX_SLOPE = 2.0  # the light at least 27 degrees above the horizon
@@ -89,17 +89,8 @@ class ShadowModel:
         size: tuple[int, int],
         scale: tuple[float, float],
     ) -> None:
-        width = size[0]
-        rows, columns = np.divmod(positions, width)
-        frame_xy = np.stack(
-            [(columns + 0.5) / scale[0] - 0.5, (rows + 0.5) / scale[1] - 0.5], axis=1
-        )
-        normalised = cv2.undistortPoints(
-            frame_xy.reshape(-1, 1, 2).astype(np.float64), camera.K, camera.dist
-        ).reshape(-1, 2)
-        rotation = cv2.Rodrigues(np.asarray(camera.rvec, np.float64))[0]
-        centre = -rotation.T @ np.asarray(camera.tvec, np.float64).reshape(3)
-        rays = np.column_stack([normalised, np.ones(len(normalised))]) @ rotation
+        rays = camera.ray_directions(working_to_frame(positions, size, scale))
+        centre = camera.centre_mm()
         base_z = -spec.plate_thickness
         with np.errstate(divide="ignore", invalid="ignore"):
             reach = (base_z - centre[2]) / rays[:, 2]
@@ -108,14 +99,15 @@ class ShadowModel:
         self._cells_per_side = int(np.ceil(spec.base_size / CELL_MM))
         cell = np.floor((on_plane + self._half) / CELL_MM).astype(np.int64)
         inside = (reach > 0) & np.all((cell >= 0) & (cell < self._cells_per_side), axis=1)
-        #: Per gathered pixel: the cell of the base it sees (-1: not the base).
-        self.cell = np.where(inside, cell[:, 1] * self._cells_per_side + cell[:, 0], -1)
+        off_base = self._cells_per_side**2  # (a cell past the last: every pixel off the base)
+        # Per gathered pixel: the cell of the base it sees (``off_base`` when none).
+        self._cell = np.where(inside, cell[:, 1] * self._cells_per_side + cell[:, 0], off_base)
         self._on_base = inside
         centres = spec.point_centres()
         self._xy = centres[:, :2]
         # A token's shadow is cast by its whole height: its middle stands for it.
         self._height = centres[:, 2] + spec.token_height / 2 - base_z
-        self._upper = np.array([point_coords(p)[2] > 0 for p in range(len(centres))])
+        self._upper = centres[:, 2] > 0  # (tokens above the bottom tier)
         self._radius = spec.token_diameter / 2
         # The cells of a shadow disc grown by the margin, around its centre cell.
         reach = (self._radius + SHADOW_MARGIN_MM) / CELL_MM
@@ -138,13 +130,13 @@ class ShadowModel:
         feature difference from the empty board (``delta``: chroma 1, chroma 2, brightness)
         where ``usable`` (seen clear of every accepted token). None when the picture shows
         no shadows to speak of (soft light, or too few tokens above the bottom tier)."""
-        darkening = np.maximum(-delta[2], 0.0)
         casters = np.flatnonzero(accepted & self._upper)
         if len(casters) < MIN_CASTERS:
             return None
+        darkening = np.maximum(-delta[2], 0.0)
         seen = usable & self._on_base
         n = self._cells_per_side
-        cells = self.cell[seen]
+        cells = self._cell[seen]
         total = np.bincount(cells, weights=darkening[seen], minlength=n * n).reshape(n, n)
         count = np.bincount(cells, minlength=n * n).reshape(n, n).astype(np.float32)
         # Darkening and data summed over a token-sized disc around every cell.
@@ -152,7 +144,7 @@ class ShadowModel:
         count = cv2.filter2D(count, -1, self._disc_kernel, borderType=0)
         total, count = (np.append(m.reshape(-1), np.float32(0.0)) for m in (total, count))
         prior = float(np.median(darkening[seen])) if seen.any() else 0.0
-        slope, score, pixels = self._search(total, count, casters, prior)
+        slope, pixels = self._search(total, count, casters, prior)
         if pixels < MIN_PIXELS:
             return None
         mask = self._shadow_mask(slope, np.flatnonzero(accepted))
@@ -177,9 +169,9 @@ class ShadowModel:
 
     def _search(
         self, total: np.ndarray, count: np.ndarray, casters: np.ndarray, prior: float
-    ) -> tuple[np.ndarray, float, int]:
-        """The slope whose shadow discs of the ``casters`` are darkest on average; with that
-        mean darkening and the pixels it was measured over. The mean is shrunk towards the
+    ) -> tuple[np.ndarray, int]:
+        """The slope whose shadow discs of the ``casters`` are darkest on average, and the
+        pixels that was measured over. The mean is shrunk towards the
         base's ``prior``: a slope that throws all but a few shadows off the base must not win
         on those few. Searched coarse to fine: first with the lowest casters alone, whose
         shadows move least as the slope changes (steps that move them a few millimetres),
@@ -202,7 +194,7 @@ class ShadowModel:
             mean, data = self._scores(total, count, casters, grid, prior)
             best = int(np.argmax(mean))
             seeds = grid[best : best + 1]
-        return grid[best], float(mean[best]), int(data[best])
+        return grid[best], int(data[best])
 
     def _scores(
         self,
@@ -240,4 +232,4 @@ class ShadowModel:
         plane = np.zeros(n * n + 1, bool)  # (the last cell: off the base)
         plane[np.where(on, y * n + x, n * n)] = True
         plane[n * n] = False
-        return plane[np.where(self.cell >= 0, self.cell, n * n)]
+        return plane[self._cell]

@@ -277,3 +277,21 @@ def test_property_entries_of_points_asked_in_any_order_and_again(sizes, asked):
     row, entry = sets.entries(np.array(asked, np.int64))
     expected = [(k, e) for k, p in enumerate(asked) for e in np.flatnonzero(sets.point == p)]
     assert list(zip(row.tolist(), entry.tolist())) == expected
+
+
+@given(
+    width=st.integers(1, 400),
+    height=st.integers(1, 300),
+    factor=st.sampled_from([1, 2, 4, 8]),
+    seed=st.integers(0, 1000),
+)
+def test_working_pixels_go_back_to_the_frame_pixels_they_average(width, height, factor, seed):
+    from vision.footprint import _to_working, working_to_frame
+
+    flat = np.random.default_rng(seed).integers(0, width * height, 20)
+    scale = (1.0 / factor, 1.0 / factor)
+    frame = working_to_frame(flat, (width, height), scale)
+    rows, columns = np.divmod(flat, width)
+    np.testing.assert_allclose(_to_working(frame, scale), np.column_stack([columns, rows]))
+    # The centre of a working pixel is the centre of the block of frame pixels it averages.
+    np.testing.assert_allclose(frame, np.column_stack([columns, rows]) * factor + (factor - 1) / 2)
