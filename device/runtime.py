@@ -30,6 +30,7 @@ from device import game_view
 from device.boards import board_rules
 from device.config import OPENINGS, PLAYER_COUNTS, Config
 from device.events import CAMERA_STATUS, GAME_STARTED, MOVE, UNDO, Event, EventBus
+from device.open_alert import QUESTIONS, SETTLED_BY, open_alert, repeats
 from device.overlay import Overlay, camera_of, encode_jpeg
 from device.sinks import Sink, SinkDispatcher
 from device.sources.base import Frame, FrameSource, SourceError
@@ -169,6 +170,8 @@ class Runtime:
         self._alerts: deque[dict[str, Any]] = deque(maxlen=ALERT_HISTORY)
         # The operator's fixes as last stored: (game id, overrides).
         self._saved_overrides: tuple[str | None, dict[int, Any] | None] = (None, {})
+        # The question a resumed game was left with, until the board says something new.
+        self._reopened: dict[str, Any] | None = None
         self._resume_or_create()
 
     # -- game lifecycle ----------------------------------------------------
@@ -191,6 +194,9 @@ class Runtime:
                     return
                 self._install_game(game, stored.id, stored.players, stored.opening, list(stored.names))
                 self._alerts.extend(self.store.alerts(stored.id, ALERT_HISTORY))
+                self._reopened = open_alert(
+                    self._alerts, [move.time for move in self.store.moves(stored.id)]
+                )
                 logger.info("resumed game %s after %d moves", stored.id, len(game.move_stack))
                 return
         game_cfg = self.config.game
@@ -203,6 +209,7 @@ class Runtime:
         self._opening = opening
         self._names = names
         self._alerts.clear()
+        self._reopened = None
         self._pipeline = self._make_pipeline()
 
     def _make_pipeline(self) -> Any:
@@ -436,16 +443,29 @@ class Runtime:
                 self._saved_overrides = (self._game_id, overrides)
             return []
         self._follow_pipeline_game(events)
-        self._persist(events, snapshot)
-        records = [event.to_record() for event in events]
+        told = [event for event in events if not self._asked_before_restart(event)]
+        self._persist(events, snapshot, told)
+        records = [event.to_record() for event in told]
         for record in records:
             if record["type"] not in (MOVE, GAME_STARTED):
                 self._alerts.append(record)
-        for event in events:
+        for event in told:
             self._bus.fire(event)
         self._version += 1
         self._broadcast([*records, self._state_record()])
         return records
+
+    def _asked_before_restart(self, event: Event) -> bool:
+        """Is ``event`` the question the game was left with when the device stopped, raised
+        again by the fresh referee? It stands (the pipeline holds it) but is not stored or
+        sent twice. The first event about the board ends the wait for it either way."""
+        if self._reopened is None or event.type not in QUESTIONS | SETTLED_BY | {MOVE}:
+            return False
+        same = repeats(event.to_record(), self._reopened)
+        self._reopened = None
+        if same:
+            logger.info("the %s alert from before the restart still stands", event.type)
+        return same
 
     def _follow_pipeline_game(self, events: list[Event]) -> None:
         """The pipeline starts a new game by itself when a finished game's board is cleared."""
@@ -472,8 +492,9 @@ class Runtime:
         if record is not None:
             self.store.add_calibration(record)
 
-    def _persist(self, events: list[Event], snapshot: bytes | None) -> None:
-        """Make the store match the game (covers moves, take-backs, corrections), then log alerts."""
+    def _persist(self, events: list[Event], snapshot: bytes | None, told: list[Event]) -> None:
+        """Make the store match the game (covers moves, take-backs, corrections), then log the
+        alerts among the ``told`` events."""
         move_times = {e.data.get("point"): (e.time, e.frame) for e in events if e.type == MOVE}
         moves = []
         for ply, move in enumerate(self._game.move_stack):
@@ -503,7 +524,7 @@ class Runtime:
         )
         if overrides is not None:
             self._saved_overrides = (self._game_id, overrides)
-        for event in events:
+        for event in told:
             if event.type not in (MOVE, GAME_STARTED):
                 self.store.add_alert(event.to_record(), event.game_id or self._game_id)
 

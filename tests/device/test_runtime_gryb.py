@@ -155,3 +155,37 @@ def test_stored_corrections_for_locations_the_board_lacks_are_ignored(store: Sto
     again.roll("B")
     assert kinds(show(again, script, {"B": 0})) == ["move"]
     assert store.overrides(again.game_id) == {}, "the bad record is replaced by what holds"
+
+
+def test_an_open_alert_is_not_raised_again_after_a_restart(store: Store) -> None:
+    runtime, script = after_first_roll(store, "B")
+    wrong = {"B": 0, "RR": 1}
+    assert kinds(show(runtime, script, wrong)) == ["illegal"]
+
+    again = bandanna_runtime(store, script)
+    phones, _ = again.subscribe()
+    assert again.game_id == runtime.game_id and kinds(again.state()["alerts"]) == ["illegal"]
+    assert show(again, script, wrong) == [], "the players were told about this change already"
+    pushed = [phones.get_nowait()["type"] for _ in range(phones.qsize())]
+    assert "illegal" not in pushed
+    state = again.state()
+    assert state["pending"]["type"] == "illegal" and state["mismatch"] == ["RR"]
+    assert [a["type"] for a in store.alerts(again.game_id)] == ["illegal"]
+    assert kinds(show(again, script, {"B": 0})) == ["restored"]
+
+
+def test_a_new_illegal_change_after_a_restart_is_raised(store: Store) -> None:
+    runtime, script = after_first_roll(store, "B")
+    assert kinds(show(runtime, script, {"B": 0, "RR": 1})) == ["illegal"]
+    again = bandanna_runtime(store, script)
+    assert kinds(show(again, script, {"B": 0, "RR": 1, "GG": 1})) == ["illegal"]
+    assert [a["type"] for a in store.alerts(again.game_id)] == ["illegal", "illegal"]
+
+
+def test_a_settled_alert_is_raised_again_when_it_comes_back_after_a_restart(store: Store) -> None:
+    runtime, script = after_first_roll(store, "B")
+    wrong = {"B": 0, "RR": 1}
+    assert kinds(show(runtime, script, wrong)) == ["illegal"]
+    assert kinds(show(runtime, script, {"B": 0})) == ["restored"]
+    again = bandanna_runtime(store, script)
+    assert kinds(show(again, script, wrong)) == ["illegal"]
