@@ -96,6 +96,7 @@ logger = logging.getLogger(__name__)
 FOREGROUND_DISTANCE = 2.0  # feature units between a pixel and the reference that mean "changed"
 FAINT_DISTANCE = 1.0  # changes from here up to FOREGROUND_DISTANCE count as partial evidence
 HAND_DISTANCE = 1.4  # a weaker change suffices inside a large blob (skin on a wooden table)
+CLEAR_OF_PLATES = 0.5  # a token seen through less plate than this (summed over its top) is unwashed
 SHADOW_WEIGHT = 0.5  # darkening counts half as much as brightening (shadows are not tokens)
 TOKEN_SCORE = 0.55  # fit score (filled core minus half the filled ring) that means "token"
 SCORE_SOFTNESS = 0.06  # width of the sigmoid turning the fit score into a probability
@@ -1487,7 +1488,8 @@ class Observer:
                 plates = float(self.footprints.plates_above[new[0]])
                 self._note_unplated({self.expected_colour: plates})
         if len(points):
-            created = self.colours.learn(mean[points], sets)
+            unwashed = self.footprints.plates_above[points] < CLEAR_OF_PLATES
+            created = self.colours.learn(mean[points], sets, unwashed)
             if created:
                 # Each new colour was seen behind as many plates as most of its nearest
                 # tokens are.

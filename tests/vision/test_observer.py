@@ -780,6 +780,20 @@ def test_sets_the_plates_wash_towards_each_other_keep_their_colours(seed, size, 
     assert wrong <= 1
 
 
+def test_a_white_set_and_a_grey_one_are_told_apart_on_the_tokens_seen_unwashed():
+    """White and grey tokens differ by little more than brightness; below the top tier the
+    plates' wash and the shade of tokens above fill the gap between them, and the two sets
+    read as one (scene 2057 of the vision bench: 17 whites read grey). Seen through no
+    plate, each set is tight, and two."""
+    tokens, rendered, image, calibration = still_scene(2057, (1280, 960), cast=False)
+    observer = Observer(calibration)
+    states = observer.observe(image, compare_previous=False).states()
+    truth = truth_states(tokens)
+    assert len(np.unique(states[states >= 0])) == 3
+    unwashed = (observer.footprints.plates_above < 0.5) & (rendered.visibility >= 0.5)
+    assert np.array_equal(learned_to_truth(states, truth)[unwashed], truth[unwashed])
+
+
 def read_still(seed: int, size: tuple[int, int], cast: bool) -> tuple[Observer, np.ndarray, int]:
     """Bench still scene ``seed`` read by a fresh observer: the observer, its states and how
     many visible points it read wrong (its colour numbers mapped to the renderer's)."""
