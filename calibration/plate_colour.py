@@ -87,6 +87,20 @@ def corrected(
     return _undone(seen, kept, gathered, np.asarray(added, np.float64))
 
 
+def washed(
+    feats: np.ndarray,
+    plates: np.ndarray,
+    transmission: float,
+    added: float | np.ndarray = 0.0,
+) -> np.ndarray:
+    """The inverse of :func:`corrected`: colour features (``(n, 3)``, as with no plate in
+    front) as they look behind ``plates`` (``(n,)``)."""
+    kept, gathered = _through(plates, transmission)
+    bgr = feature_to_bgr(np.asarray(feats, np.float32).reshape(-1, 3))
+    added = np.asarray(added, np.float64)
+    return features(bgr * kept[:, None] + added * gathered[:, None])
+
+
 def _undone(
     seen: np.ndarray, kept: np.ndarray, gathered: np.ndarray, added: np.ndarray
 ) -> np.ndarray:

@@ -68,7 +68,7 @@ from calibration.colours import (
     pair_distance,
     unclipped_pair,
 )
-from calibration.plate_colour import corrected, estimate_plate_loss
+from calibration.plate_colour import corrected, estimate_plate_loss, washed
 from vision.explain import (
     EVIDENCE_THRESHOLD,
     MIN_SCORE,
@@ -1521,12 +1521,20 @@ class Observer:
             return None
         idx = self._core.index[entries]
         pixel = _rows(feats, idx)
-        seen_as = pixel
-        if self._plate_loss is not None:
-            seen_as = corrected(
-                pixel, self.footprints.plates_above[self._core.point[entries]], *self._plate_loss
+        if self._plate_loss is None:
+            to_token = match_distance(pixel, protos).min(axis=1)
+        else:
+            # Each colour as the plates in front of the point wash it, compared with the
+            # pixel as seen: undoing the wash on the pixel instead would magnify its
+            # difference from the token (and its noise) but not its difference from the
+            # empty board, and a faint token three tiers down would lose to the board.
+            points, at = np.unique(self._core.point[entries], return_inverse=True)
+            plates = self.footprints.plates_above[points]
+            behind = np.stack(
+                [washed(np.repeat(p[None, :], len(points), 0), plates, *self._plate_loss) for p in protos],
+                axis=1,
             )
-        to_token = match_distance(seen_as, protos).min(axis=1)
+            to_token = pair_distance(pixel[:, None, :], behind[at]).min(axis=1)
         to_board = pair_distance(pixel, _rows(self._ref_features, idx))
         out = np.zeros(len(self._core.index), np.float32)
         out[entries] = np.clip((to_board - to_token - COLOUR_MARGIN) / COLOUR_RAMP, 0.0, 1.0)

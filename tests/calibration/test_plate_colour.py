@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from calibration.colours import feature_to_bgr, features, match_distance
-from calibration.plate_colour import corrected, estimate_plate_loss, plates_above
+from calibration.plate_colour import corrected, estimate_plate_loss, plates_above, washed
 
 
 def _seen_through_plates(
@@ -35,6 +35,27 @@ def test_top_tier_is_unchanged_and_lower_tiers_are_restored():
     assert not np.allclose(seen[1], true[1], atol=0.5)
     out = corrected(seen, plates_above(tiers), 0.8, 20.0)
     assert np.allclose(out, true, atol=1e-3)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    rgb=st.tuples(*[st.integers(0, 255)] * 3),
+    plates=st.floats(0.0, 3.0),
+    transmission=st.floats(0.6, 1.0),
+    added=st.tuples(*[st.floats(0.0, 30.0)] * 3),
+)
+def test_washing_is_what_the_plates_do_and_correcting_undoes_it(rgb, plates, transmission, added):
+    """``washed`` predicts a colour behind the plates (as they act, plate by plate, on whole
+    counts), and ``corrected`` takes it back."""
+    true = features(np.array([rgb[::-1]], np.float64))
+    behind = washed(true, np.array([plates]), transmission, np.array(added))
+    assert np.allclose(corrected(behind, np.array([plates]), transmission, np.array(added)), true, atol=1e-3)
+    whole = np.array([float(round(plates))])
+    assert np.allclose(
+        washed(true, whole, transmission, float(added[0]) * np.ones(3)),
+        _seen_behind(true, whole, transmission, float(added[0])),
+        atol=1e-3,
+    )
 
 
 @settings(max_examples=30, deadline=None)
