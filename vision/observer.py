@@ -839,9 +839,9 @@ class Observer:
     ) -> Selection:
         """Tell a toss-up between two points in line (``reading.in_line``) apart by colour
         where the geometry cannot: the plates above each point take and add their share
-        (as learned), so the token's colour with the plates above one point undone can
-        match a known colour clearly better (by ``TIE_COLOUR_MARGIN``) than with those above
-        the other. The token is then read there and the two are no toss-up. Points the game
+        (as learned), so a known colour as the plates above one point wash it can match the
+        token's colour clearly better (by ``TIE_COLOUR_MARGIN``) than as those above the
+        other wash it. The token is then read there and the two are no toss-up. Points the game
         holds a token on are left to the game's word (see :mod:`device.referee`)."""
         pairs = reading.in_line
         keys, protos = self.colours.prototype_array()
@@ -861,9 +861,8 @@ class Observer:
             return reading
         plates = self.footprints.plates_above
         colour = mean[held]
-        here = match_distance(corrected(colour, plates[held], *self._plate_loss), protos)
-        there = match_distance(corrected(colour, plates[other], *self._plate_loss), protos)
-        here, there = here.min(axis=1), there.min(axis=1)
+        here = self._to_sets(colour, plates[held], protos).min(axis=1)
+        there = self._to_sets(colour, plates[other], protos).min(axis=1)
         decided = judged & (np.abs(here - there) >= TIE_COLOUR_MARGIN)
         if not decided.any():
             return reading
@@ -1510,6 +1509,22 @@ class Observer:
         if self._plate_loss is None:
             self._unplated_colours.update(plates)
 
+    def _to_sets(self, seen: np.ndarray, plates: np.ndarray, protos: np.ndarray) -> np.ndarray:
+        """``(n, m)`` colour distances from each ``seen`` colour (``(n, 3)``, as the camera
+        sees it behind ``plates`` plates) to each set's colour (``protos``, as on the top
+        tier) as those plates wash it (as learned). Compared where they were seen: undoing
+        the wash on what was seen would magnify its difference from a set (and its noise)
+        the more, the more plates, and neither the empty board there nor the same colour
+        behind fewer plates would be weighed alike."""
+        if self._plate_loss is None:
+            return match_distance(seen, protos)
+        values, at = np.unique(plates, return_inverse=True)
+        behind = np.stack(
+            [washed(np.repeat(p[None, :], len(values), 0), values, *self._plate_loss) for p in protos],
+            axis=1,
+        )
+        return pair_distance(seen[:, None, :], behind[at.reshape(-1)])
+
     def _colour_evidence(self, feats: np.ndarray, entries: np.ndarray) -> np.ndarray | None:
         """0..1 per core pixel (``self._core`` order): how much better a token of a known
         colour explains the pixel than the empty board does. A token the table's colour
@@ -1521,20 +1536,8 @@ class Observer:
             return None
         idx = self._core.index[entries]
         pixel = _rows(feats, idx)
-        if self._plate_loss is None:
-            to_token = match_distance(pixel, protos).min(axis=1)
-        else:
-            # Each colour as the plates in front of the point wash it, compared with the
-            # pixel as seen: undoing the wash on the pixel instead would magnify its
-            # difference from the token (and its noise) but not its difference from the
-            # empty board, and a faint token three tiers down would lose to the board.
-            points, at = np.unique(self._core.point[entries], return_inverse=True)
-            plates = self.footprints.plates_above[points]
-            behind = np.stack(
-                [washed(np.repeat(p[None, :], len(points), 0), plates, *self._plate_loss) for p in protos],
-                axis=1,
-            )
-            to_token = pair_distance(pixel[:, None, :], behind[at]).min(axis=1)
+        plates = self.footprints.plates_above[self._core.point[entries]]
+        to_token = self._to_sets(pixel, plates, protos).min(axis=1)
         to_board = pair_distance(pixel, _rows(self._ref_features, idx))
         out = np.zeros(len(self._core.index), np.float32)
         out[entries] = np.clip((to_board - to_token - COLOUR_MARGIN) / COLOUR_RAMP, 0.0, 1.0)
