@@ -1292,10 +1292,8 @@ class Observer:
             return reading
         asked = seen & suspect[pts]
         pixel = _rows(feats, idx[asked])
-        if self._plate_loss is not None:
-            plates = self.footprints.plates_above[pts[asked]]
-            pixel = corrected(pixel, plates, *self._plate_loss)
-        label = np.argmin(match_distance(pixel, protos), axis=1)
+        plates = self.footprints.plates_above[pts[asked]]
+        label = np.argmin(self._to_sets(pixel, plates, protos), axis=1)
         owner, in_rest = pts[asked], behind[asked]
         n_keys = len(keys)
         rest = np.bincount(owner[in_rest] * n_keys + label[in_rest], minlength=N_POINTS * n_keys)
