@@ -500,7 +500,7 @@ def test_white_and_grey_sets_stand_apart_where_they_are_seen_unwashed(seed):
 def test_one_set_seen_unwashed_is_never_split(seed, clear, spread, washed):
     """One set's unwashed tokens scattered by noise and light, however widely, with washed
     ones anywhere below: never two colours. (A fixed sample: the rule's false splits are
-    rare, not impossible; none in 20,000 random sets of 8 to 30 measured.)"""
+    rare, not impossible: about one in 5,000 random sets of 8 to 30 tokens.)"""
     rng = np.random.default_rng(seed)
     rows = _sets(
         rng,
