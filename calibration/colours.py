@@ -566,15 +566,16 @@ def split_by_unwashed(
     for _ in range(room):
         candidates = []
         for k, members in enumerate(groups):
-            clear = [i for i in members if unwashed[i]]
+            clear = np.asarray(members, np.int64)
+            clear = clear[unwashed[clear]]
             if len(clear) >= 2 * GAP_MIN_SIZE:
                 cut, ratio = _best_split(samples[clear, 2])
                 if ratio >= BIMODAL_RATIO:
                     candidates.append((ratio, k, clear, cut))
         if not candidates:
             break
-        _, k, clear, cut = max(candidates)
-        ordered = np.array(clear)[np.argsort(samples[clear, 2], kind="stable")]
+        _, k, clear, cut = max(candidates, key=lambda candidate: candidate[0])
+        ordered = clear[np.argsort(samples[clear, 2], kind="stable")]
         sides = [ordered[:cut], ordered[cut:]]
         centres = np.stack([np.median(samples[side], axis=0) for side in sides])
         members = np.array(groups.pop(k))

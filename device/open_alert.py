@@ -21,6 +21,7 @@ from device.events import (
     GAME_STARTED,
     GRYB,
     ILLEGAL,
+    MOVE,
     RESTORED,
     UNDO,
     WIN,
@@ -30,6 +31,9 @@ from device.events import (
 QUESTIONS = frozenset({ILLEGAL, CONFIRM_HIDDEN})
 #: Records after which no earlier question stands (the board or the game moved on).
 SETTLED_BY = frozenset({RESTORED, ACCEPTED, CORRECTED, UNDO, WIN, DRAW, GRYB, GAME_STARTED})
+#: Events that say something about the board: the first of them after a restart is either
+#: the open question raised again or news that ends the wait for it.
+ABOUT_THE_BOARD = QUESTIONS | SETTLED_BY | {MOVE}
 #: Record keys that tell two raisings of one alert apart but not what they say.
 _CIRCUMSTANCE = frozenset({"time", "frame", "game_id"})
 

@@ -30,7 +30,7 @@ from device import game_view
 from device.boards import board_rules
 from device.config import OPENINGS, PLAYER_COUNTS, Config
 from device.events import CAMERA_STATUS, GAME_STARTED, MOVE, UNDO, Event, EventBus
-from device.open_alert import QUESTIONS, SETTLED_BY, open_alert, repeats
+from device.open_alert import ABOUT_THE_BOARD, open_alert, repeats
 from device.overlay import Overlay, camera_of, encode_jpeg
 from device.sinks import Sink, SinkDispatcher
 from device.sources.base import Frame, FrameSource, SourceError
@@ -459,7 +459,7 @@ class Runtime:
         """Is ``event`` the question the game was left with when the device stopped, raised
         again by the fresh referee? It stands (the pipeline holds it) but is not stored or
         sent twice. The first event about the board ends the wait for it either way."""
-        if self._reopened is None or event.type not in QUESTIONS | SETTLED_BY | {MOVE}:
+        if self._reopened is None or event.type not in ABOUT_THE_BOARD:
             return False
         same = repeats(event.to_record(), self._reopened)
         self._reopened = None

@@ -859,10 +859,9 @@ class Observer:
         )
         if not judged.any():
             return reading
-        plates = self.footprints.plates_above
         colour = mean[held]
-        here = self._to_sets(colour, plates[held], protos).min(axis=1)
-        there = self._to_sets(colour, plates[other], protos).min(axis=1)
+        here = self._to_sets(colour, held, protos).min(axis=1)
+        there = self._to_sets(colour, other, protos).min(axis=1)
         decided = judged & (np.abs(here - there) >= TIE_COLOUR_MARGIN)
         if not decided.any():
             return reading
@@ -1292,8 +1291,7 @@ class Observer:
             return reading
         asked = seen & suspect[pts]
         pixel = _rows(feats, idx[asked])
-        plates = self.footprints.plates_above[pts[asked]]
-        label = np.argmin(self._to_sets(pixel, plates, protos), axis=1)
+        label = np.argmin(self._to_sets(pixel, pts[asked], protos), axis=1)
         owner, in_rest = pts[asked], behind[asked]
         n_keys = len(keys)
         rest = np.bincount(owner[in_rest] * n_keys + label[in_rest], minlength=N_POINTS * n_keys)
@@ -1507,21 +1505,20 @@ class Observer:
         if self._plate_loss is None:
             self._unplated_colours.update(plates)
 
-    def _to_sets(self, seen: np.ndarray, plates: np.ndarray, protos: np.ndarray) -> np.ndarray:
+    def _to_sets(self, seen: np.ndarray, points: np.ndarray, protos: np.ndarray) -> np.ndarray:
         """``(n, m)`` colour distances from each ``seen`` colour (``(n, 3)``, as the camera
-        sees it behind ``plates`` plates) to each set's colour (``protos``, as on the top
-        tier) as those plates wash it (as learned). Compared where they were seen: undoing
-        the wash on what was seen would magnify its difference from a set (and its noise)
-        the more, the more plates, and neither the empty board there nor the same colour
-        behind fewer plates would be weighed alike."""
+        sees it at ``points``) to each set's colour (``protos``, as on the top tier) as the
+        plates in front of that point wash it (as learned). Compared where they were seen:
+        undoing the wash on what was seen would magnify its difference from a set (and its
+        noise) the more, the more plates, and neither the empty board there nor the same
+        colour behind fewer plates would be weighed alike."""
         if self._plate_loss is None:
             return match_distance(seen, protos)
-        values, at = np.unique(plates, return_inverse=True)
-        behind = np.stack(
-            [washed(np.repeat(p[None, :], len(values), 0), values, *self._plate_loss) for p in protos],
-            axis=1,
-        )
-        return pair_distance(seen[:, None, :], behind[at.reshape(-1)])
+        plates = self.footprints.plates_above
+        behind = washed(
+            np.repeat(protos, N_POINTS, axis=0), np.tile(plates, len(protos)), *self._plate_loss
+        ).reshape(len(protos), N_POINTS, 3)
+        return pair_distance(seen[:, None, :], behind[:, points].transpose(1, 0, 2))
 
     def _colour_evidence(self, feats: np.ndarray, entries: np.ndarray) -> np.ndarray | None:
         """0..1 per core pixel (``self._core`` order): how much better a token of a known
@@ -1534,8 +1531,7 @@ class Observer:
             return None
         idx = self._core.index[entries]
         pixel = _rows(feats, idx)
-        plates = self.footprints.plates_above[self._core.point[entries]]
-        to_token = self._to_sets(pixel, plates, protos).min(axis=1)
+        to_token = self._to_sets(pixel, self._core.point[entries], protos).min(axis=1)
         to_board = pair_distance(pixel, _rows(self._ref_features, idx))
         out = np.zeros(len(self._core.index), np.float32)
         out[entries] = np.clip((to_board - to_token - COLOUR_MARGIN) / COLOUR_RAMP, 0.0, 1.0)

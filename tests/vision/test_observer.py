@@ -24,6 +24,7 @@ from rules.timevectors.points import parse_point
 from vision.explain import Selection
 from vision.observation import Observation
 from vision.observer import (
+    CLEAR_OF_PLATES,
     FOREGROUND_DISTANCE,
     FrameError,
     Observer,
@@ -790,7 +791,7 @@ def test_a_white_set_and_a_grey_one_are_told_apart_on_the_tokens_seen_unwashed()
     states = observer.observe(image, compare_previous=False).states()
     truth = truth_states(tokens)
     assert len(np.unique(states[states >= 0])) == 3
-    unwashed = (observer.footprints.plates_above < 0.5) & (rendered.visibility >= 0.5)
+    unwashed = (observer.footprints.plates_above < CLEAR_OF_PLATES) & (rendered.visibility >= 0.5)
     assert np.array_equal(learned_to_truth(states, truth)[unwashed], truth[unwashed])
 
 
