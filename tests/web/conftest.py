@@ -115,3 +115,9 @@ def phone_page(browser: Any) -> Iterator[Any]:
 @pytest.fixture
 def desktop_page(browser: Any) -> Iterator[Any]:
     yield from _page(browser, DESKTOP)
+
+
+def login(page: Any, server: LiveServer) -> None:
+    """Open a control session in the browser page without the PIN dialog."""
+    page.goto(server.url + "/api/session")
+    assert page.request.post(server.url + "/api/login", data={"pin": "2468"}).ok

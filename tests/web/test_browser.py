@@ -14,7 +14,7 @@ import pytest
 
 from calibration.calibfile import load_calibration
 from calibration.spec import load_spec
-from tests.web.conftest import serve
+from tests.web.conftest import login, serve
 from tests.web.fake_runtime import FakeRuntime, landmark_pixels
 from web import create_app
 
@@ -471,3 +471,25 @@ def test_new_game_form_names_every_seat_and_swap_is_shown(desktop_page, live_ser
     page.locator("#swap-card").wait_for(state="hidden")
     assert page.locator("#move-list li").all_inner_texts() == ["D4S", "swap D4S"]
     assert page.locator("circle[data-token='D4S']").count() == 1
+
+
+def test_a_control_answer_overtaken_by_the_stream_does_not_bring_back_the_old_board(desktop_page, live_server):
+    """The answer to "new game" reaches the page after the first move was streamed to it:
+    the move must stay (the stale answer hid the swap offer and made a browser test flaky)."""
+    page, runtime = desktop_page, live_server.runtime
+    login(page, live_server)
+    open_dashboard(page, live_server)
+    held: list = []
+    page.route("**/api/game/new", lambda route: held.append(route))
+    page.locator("#opening-select").select_option("swap")
+    page.locator("#new-game-button").click()
+    while not held:
+        page.wait_for_timeout(20)
+    answer = held[0].fetch()  # the runtime starts the game and takes its state now
+    assert runtime.calls[-1] == ("new_game", (2, "swap", None))
+    runtime.play("D4S", 0)
+    page.wait_for_selector("body[data-moves='1']")
+    held[0].fulfill(response=answer)
+    page.wait_for_function("() => document.getElementById('toast').textContent === 'New game started'")
+    assert page.locator("body").get_attribute("data-moves") == "1"
+    assert page.locator("#swap-card").is_visible()

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from flask import Flask
 
-from tests.web.conftest import LiveServer, serve
+from tests.web.conftest import LiveServer, login, serve
 from web.tabletop import EXTRA_KEY, init_app
 
 pytestmark = pytest.mark.browser
@@ -38,11 +38,6 @@ def tabletop_server(app: Flask, runtime: Any) -> Iterator[LiveServer]:
 
 def service(server: LiveServer) -> Any:
     return server.app.extensions["boardcam"].extras[EXTRA_KEY]
-
-
-def login(page: Any, server: LiveServer) -> None:
-    page.goto(server.url + "/api/session")
-    assert page.request.post(server.url + "/api/login", data={"pin": "2468"}).ok
 
 
 @pytest.fixture

@@ -374,18 +374,28 @@ function setLive(on) {
   document.body.dataset.live = on ? "yes" : "no";
 }
 
+// Stream states arrive in the runtime's order; a control answer's state was taken when the
+// request was served, so it is older than any stream state that arrived while it travelled.
+let streamStates = 0;
+
 function connect() {
   const source = new EventSource("/events");
-  source.addEventListener("state", (event) => { setLive(true); applyState(JSON.parse(event.data)); });
+  source.addEventListener("state", (event) => {
+    streamStates += 1;
+    setLive(true);
+    applyState(JSON.parse(event.data));
+  });
   source.onmessage = (event) => handleRecord(JSON.parse(event.data));
   source.onopen = () => setLive(true);
   source.onerror = () => setLive(false); // EventSource reconnects by itself
 }
 
 async function act(url, body, done) {
+  const streamedBefore = streamStates;
   try {
     const answer = await control(url, body);
-    if (answer && answer.state) applyState(answer.state);
+    // The stream follows every action with its own state, so a stale answer can be dropped.
+    if (answer && answer.state && streamStates === streamedBefore) applyState(answer.state);
     if (done) toast(done);
     return true;
   } catch (error) {
