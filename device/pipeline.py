@@ -79,7 +79,7 @@ class DriftCheckerLike(Protocol):
     def check(self, frame_bgr: np.ndarray) -> DriftLike: ...
 
 
-ObserverFactory = Callable[..., ObserverLike]  # (calibration, *, palette) -> observer
+ObserverFactory = Callable[..., ObserverLike]  # (calibration, *, palette, sets) -> observer
 TrackerFactory = Callable[[int], TrackerLike]  # stable frame count -> tracker
 DriftFactory = Callable[
     [Any], DriftCheckerLike | None
@@ -110,15 +110,25 @@ class ObserverCalibration:
         return cls(calibration.camera, calibration.spec, reference, palette)
 
 
-def make_observer(calibration: Any, *, palette: Sequence[RGB] | None = None) -> ObserverLike:
-    """The observer of the calibration's board (rings on nodes, or tokens on points)."""
+def make_observer(
+    calibration: Any, *, palette: Sequence[RGB] | None = None, sets: int | None = None
+) -> ObserverLike:
+    """The observer of the calibration's board (rings on nodes, or tokens on points);
+    ``sets``: how many token sets the game can put on the stacked board (see
+    :class:`vision.observer.Observer`; the bandanna's rings are always its four colours)."""
     if is_bandanna(calibration):
         from vision.gryb_observer import GrybObserver
 
         return GrybObserver(calibration, palette=palette)
     from vision.observer import Observer
 
-    return Observer(ObserverCalibration.of(calibration), palette=palette)
+    return Observer(ObserverCalibration.of(calibration), palette=palette, sets=sets)
+
+
+def sets_in_play(game: Game) -> int | None:
+    """How many token sets ``game`` puts on the board (one per player or team), if it says."""
+    config = getattr(game, "config", None)
+    return getattr(config, "colors_in_play", None)
 
 
 def make_tracker(stable_frames: int) -> TrackerLike:
@@ -259,7 +269,8 @@ class Pipeline:
         self._shifted_frames = 0
         self.game_id = game_id
         self._calibration = calibration
-        self._observer = observer_factory(calibration, palette=self._palette)
+        self._sets = sets_in_play(game)
+        self._observer = observer_factory(calibration, palette=self._palette, sets=self._sets)
         self._new_trackers()
         self._drift = drift_factory(calibration) if drift_factory is not None else None
         self._referee = Referee(game, new_game=self._fresh_game_factory(game))
@@ -540,6 +551,11 @@ class Pipeline:
         the board last seen means for it (tokens still on the board are an illegal change)."""
         with self._lock:
             self.game_id = game_id
+            if sets_in_play(game) != self._sets:  # (the colours learned were capped for the old one)
+                self._sets = sets_in_play(game)
+                self._observer = self._observer_factory(
+                    self._calibration, palette=self._palette, sets=self._sets
+                )
             started = Event(ev.GAME_STARTED, {"reason": "new game"}, frame=self._last_frame)
             judged = self._referee.reset(game, new_game=self._fresh_game_factory(game))
             return self._stamp([started, *judged], time.time())
@@ -555,7 +571,7 @@ class Pipeline:
         moved, so what the observer learned of this camera's colours still holds."""
         self._calibration = calibration
         earlier = self._observer
-        self._observer = self._observer_factory(calibration, palette=self._palette)
+        self._observer = self._observer_factory(calibration, palette=self._palette, sets=self._sets)
         if moved_only and hasattr(self._observer, "keep_learned_from"):
             self._observer.keep_learned_from(earlier)
         self._new_trackers()

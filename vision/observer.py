@@ -55,6 +55,7 @@ import numpy as np
 
 from calibration.colours import (
     CLIPPED,
+    DEFAULT_MAX_COLOURS,
     LIGHT_SCALE,
     RGB,
     ColourModel,
@@ -263,13 +264,21 @@ class Observer:
     (``reference_image()`` of a calibration file, or a ``reference`` array), at
     the frame size or a smaller copy. ``palette`` (nominal RGB colours) fixes
     the colour indices, otherwise the calibration's ``palette_rgb``, otherwise
-    colours are numbered as they are first seen. Raises ``ValueError`` if the
-    camera does not see the board, :class:`FrameError` for a reference of
-    another shape. Without a reference the board's median colour stands in for
-    it (weak: calibrate with an empty-board picture).
+    colours are numbered as they are first seen. ``sets``: how many token sets
+    can be on the board (a two-player game holds two); without a palette it caps
+    the colours learned, which otherwise defaults to the reference board's three
+    (one set spread by the plates and the light splits into two far more often
+    than two sets merge). Raises ``ValueError`` if the camera does not see the
+    board or ``sets`` is not a positive whole number, :class:`FrameError` for a
+    reference of another shape. Without a reference the board's median colour
+    stands in for it (weak: calibrate with an empty-board picture).
     """
 
-    def __init__(self, calibration: Any, *, palette: Sequence[RGB] | None = None) -> None:
+    def __init__(
+        self, calibration: Any, *, palette: Sequence[RGB] | None = None, sets: int | None = None
+    ) -> None:
+        if sets is not None and (isinstance(sets, bool) or not isinstance(sets, int) or sets < 1):
+            raise ValueError(f"sets must be a positive whole number, not {sets!r}")
         self.camera = calibration.camera
         self.spec = calibration.spec
         reference = _reference_of(calibration)
@@ -320,6 +329,7 @@ class Observer:
         self.colours = ColourModel(
             palette=[tuple(int(v) for v in c) for c in palette] if palette is not None else None,
             reference_balance=balance,
+            max_colours=sets or DEFAULT_MAX_COLOURS,
         )
         self._sigma = 1.0  # the last frame's noise of a pixel difference, grey levels
         self._light = UNCHANGED  # ... and its light against the reference
@@ -1581,16 +1591,18 @@ def analyze_image(
     palette: Sequence[RGB] | None = None,
     *,
     observer: Observer | None = None,
+    sets: int | None = None,
 ) -> dict:
     """Read one still picture: ``{"tokens": {"A1P": 0, ...}, "hidden": [...], "hand": bool}``.
 
     Pass the same ``observer`` for a series of pictures of one camera so that learned
-    colour indices stay the same across them (``palette`` is then the observer's).
+    colour indices stay the same across them (``palette`` and ``sets``, see
+    :class:`Observer`, are then the observer's).
     Raises :class:`FrameError` for an image of the wrong size or type.
     """
     from rules.timevectors.points import point_name
 
-    reader = observer or Observer(calibration, palette=palette)
+    reader = observer or Observer(calibration, palette=palette, sets=sets)
     observation = reader.observe(image_bgr, compare_previous=False)
     return {
         "tokens": {point_name(p): colour for p, colour in sorted(observation.tokens().items())},

@@ -7,13 +7,28 @@ adds parsers to them and sets ``func`` (``args -> exit status``) on each.
 import argparse
 
 
+def _whole_number(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
 def scene_seed(text: str) -> int:
     """argparse type of ``--seed`` for rendered scenes: a whole number 0 or more (random
     generators take no negative seeds), refused with a clear message otherwise."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    value = _whole_number(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"a seed is 0 or more, not {value}")
+    return value
+
+
+def token_sets(text: str) -> int:
+    """argparse type of ``--sets``: how many token sets the stacked board holds, 1 to the
+    rules' colours, refused with a clear message otherwise."""
+    from rules.timevectors.config import COLORS
+
+    value = _whole_number(text)
+    if not 1 <= value <= COLORS:
+        raise argparse.ArgumentTypeError(f"the board holds 1 to {COLORS} token sets, not {value}")
     return value

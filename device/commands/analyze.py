@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from device.commands import scene_seed
+from device.commands import scene_seed, token_sets
 
 if TYPE_CHECKING:  # numpy is imported lazily: `boardcam --help` stays quick
     import numpy as np
@@ -41,6 +41,13 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         metavar="PALETTE.json",
         help="nominal token colours [[r, g, b], ...]; colour i is palette entry i "
         "(without it colours are numbered in order of first appearance)",
+    )
+    analyze.add_argument(
+        "--sets",
+        type=token_sets,
+        metavar="N",
+        help="how many token sets are on the board: 2 for a two-player or team game "
+        "(default 3, the reference board's; the palette's length when there is one)",
     )
     analyze.add_argument("images", nargs="+", type=Path, metavar="IMAGE")
     analyze.add_argument("--json", action="store_true", help="one JSON object per line")
@@ -94,25 +101,33 @@ def analyze_files(
     *,
     board: str = "timevectors",
     as_json: bool,
+    sets: int | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
 ) -> int:
     """Analyse each image and print one line per image (tokens of the stacked board, or
-    rings of the bandanna by node name); returns the exit status.
+    rings of the bandanna by node name); returns the exit status. ``sets``: how many token
+    sets the stacked board holds (see :class:`vision.observer.Observer`).
 
     A bad calibration or palette stops before any output (:class:`AnalyzeError`); an
     unreadable image is reported on ``err`` and the others are still analysed (status 2
     at the end). ``out``/``err`` default to the standard streams at call time.
     """
+    if board == "gryb" and sets is not None:
+        raise AnalyzeError("--sets is for the stacked board (the bandanna's rings are its four colours)")
     calibration, palette = _load_inputs(calibration_path, palette_path, board)
     if board == "gryb":
         from vision.gryb_observer import GrybObserver as Reader
         from vision.gryb_observer import analyze_bandanna as analyze
+
+        options: dict = {}
     else:
         from vision.observer import Observer as Reader
         from vision.observer import analyze_image as analyze
+
+        options = {"sets": sets}
     try:
-        observer = Reader(calibration, palette=palette)
+        observer = Reader(calibration, palette=palette, **options)
     except ValueError as exc:  # a camera that does not see the board, a reference of another size
         raise AnalyzeError(f"cannot use calibration {calibration_path}: {exc}") from exc
     return _print_readings(
@@ -162,7 +177,9 @@ def _print_readings(
 
 def _run_analyze(args: argparse.Namespace) -> int:
     try:
-        return analyze_files(args.calibration, args.palette, args.images, board=args.board, as_json=args.json)
+        return analyze_files(
+            args.calibration, args.palette, args.images, board=args.board, as_json=args.json, sets=args.sets
+        )
     except AnalyzeError as exc:
         print(f"boardcam analyze: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

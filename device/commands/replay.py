@@ -453,8 +453,8 @@ def bench_pipeline(size: tuple[int, int]) -> list[str]:
         calibration,
         _new_game(2, "none"),
         palette=source.palette,
-        observer_factory=lambda cal, *, palette=None: Timed(
-            make_observer(cal, palette=palette), "observe", totals, "observer"
+        observer_factory=lambda cal, *, palette=None, sets=None: Timed(
+            make_observer(cal, palette=palette, sets=sets), "observe", totals, "observer"
         ),
         tracker_factory=lambda frames: Timed(make_tracker(frames), "update", totals, "tracker"),
         drift_factory=drift_factory,

@@ -67,7 +67,7 @@ class ScriptedBandanna:
             game,
             game_id=game_id,
             stable_frames=stable_frames,
-            observer_factory=lambda _calibration, palette=None: self,
+            observer_factory=lambda _calibration, palette=None, sets=None: self,
             tracker_factory=lambda n: Tracker(stable_frames=n),
             drift_factory=None,
         )

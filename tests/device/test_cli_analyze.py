@@ -216,3 +216,28 @@ def test_the_vision_bench_can_light_every_scene_with_a_bare_lamp(capsys):
     text = capsys.readouterr().out
     assert "under a bare lamp (shadows take 80% of the light)" in text
     assert "per-point error, visible points" in text and "move detection: precision" in text
+
+
+def test_sets_caps_the_colours_read(files, capsys):
+    """``--sets 1``: every token is read as the one set (without it, two colours)."""
+    status, out, err = run(
+        capsys, "--calibration", files / "calib.json", "--sets", "1", files / "board.png", "--json"
+    )
+    assert status == 0, err
+    assert json.loads(out)["tokens"] == {"B2S": 0, "G7R": 0, "D3Q": 0}
+
+
+@pytest.mark.parametrize("value, message", [("0", "1 to 3 token sets, not 0"), ("4", "not 4"),
+                                            ("two", "'two' is not a whole number")])
+def test_a_bad_sets_count_is_refused_clearly(files, capsys, value, message):
+    with pytest.raises(SystemExit) as stop:
+        main(["analyze", "--calibration", str(files / "calib.json"), "--sets", value, str(files / "board.png")])
+    assert stop.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_sets_is_refused_for_the_bandanna(files, capsys):
+    status, out, err = run(
+        capsys, "--board", "gryb", "--sets", "2", "--calibration", files / "calib.json", files / "board.png"
+    )
+    assert status == 2 and out == "" and "--sets is for the stacked board" in err

@@ -116,7 +116,7 @@ class Harness:
             game or TimeVectorsGame(GameConfig()),
             game_id=game_id,
             drift_interval=drift_interval,
-            observer_factory=lambda cal, *, palette=None: FakeObserver(
+            observer_factory=lambda cal, *, palette=None, sets=None: FakeObserver(
                 cal, palette=palette, script=self.script
             ),
             tracker_factory=FakeTracker,
@@ -182,7 +182,7 @@ def test_frame_counts_are_checked(quick: int, stable: int) -> None:
             TimeVectorsGame(),
             quick_frames=quick,
             stable_frames=stable,
-            observer_factory=lambda cal, *, palette=None: None,
+            observer_factory=lambda cal, *, palette=None, sets=None: None,
             tracker_factory=FakeTracker,
             drift_factory=None,
         )
@@ -413,7 +413,7 @@ def test_mid_game_frames_take_the_first_board_as_the_game_so_far() -> None:
         TimeVectorsGame(GameConfig()),
         game_id="g1",
         mid_game=True,
-        observer_factory=lambda cal, *, palette=None: FakeObserver(cal, script=h.script),
+        observer_factory=lambda cal, *, palette=None, sets=None: FakeObserver(cal, script=h.script),
         tracker_factory=FakeTracker,
         drift_factory=None,
     )
@@ -429,7 +429,7 @@ def test_mid_game_board_that_no_turn_order_explains_is_an_illegal_change(caplog)
         FakeCalibration(camera="cam0"),
         TimeVectorsGame(GameConfig()),
         mid_game=True,
-        observer_factory=lambda cal, *, palette=None: FakeObserver(cal, script=h.script),
+        observer_factory=lambda cal, *, palette=None, sets=None: FakeObserver(cal, script=h.script),
         tracker_factory=FakeTracker,
         drift_factory=None,
     )
@@ -444,7 +444,7 @@ def test_mid_game_with_an_empty_first_board_is_a_game_from_the_start() -> None:
         FakeCalibration(camera="cam0"),
         TimeVectorsGame(GameConfig()),
         mid_game=True,
-        observer_factory=lambda cal, *, palette=None: FakeObserver(cal, script=h.script),
+        observer_factory=lambda cal, *, palette=None, sets=None: FakeObserver(cal, script=h.script),
         tracker_factory=FakeTracker,
         drift_factory=None,
     )
@@ -514,3 +514,36 @@ def test_state_says_how_long_a_hand_has_been_in_view() -> None:
     assert h.pipeline.hand_in_view() == (True, 2.0)  # what the runtime asks every frame
     h.show({}, frames=1)
     assert h.pipeline.state()["hand_seconds"] == 0.0
+
+
+def _observer_sets(game: TimeVectorsGame) -> tuple[Pipeline, list[Any]]:
+    """A pipeline for ``game`` and the ``sets`` each observer it made was told."""
+    told: list[Any] = []
+
+    def factory(cal: Any, *, palette: Any = None, sets: Any = None) -> FakeObserver:
+        told.append(sets)
+        return FakeObserver(cal, script=[])
+
+    pipeline = Pipeline(
+        FakeCalibration(camera="cam0"), game, observer_factory=factory,
+        tracker_factory=FakeTracker, drift_factory=None,
+    )
+    return pipeline, told
+
+
+@pytest.mark.parametrize(
+    "config, sets",
+    [(GameConfig(), 2), (GameConfig(players=3), 3), (GameConfig(players=4, teams=True), 2),
+     (GameConfig(opening="3meq"), 2)],
+)
+def test_the_observer_is_told_how_many_sets_the_game_plays(config: GameConfig, sets: int) -> None:
+    _, told = _observer_sets(TimeVectorsGame(config))
+    assert told == [sets]
+
+
+def test_a_new_game_of_another_number_of_sets_gets_an_observer_told_so() -> None:
+    pipeline, told = _observer_sets(TimeVectorsGame(GameConfig()))
+    pipeline.new_game(TimeVectorsGame(GameConfig(players=4, teams=True)), "g2")
+    assert told == [2]  # the same two sets: what the observer learned stays
+    pipeline.new_game(TimeVectorsGame(GameConfig(players=3)), "g3")
+    assert told == [2, 3]

@@ -161,6 +161,30 @@ def test_palette_fixes_the_colour_indices(scene, crowded):
     assert len(seen) >= 30 and right >= 0.9 * len(seen)
 
 
+def test_a_board_told_it_holds_two_sets_reads_two_colours():
+    """A two-player board: the plates and the light spread one set so far that, free to find
+    the reference board's three, the reader splits it (in this scene 8 tokens read as a
+    third colour). Told there are two sets, it reads every visible token right."""
+    scene = make_scene(48)
+    rng = np.random.default_rng(48)
+    tokens = {int(p): i % 2 for i, p in enumerate(rng.choice(256, 40, replace=False))}
+    rendered, image = scene.render(tokens)
+    truth = truth_states(tokens)
+    visible = rendered.visibility >= 0.5
+    reader = Observer(scene.calibration, sets=2)
+    states = reader.observe(image, compare_previous=False).states()
+    assert reader.colours.n_colours == 2
+    assert len(set(states[states >= 0].tolist())) == 2
+    read = learned_to_truth(states, truth)
+    assert visible.sum() >= 30 and np.array_equal(read[visible], truth[visible])
+
+
+@pytest.mark.parametrize("sets", [0, -1, True, 2.0, "2"])
+def test_sets_must_be_a_positive_whole_number(scene, sets):
+    with pytest.raises(ValueError, match="sets must be a positive whole number"):
+        Observer(scene.calibration, sets=sets)
+
+
 @pytest.mark.parametrize("seed", [24, 32])
 def test_a_bare_lamps_shadows_are_not_read_as_tokens(seed):
     """Under a bare lamp each token on an upper tier throws a deep, token-sized shadow onto
