@@ -179,6 +179,16 @@ def test_a_board_told_it_holds_two_sets_reads_two_colours():
     assert visible.sum() >= 30 and np.array_equal(read[visible], truth[visible])
 
 
+def test_a_live_games_reader_is_told_one_set_per_player_or_team(scene):
+    """The runtime's own pipeline, with the real reader: a two-player game's reads two sets."""
+    from device.runtime import default_pipeline_factory
+    from rules.timevectors import GameConfig, TimeVectorsGame
+
+    for config, sets in ((GameConfig(), 2), (GameConfig(players=3), 3), (GameConfig(players=6, teams=True), 2)):
+        pipeline = default_pipeline_factory(scene.calibration, TimeVectorsGame(config))
+        assert pipeline._observer.colours.max_colours == sets
+
+
 @pytest.mark.parametrize("sets", [0, -1, True, 2.0, "2"])
 def test_sets_must_be_a_positive_whole_number(scene, sets):
     with pytest.raises(ValueError, match="sets must be a positive whole number"):
