@@ -98,6 +98,8 @@ FOREGROUND_DISTANCE = 2.0  # feature units between a pixel and the reference tha
 FAINT_DISTANCE = 1.0  # changes from here up to FOREGROUND_DISTANCE count as partial evidence
 HAND_DISTANCE = 1.4  # a weaker change suffices inside a large blob (skin on a wooden table)
 CLEAR_OF_PLATES = 0.5  # a token seen through less plate than this (summed over its top) is unwashed
+SHADOW_TINT = 3.0  # a lone token's shadow changes colour at most this many times its darkening
+SHADOW_COVERS = 0.5  # a token this much on another's shadow may be that shadow
 SHADOW_WEIGHT = 0.5  # darkening counts half as much as brightening (shadows are not tokens)
 TOKEN_SCORE = 0.55  # fit score (filled core minus half the filled ring) that means "token"
 SCORE_SOFTNESS = 0.06  # width of the sigmoid turning the fit score into a probability
@@ -354,6 +356,8 @@ class Observer:
         #: The pixels and result of the last frame read in full (streams only).
         self._last_read: tuple[np.ndarray, Observation, tuple, np.ndarray] | None = None
         self._colours_memo: tuple[np.ndarray, bytes, tuple] | None = None
+        #: The light's slope the shadows were last found at in a stream (see vision.shadows).
+        self._light_slope: tuple[float, float] | None = None
         self._last_observation: Observation | None = None  # what the last full read saw
         #: Frames read in full so far (the others showed motion, or nothing new).
         self.full_reads = 0
@@ -671,7 +675,9 @@ class Observer:
         :mod:`vision.shadows`), or ``difference`` itself when there are none to take out:
         the tokens a quick first reading of its ``evidence`` finds cast them, and that
         reading's phantoms on the shadows hide nothing the search needs. In a ``stream``
-        the light stays, so the same tokens cast the same shadows as last time."""
+        the light stays, so the same tokens cast the same shadows as last time, and a light
+        found deep enough to matter is looked for first (a phantom on a shadow hides that
+        shadow from the search; the others still show the light)."""
         core_evidence = evidence[self._core.index]
         self._neutral_behind_lines(core_evidence)
         first = self._selector.select(evidence, core_evidence).accepted
@@ -680,11 +686,19 @@ class Observer:
         if stream and self._shadows_memo is not None and self._shadows_memo[0] == key:
             found = self._shadows_memo[1]
         else:
-            found = self._shadow_model.find(delta, ~self._covered(first), first)
+            found = None
+            if stream and self._light_slope is not None:
+                found = self._shadows_at(delta, first, self._light_slope)
+            if found is None or not self._could_pass_for_tokens(found):
+                found = self._shadow_model.find(delta, ~self._covered(first), first)
+            if stream and (found is None or not self._could_pass_for_tokens(found)):
+                found = self._shadow_of_a_new_token(delta, first) or found
             self._shadows_memo = (key, found)
         if found is None or not self._could_pass_for_tokens(found):
             self.last_shadows = None
             return difference
+        if stream:
+            self._light_slope = found.slope
         self.last_shadows = found
         (chroma_a, chroma_b, light), shadowed = self.last_shadows.undone(delta)
         at = np.flatnonzero(shadowed)  # (elsewhere the difference is as it was)
@@ -693,6 +707,57 @@ class Observer:
             chroma_a[at] * chroma_a[at] + chroma_b[at] * chroma_b[at], light[at], at
         )
         return Difference(chroma_a, chroma_b, light, significant, shadowed)
+
+    def _shadows_at(
+        self,
+        delta: tuple[np.ndarray, np.ndarray, np.ndarray],
+        first: np.ndarray,
+        slope: tuple[float, float],
+    ) -> Shadows | None:
+        """The shadows of the ``first`` reading's tokens under a light of known ``slope``.
+        A token read mostly on another's predicted shadow may be that shadow: it casts
+        none, and its pixels show what the shadow looks like."""
+        shaded = self._shadow_model.mask_at(slope, first)
+        on = np.bincount(
+            self._silhouette.point, weights=shaded[self._silhouette.index], minlength=N_POINTS
+        )
+        casting = first & (on < SHADOW_COVERS * np.maximum(self._silhouette.count, 1))
+        return self._shadow_model.find(
+            delta, ~self._covered(casting), casting, min_casters=1, slope=slope
+        )
+
+    def _shadow_of_a_new_token(
+        self, delta: tuple[np.ndarray, np.ndarray, np.ndarray], first: np.ndarray
+    ) -> Shadows | None:
+        """The shadow of the one token a hand visit placed, which the ``first`` reading took
+        for a second new token. Under a hard light the first token placed above the bottom
+        tier casts the only shadow on the base: one caster is too few to search the light by
+        (a dark token within its reach would pass for its shadow), and the shadow hides
+        under the token read on it. With exactly two tokens new since the hand came, each is
+        taken in turn as the caster and the other's pixels as open to the search: a shadow
+        found covering most of the other's silhouette, darker more than it is tinted (the
+        veil of the plates tints shadows: up to 1.8 times their darkening on a wooden base
+        under cyan plates as measured, a blue token 5.8 times), is the caster's."""
+        if self._before is None:
+            return None
+        new = np.flatnonzero(first & ~self._before[2])
+        if len(new) != 2:
+            return None
+        for caster, other in (new, new[::-1]):
+            kept = first.copy()
+            kept[other] = False
+            found = self._shadow_model.find(delta, ~self._covered(kept), kept, min_casters=1)
+            start = self._silhouette.start[other]
+            pixels = self._silhouette.index[start : start + self._silhouette.count[other]]
+            if found is None or found.mask[pixels].mean() < SHADOW_COVERS:
+                continue
+            # One caster's search takes the darkest disc in its reach: a shadow there changes
+            # colour only through the plates' veil, a coloured token by far more.
+            if np.hypot(found.shift[0], found.shift[1]) > SHADOW_TINT * -found.shift[2]:
+                continue
+            logger.debug("new token %d read on the shadow of new token %d", other, caster)
+            return found
+        return None
 
     @staticmethod
     def _could_pass_for_tokens(shadows: Shadows) -> bool:

@@ -125,28 +125,34 @@ class ShadowModel:
         delta: tuple[np.ndarray, np.ndarray, np.ndarray],
         usable: np.ndarray,
         accepted: np.ndarray,
+        *,
+        min_casters: int = MIN_CASTERS,
+        slope: tuple[float, float] | None = None,
     ) -> Shadows | None:
         """The shadows of the ``accepted`` tokens (a point mask), from each gathered pixel's
         feature difference from the empty board (``delta``: chroma 1, chroma 2, brightness)
         where ``usable`` (seen clear of every accepted token). None when the picture shows
-        no shadows to speak of (soft light, or too few tokens above the bottom tier)."""
+        no shadows to speak of (soft light, or fewer than ``min_casters`` tokens above the
+        bottom tier). With ``slope`` the light is known (found earlier) and not searched."""
         casters = np.flatnonzero(accepted & self._upper)
-        if len(casters) < MIN_CASTERS:
+        if len(casters) < min_casters:
             return None
         darkening = np.maximum(-delta[2], 0.0)
         seen = usable & self._on_base
-        n = self._cells_per_side
-        cells = self._cell[seen]
-        total = np.bincount(cells, weights=darkening[seen], minlength=n * n).reshape(n, n)
-        count = np.bincount(cells, minlength=n * n).reshape(n, n).astype(np.float32)
-        # Darkening and data summed over a token-sized disc around every cell.
-        total = cv2.filter2D(total.astype(np.float32), -1, self._disc_kernel, borderType=0)
-        count = cv2.filter2D(count, -1, self._disc_kernel, borderType=0)
-        total, count = (np.append(m.reshape(-1), np.float32(0.0)) for m in (total, count))
         prior = float(np.median(darkening[seen])) if seen.any() else 0.0
-        slope, pixels = self._search(total, count, casters, prior)
-        if pixels < MIN_PIXELS:
-            return None
+        if slope is None:
+            n = self._cells_per_side
+            cells = self._cell[seen]
+            total = np.bincount(cells, weights=darkening[seen], minlength=n * n).reshape(n, n)
+            count = np.bincount(cells, minlength=n * n).reshape(n, n).astype(np.float32)
+            # Darkening and data summed over a token-sized disc around every cell.
+            total = cv2.filter2D(total.astype(np.float32), -1, self._disc_kernel, borderType=0)
+            count = cv2.filter2D(count, -1, self._disc_kernel, borderType=0)
+            total, count = (np.append(m.reshape(-1), np.float32(0.0)) for m in (total, count))
+            slope, pixels = self._search(total, count, casters, prior)
+            if pixels < MIN_PIXELS:
+                return None
+        slope = np.asarray(slope, np.float64)
         mask = self._shadow_mask(slope, np.flatnonzero(accepted))
         inside = seen & mask
         if inside.sum() < MIN_PIXELS:
@@ -220,6 +226,11 @@ class ShadowModel:
         dark = total[flat].sum(axis=1)
         data = count[flat].sum(axis=1)
         return (dark + PRIOR_PIXELS * prior) / (data + PRIOR_PIXELS), data
+
+    def mask_at(self, slope: tuple[float, float], accepted: np.ndarray) -> np.ndarray:
+        """Per gathered pixel: does it see the base inside the shadow of an ``accepted``
+        token (a point mask) under a light of ``slope``?"""
+        return self._shadow_mask(np.asarray(slope, np.float64), np.flatnonzero(accepted))
 
     def _shadow_mask(self, slope: np.ndarray, casters: np.ndarray) -> np.ndarray:
         """Per gathered pixel: does it see the base inside a shadow disc of the casters?"""

@@ -132,6 +132,30 @@ def test_too_few_tokens_above_the_bottom_tier_cast_nothing_to_go_by(model):
     assert shadows.find(change_with(drawn, SHIFT, rng), np.ones(drawn.size, bool), accepted) is None
 
 
+def test_a_known_light_shows_even_one_tokens_shadow(model):
+    """With the light's slope known (found earlier in a stream), one caster is enough: its
+    shadow is where the slope puts it, and what it looks like is measured there."""
+    camera, shadows = model
+    rng = np.random.default_rng(4)
+    slope = light_slope(120, 50)
+    lone = on_base(upper_points(rng, 40), slope)[:1]
+    accepted = np.zeros(256, bool)
+    accepted[lone] = True
+    drawn = drawn_shadows(camera, lone, slope)
+    assert drawn.sum() >= 50
+    delta = change_with(drawn, SHIFT, rng)
+    found = shadows.find(delta, np.ones(drawn.size, bool), accepted, min_casters=1, slope=tuple(slope))
+    assert found is not None and np.allclose(found.slope, slope)
+    assert np.linalg.norm(found.shift - SHIFT) <= 0.3
+    assert found.mask[drawn].mean() >= 0.9 and found.mask[~drawn].mean() <= 0.01
+    assert np.array_equal(shadows.mask_at(tuple(slope), accepted), found.mask)
+    # The light moved (or went soft): nothing dark where the old slope puts the shadow.
+    elsewhere = drawn_shadows(camera, lone, light_slope(300, 50))
+    assert not (elsewhere & drawn).any()
+    moved = change_with(elsewhere, SHIFT, rng)
+    assert shadows.find(moved, np.ones(drawn.size, bool), accepted, min_casters=1, slope=tuple(slope)) is None
+
+
 def test_pixels_hidden_by_tokens_are_not_taken_for_the_base(model):
     """The shadows are found from the pixels the caller can vouch for only: darkening where
     it cannot see the base (a dark token read there) does not pull the light its way."""
