@@ -31,9 +31,10 @@ from device.events import (
 QUESTIONS = frozenset({ILLEGAL, CONFIRM_HIDDEN})
 #: Records after which no earlier question stands (the board or the game moved on).
 SETTLED_BY = frozenset({RESTORED, ACCEPTED, CORRECTED, UNDO, WIN, DRAW, GRYB, GAME_STARTED})
+_ABOUT_QUESTIONS = QUESTIONS | SETTLED_BY
 #: Events that say something about the board: the first of them after a restart is either
 #: the open question raised again or news that ends the wait for it.
-ABOUT_THE_BOARD = QUESTIONS | SETTLED_BY | {MOVE}
+ABOUT_THE_BOARD = _ABOUT_QUESTIONS | {MOVE}
 #: Record keys that tell two raisings of one alert apart but not what they say.
 _CIRCUMSTANCE = frozenset({"time", "frame", "game_id"})
 
@@ -46,7 +47,7 @@ def open_alert(
     when each stored move was made; an answered hidden-point question ends in a move)."""
     last: Mapping[str, Any] | None = None
     for record in alerts:
-        if record.get("type") in QUESTIONS | SETTLED_BY:
+        if record.get("type") in _ABOUT_QUESTIONS:
             last = record
     if last is None or last.get("type") not in QUESTIONS:
         return None

@@ -356,6 +356,8 @@ class Observer:
         #: The pixels and result of the last frame read in full (streams only).
         self._last_read: tuple[np.ndarray, Observation, tuple, np.ndarray] | None = None
         self._colours_memo: tuple[np.ndarray, bytes, tuple] | None = None
+        #: The sets' colours as the plates in front of each point wash them, and what for.
+        self._washed_memo: tuple[tuple, np.ndarray] | None = None
         #: The light's slope the shadows were last found at in a stream (see vision.shadows).
         self._light_slope: tuple[float, float] | None = None
         self._last_observation: Observation | None = None  # what the last full read saw
@@ -689,12 +691,12 @@ class Observer:
             found = None
             if stream and self._light_slope is not None:
                 found = self._shadows_at(delta, first, self._light_slope)
-            if found is None or not self._could_pass_for_tokens(found):
+            if not self._could_pass_for_tokens(found):
                 found = self._shadow_model.find(delta, ~self._covered(first), first)
-            if stream and (found is None or not self._could_pass_for_tokens(found)):
+            if stream and not self._could_pass_for_tokens(found):
                 found = self._shadow_of_a_new_token(delta, first) or found
             self._shadows_memo = (key, found)
-        if found is None or not self._could_pass_for_tokens(found):
+        if not self._could_pass_for_tokens(found):
             self.last_shadows = None
             return difference
         if stream:
@@ -717,11 +719,8 @@ class Observer:
         """The shadows of the ``first`` reading's tokens under a light of known ``slope``.
         A token read mostly on another's predicted shadow may be that shadow: it casts
         none, and its pixels show what the shadow looks like."""
-        shaded = self._shadow_model.mask_at(slope, first)
-        on = np.bincount(
-            self._silhouette.point, weights=shaded[self._silhouette.index], minlength=N_POINTS
-        )
-        casting = first & (on < SHADOW_COVERS * np.maximum(self._silhouette.count, 1))
+        on_shadows = self._share_on(self._shadow_model.mask_at(slope, first))
+        casting = first & (on_shadows < SHADOW_COVERS)
         return self._shadow_model.find(
             delta, ~self._covered(casting), casting, min_casters=1, slope=slope
         )
@@ -747,9 +746,7 @@ class Observer:
             kept = first.copy()
             kept[other] = False
             found = self._shadow_model.find(delta, ~self._covered(kept), kept, min_casters=1)
-            start = self._silhouette.start[other]
-            pixels = self._silhouette.index[start : start + self._silhouette.count[other]]
-            if found is None or found.mask[pixels].mean() < SHADOW_COVERS:
+            if found is None or self._share_on(found.mask)[other] < SHADOW_COVERS:
                 continue
             # One caster's search takes the darkest disc in its reach: a shadow there changes
             # colour only through the plates' veil, a coloured token by far more.
@@ -759,11 +756,21 @@ class Observer:
             return found
         return None
 
+    def _share_on(self, mask: np.ndarray) -> np.ndarray:
+        """Per point: the share of its silhouette's pixels inside ``mask`` (gathered pixels)."""
+        inside = np.bincount(
+            self._silhouette.point, weights=mask[self._silhouette.index], minlength=N_POINTS
+        )
+        return inside / np.maximum(self._silhouette.count, 1)
+
     @staticmethod
-    def _could_pass_for_tokens(shadows: Shadows) -> bool:
-        """Are the ``shadows`` deep enough for their pixels to argue for tokens, weighed as
-        every change is (darkening at ``SHADOW_WEIGHT``)? Fainter ones argue against a token
-        by themselves, and taking them out would only cost the near-black tokens in them."""
+    def _could_pass_for_tokens(shadows: Shadows | None) -> bool:
+        """Are the ``shadows`` (None: none found) deep enough for their pixels to argue for
+        tokens, weighed as every change is (darkening at ``SHADOW_WEIGHT``)? Fainter ones
+        argue against a token by themselves, and taking them out would only cost the
+        near-black tokens in them."""
+        if shadows is None:
+            return False
         look = _distance(shadows.shift[None, :], shadow_weight=SHADOW_WEIGHT)
         return bool(_evidence(look)[0] >= EVIDENCE_THRESHOLD)
 
@@ -1589,11 +1596,16 @@ class Observer:
         colour behind fewer plates would be weighed alike."""
         if self._plate_loss is None:
             return match_distance(seen, protos)
-        plates = self.footprints.plates_above
-        behind = washed(
-            np.repeat(protos, N_POINTS, axis=0), np.tile(plates, len(protos)), *self._plate_loss
-        ).reshape(len(protos), N_POINTS, 3)
-        return pair_distance(seen[:, None, :], behind[:, points].transpose(1, 0, 2))
+        key = (self._plate_loss, protos.tobytes())
+        memo = self._washed_memo
+        if memo is None or memo[0][0] is not key[0] or memo[0][1] != key[1]:
+            # (once per plate estimate and set colours: a read asks up to three times)
+            plates = self.footprints.plates_above
+            behind = washed(
+                np.repeat(protos, N_POINTS, axis=0), np.tile(plates, len(protos)), *self._plate_loss
+            ).reshape(len(protos), N_POINTS, 3)
+            memo = self._washed_memo = (key, behind)
+        return pair_distance(seen[:, None, :], memo[1][:, points].transpose(1, 0, 2))
 
     def _colour_evidence(self, feats: np.ndarray, entries: np.ndarray) -> np.ndarray | None:
         """0..1 per core pixel (``self._core`` order): how much better a token of a known
