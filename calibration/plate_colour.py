@@ -101,6 +101,40 @@ def washed(
     return features(bgr * kept[:, None] + added * gathered[:, None])
 
 
+def relit(
+    feats: np.ndarray,
+    plates: np.ndarray,
+    gain: float,
+    transmission: float = 1.0,
+    added: float | np.ndarray = 0.0,
+) -> np.ndarray:
+    """Colour features (``(n, 3)``) of tokens seen behind ``plates`` (``(n,)``) as they
+    would look lit ``gain`` times as brightly: only the light that comes from the token is
+    scaled, the light the plates add in front of it stays (a shaded dark token behind the
+    veil of three plates brightens far less in the picture than its own light does)."""
+    _, gathered = _through(plates, transmission)
+    veil = np.asarray(added, np.float64) * gathered[:, None]
+    seen = feature_to_bgr(np.asarray(feats, np.float32).reshape(-1, 3))
+    return features(np.maximum((seen - veil) * gain + veil, 0.0))
+
+
+def light_ratio(
+    lit: np.ndarray,
+    shaded: np.ndarray,
+    plates: float,
+    transmission: float = 1.0,
+    added: float | np.ndarray = 0.0,
+) -> float:
+    """How many times more light a surface behind ``plates`` plates sends when it looks
+    ``lit`` than when it looks ``shaded`` (colour features, ``(3,)`` each): the plates'
+    added light is taken off both. Infinite when the shaded look is no brighter than the
+    plates' light alone."""
+    _, gathered = _through(np.array([plates], np.float64), transmission)
+    veil = np.asarray(added, np.float64) * gathered[0]
+    light, dark = ((feature_to_bgr(np.asarray(f, np.float32)) - veil).sum() for f in (lit, shaded))
+    return float(light / dark) if dark > 0 else float("inf")
+
+
 def _undone(
     seen: np.ndarray, kept: np.ndarray, gathered: np.ndarray, added: np.ndarray
 ) -> np.ndarray:

@@ -69,7 +69,13 @@ from calibration.colours import (
     pair_distance,
     unclipped_pair,
 )
-from calibration.plate_colour import corrected, estimate_plate_loss, washed
+from calibration.plate_colour import (
+    corrected,
+    estimate_plate_loss,
+    light_ratio,
+    relit,
+    washed,
+)
 from vision.explain import (
     EVIDENCE_THRESHOLD,
     MIN_SCORE,
@@ -85,11 +91,12 @@ from vision.footprint import (
     build_footprints,
     spread,
     working_size,
+    working_to_frame,
 )
 from vision.hands import HandGrid, MotionDetector
 from vision.illumination import UNCHANGED, LightField, coordinates
 from vision.observation import FrameError, Observation, check_frame
-from vision.shadows import ShadowModel, Shadows
+from vision.shadows import ShadedTops, ShadowModel, Shadows
 from vision.tracker import MIN_VISIBILITY
 
 logger = logging.getLogger(__name__)
@@ -101,6 +108,7 @@ CLEAR_OF_PLATES = 0.5  # a token seen through less plate than this (summed over 
 SHADOW_TINT = 3.0  # a lone token's shadow changes colour at most this many times its darkening
 SHADOW_COVERS = 0.5  # a token this much on another's shadow may be that shadow
 SHADOW_WEIGHT = 0.5  # darkening counts half as much as brightening (shadows are not tokens)
+MAX_SHADOW_GAIN = 10.0  # no shadow on the tokens is taken to keep less than a tenth of the light
 TOKEN_SCORE = 0.55  # fit score (filled core minus half the filled ring) that means "token"
 SCORE_SOFTNESS = 0.06  # width of the sigmoid turning the fit score into a probability
 COLOUR_MARGIN = 0.0  # a pixel must match a token colour this much better than the empty board
@@ -294,6 +302,15 @@ class Observer:
         self._prepare_sampling(fp, *size)
         self._prepare_frame_sampling()
         self._shadow_model = ShadowModel(self.camera, self.spec, self._positions, size, fp.scale)
+        self._shaded_tops = ShadedTops(
+            self.camera,
+            self.spec,
+            working_to_frame(self._positions[self._top.index], size, fp.scale),
+            self._top.point,
+        )
+        # The shadows the last full read found, deep or faint (None: none): the light that
+        # throws them shades the tokens below others too (see _out_of_shadows).
+        self._shadows_seen: Shadows | None = None
         #: The tokens' shadows the last full read found and took out (None: none).
         self.last_shadows: Shadows | None = None
         # The last tokens that cast shadows, and what they cast (found again when they change).
@@ -696,6 +713,7 @@ class Observer:
             if stream and not self._could_pass_for_tokens(found):
                 found = self._shadow_of_a_new_token(delta, first) or found
             self._shadows_memo = (key, found)
+        self._shadows_seen = found
         if not self._could_pass_for_tokens(found):
             self.last_shadows = None
             return difference
@@ -1473,11 +1491,74 @@ class Observer:
             total = np.bincount(pts[use], weights=moved, minlength=N_POINTS)
             average = total / np.maximum(np.bincount(pts[use], minlength=N_POINTS), 1)
             use = use[moved >= average[pts[use]] - 1e-6]
-        median, n = _grouped_median(pts[use], _rows(feats, idx[use]))
+        median, n = _grouped_median(pts[use], self._out_of_shadows(feats, use, accepted))
         better = n >= 3
         mean[better] = median[better]
         used[better] = n[better]
         return mean, used
+
+    def _out_of_shadows(
+        self, feats: np.ndarray, samples: np.ndarray, accepted: np.ndarray
+    ) -> np.ndarray:
+        """Colour features of the top-disc samples ``samples`` (``self._top`` entries) as
+        they would look if nothing above shaded them: under a light that throws the
+        shadows found on the base, the ``accepted`` tokens on higher tiers and the post
+        shade the tops below them as deeply (a white token two tiers under another reads as
+        the grey set). Only a light the tokens themselves confirm is undone (see
+        :meth:`_light_confirmed`)."""
+        rows = _rows(feats, self._top.index[samples])
+        found = self._shadows_seen
+        if found is None or not len(samples):
+            return rows
+        shaded = self._shaded_tops.shaded(found.slope, accepted)
+        if not shaded[samples].any() or not self._light_confirmed(
+            feats, shaded, accepted, float(found.shift[2])
+        ):
+            return rows
+        # How dark the shadows are, from the base: its empty look where they fall, with
+        # their shift and without. The plates' veil makes that an underestimate, and
+        # taking off a veil learned from few tokens made a dark base's shadows look
+        # near black: a shaded token is brightened by no more than the base shows.
+        lit = np.median(self._ref_features[found.mask], axis=0)
+        gain = light_ratio(lit, lit + found.shift, 0)
+        if not gain > 1.0:
+            return rows
+        transmission, added = self._plate_loss or (1.0, 0.0)
+        dark = shaded[samples]
+        plates = self.footprints.plates_above[self._top.point[samples[dark]]]
+        rows[dark] = relit(rows[dark], plates, min(gain, MAX_SHADOW_GAIN), transmission, added)
+        return rows
+
+    def _light_confirmed(
+        self, feats: np.ndarray, shaded: np.ndarray, accepted: np.ndarray, depth: float
+    ) -> bool:
+        """Do the tokens show the light the base's shadows were found to come from? A token
+        whose top the predicted shadows cross in part must be darker in that part, by at
+        least a quarter of the shadows' ``depth`` on the base (brightness feature units,
+        negative): at least half of them must be. A wrong light (found from dark patches
+        of a table) puts its shadows anywhere, and they then cross tops no darker there.
+        Unconfirmed when no top is crossed in part (``shaded``: per ``self._top`` entry)."""
+        nearest = self._nearest_tier(accepted)
+        top = self._top
+        seen = (
+            self._top_inside
+            & (self._top_part < 2)
+            & accepted[top.point]
+            & (nearest[top.index] <= self._top_tier)
+        )
+        count = [
+            np.bincount(top.point[seen & part], minlength=N_POINTS) for part in (shaded, ~shaded)
+        ]
+        crossed = (count[0] >= 3) & (count[1] >= 3)
+        if not crossed.any():
+            return False
+        light = feats[:, 2]
+        darker = []
+        for part in (shaded, ~shaded):
+            use = seen & part & crossed[top.point]
+            median, _ = _grouped_median(top.point[use], light[top.index[use]][:, None])
+            darker.append(median[crossed, 0])
+        return bool(np.mean(darker[0] - darker[1] <= depth / 4) >= 0.5)
 
     def _learn_plates(self, mean: np.ndarray, points: np.ndarray, sets: np.ndarray) -> None:
         """Learn what the plates above each point take and add (see

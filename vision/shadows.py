@@ -12,8 +12,12 @@ accepted tokens are darkest together. A change there that goes the shadows' own 
 their depth, is then the shadow's and no token's.
 
 The light is taken to be far (one direction for the whole board) and the base flat.
-Shadows falling on tokens of lower tiers, or off the base onto the table, are not
-modelled: they change what those tokens look like, not where a token seems to be.
+
+The same light throws the shadows of the tokens above, and of the post, onto the tops of
+the tokens of lower tiers (:class:`ShadedTops`). They do not move a token, but they darken
+it: a white token in the shadow of one two tiers up looks like a grey one. Where they fall
+follows from the light's slope; how dark they are, from the shadows on the base. Shadows
+off the base onto the table are not modelled.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ SHADOW_COSINE = 0.9  # a change at least this much along the shadows' own look i
 UMBRA_QUANTILE = 0.9  # the shadows' depth: this quantile of the darkening seen in them
 SHADOW_MARGIN_MM = 3.0  # grown around a predicted shadow disc (penumbra, refraction, fit)
 MIN_DEPTH = 0.4  # shadows' darkening over the base's (brightness feature units) that counts
+TOP_CELL_MM = 1.0  # side of a cell of a tier's plane map of the shadows on token tops
 
 
 @dataclass(frozen=True)
@@ -244,3 +249,86 @@ class ShadowModel:
         plane[np.where(on, y * n + x, n * n)] = True
         plane[n * n] = False
         return plane[self._cell]
+
+
+class ShadedTops:
+    """Which samples of the tokens' top discs lie in the shadow of what stands above them:
+    the tokens on higher tiers and the post. ``frame_px`` (``(n, 2)``) is where each sample
+    is seen and ``points`` the point whose top it samples; a sample is taken to lie on the
+    plane of that token's top."""
+
+    def __init__(
+        self,
+        camera: CameraModel,
+        spec: TimeVectorsSpec,
+        frame_px: np.ndarray,
+        points: np.ndarray,
+    ) -> None:
+        centres = spec.point_centres()
+        self._points = np.asarray(points, np.int64)
+        self._centres = centres
+        self._token_height = spec.token_height
+        self._tier_z = np.unique(centres[:, 2])  # (the tiers' planes, lowest first)
+        tier = np.searchsorted(self._tier_z, centres[self._points, 2])
+        self._sample_tier = tier
+        self._point_tier = np.searchsorted(self._tier_z, centres[:, 2])
+        rays = camera.ray_directions(frame_px)
+        eye = camera.centre_mm()
+        top = self._tier_z[tier] + spec.token_height
+        with np.errstate(divide="ignore", invalid="ignore"):
+            reach = (top - eye[2]) / rays[:, 2]
+        on_plane = eye[None, :2] + rays[:, :2] * reach[:, None]
+        self._half = spec.plate_size / 2 + spec.token_diameter
+        n = int(np.ceil(2 * self._half / TOP_CELL_MM))
+        self._cells_per_side = n
+        cell = np.floor((on_plane + self._half) / TOP_CELL_MM).astype(np.int64)
+        inside = (reach > 0) & np.all((cell >= 0) & (cell < n), axis=1)
+        self._cell = np.where(inside, cell[:, 1] * n + cell[:, 0], n * n)
+        self._token_width = spec.token_diameter / TOP_CELL_MM
+        # The post stands from the bottom tier to its top, its cap above that.
+        self._post = (
+            (0.0, spec.post_top, spec.post_diameter),
+            (spec.post_top, spec.cap_top, spec.cap_diameter),
+        )
+
+    def shaded(self, slope: tuple[float, float], accepted: np.ndarray) -> np.ndarray:
+        """Per sample: is it in the shadow of an ``accepted`` token (a point mask) on a
+        higher tier, or of the post, under a light of ``slope`` (as :class:`Shadows`)?
+        Only the tiers with accepted tokens are worked out (the rest say False)."""
+        out = np.zeros(len(self._points), bool)
+        slope_xy = np.asarray(slope, np.float64)
+        casters = np.flatnonzero(accepted)
+        n = self._cells_per_side
+        for tier in np.unique(self._point_tier[casters]):
+            plane = np.zeros((n, n), np.uint8)
+            z = self._tier_z[tier] + self._token_height
+            above = casters[self._point_tier[casters] > tier]
+            bottoms = self._centres[above, 2]
+            solids = [
+                (self._centres[p, :2], bottom, bottom + self._token_height, self._token_width)
+                for p, bottom in zip(above, bottoms)
+            ]
+            solids += [
+                (np.zeros(2), max(low, z), high, width / TOP_CELL_MM)
+                for low, high, width in self._post
+                if high > z
+            ]
+            for xy, low, high, width in solids:
+                # A solid from ``low`` to ``high`` throws a disc swept between the shadows
+                # of its two ends: a thick line with round caps.
+                ends = [xy - slope_xy * (h - z) for h in (low, high)]
+                a, b = (_fixed((e + self._half) / TOP_CELL_MM) for e in ends)
+                cv2.line(plane, a, b, 1, thickness=max(1, round(width)), shift=_SHIFT_BITS)
+            here = np.flatnonzero(self._sample_tier == tier)
+            flat = np.append(plane.reshape(-1), np.uint8(0))  # (the last: off the map)
+            out[here] = flat[self._cell[here]].astype(bool)
+        return out
+
+
+_SHIFT_BITS = 4  # fractional bits of the points handed to OpenCV's drawing
+
+
+def _fixed(xy: np.ndarray) -> tuple[int, int]:
+    """A point in cells as OpenCV's fixed-point drawing coordinates."""
+    scale = 1 << _SHIFT_BITS
+    return int(round(float(xy[0]) * scale)), int(round(float(xy[1]) * scale))

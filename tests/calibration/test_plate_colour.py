@@ -6,7 +6,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from calibration.colours import feature_to_bgr, features, match_distance
-from calibration.plate_colour import corrected, estimate_plate_loss, plates_above, washed
+from calibration.plate_colour import (
+    corrected,
+    estimate_plate_loss,
+    light_ratio,
+    plates_above,
+    relit,
+    washed,
+)
 
 
 def _seen_through_plates(
@@ -49,13 +56,57 @@ def test_washing_is_what_the_plates_do_and_correcting_undoes_it(rgb, plates, tra
     counts), and ``corrected`` takes it back."""
     true = features(np.array([rgb[::-1]], np.float64))
     behind = washed(true, np.array([plates]), transmission, np.array(added))
-    assert np.allclose(corrected(behind, np.array([plates]), transmission, np.array(added)), true, atol=1e-3)
+    assert np.allclose(
+        corrected(behind, np.array([plates]), transmission, np.array(added)), true, atol=1e-3
+    )
     whole = np.array([float(round(plates))])
     assert np.allclose(
         washed(true, whole, transmission, float(added[0]) * np.ones(3)),
         _seen_behind(true, whole, transmission, float(added[0])),
         atol=1e-3,
     )
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    rgb=st.tuples(*[st.integers(20, 255)] * 3),
+    plates=st.integers(0, 3),
+    transmission=st.floats(0.6, 1.0),
+    added=st.tuples(*[st.floats(0.0, 30.0)] * 3),
+    shade=st.floats(0.2, 1.0),
+)
+def test_a_shaded_token_is_relit_behind_the_plates_veil(rgb, plates, transmission, added, shade):
+    """A token in a shadow that keeps ``shade`` of the light, seen behind the plates, is
+    relit to its look out of the shadow by the gain ``1 / shade`` (the veil in front of it
+    is not the token's light and stays); ``light_ratio`` measures that gain back from the
+    two looks."""
+    true = features(np.array([rgb[::-1]], np.float64))
+    shaded_true = features(feature_to_bgr(true) * shade)
+    behind = np.array([float(plates)])
+    lit_seen = washed(true, behind, transmission, np.array(added))
+    shaded_seen = washed(shaded_true, behind, transmission, np.array(added))
+    out = relit(shaded_seen, behind, 1.0 / shade, transmission, np.array(added))
+    assert np.allclose(out, lit_seen, atol=1e-3)
+    gain = light_ratio(lit_seen[0], shaded_seen[0], float(plates), transmission, np.array(added))
+    assert gain == pytest.approx(1.0 / shade, rel=1e-3)
+
+
+def test_relighting_ignores_the_veil_only_where_told_to():
+    """With no plates (or none learned), relighting scales the colour as seen; behind a veil
+    it brightens a dark token's picture far less than its own light."""
+    dark = features(np.array([[30.0, 40.0, 50.0]]))
+    assert np.allclose(
+        feature_to_bgr(relit(dark, np.zeros(1), 2.0)), [[60.0, 80.0, 100.0]], atol=1e-3
+    )
+    seen = washed(dark, np.array([3.0]), 0.9, 20.0)
+    brighter = feature_to_bgr(relit(seen, np.array([3.0]), 2.0, 0.9, 20.0)).sum()
+    assert brighter < 2.0 * feature_to_bgr(seen).sum() - 50.0
+
+
+def test_a_shadow_no_brighter_than_the_veil_measures_no_finite_gain():
+    veil_only = washed(features(np.array([[0.0, 0.0, 0.0]])), np.array([2.0]), 0.9, 20.0)[0]
+    lit = washed(features(np.array([[90.0, 90.0, 90.0]])), np.array([2.0]), 0.9, 20.0)[0]
+    assert light_ratio(lit, veil_only, 2.0, 0.9, 20.0) == float("inf")
 
 
 @settings(max_examples=30, deadline=None)

@@ -18,7 +18,14 @@ from calibration.calibfile import Calibration
 from calibration.colours import match_distance
 from calibration.plate_colour import corrected
 from calibration.spec import load_spec
-from device.commands.analyze import _calibration, _Renderings, _with_noise, bench_scene, still_scene
+from device.commands.analyze import (
+    BENCH_SIZES,
+    _calibration,
+    _Renderings,
+    _with_noise,
+    bench_scene,
+    still_scene,
+)
 from device.pipeline import make_observer
 from rules.timevectors.points import parse_point
 from vision.explain import Selection
@@ -184,7 +191,11 @@ def test_a_live_games_reader_is_told_one_set_per_player_or_team(scene):
     from device.runtime import default_pipeline_factory
     from rules.timevectors import GameConfig, TimeVectorsGame
 
-    for config, sets in ((GameConfig(), 2), (GameConfig(players=3), 3), (GameConfig(players=6, teams=True), 2)):
+    for config, sets in (
+        (GameConfig(), 2),
+        (GameConfig(players=3), 3),
+        (GameConfig(players=6, teams=True), 2),
+    ):
         pipeline = default_pipeline_factory(scene.calibration, TimeVectorsGame(config))
         assert pipeline._observer.colours.max_colours == sets
 
@@ -255,9 +266,7 @@ def test_a_stream_finds_the_light_again_only_when_the_tokens_change(scene, crowd
     observer = Observer(scene.calibration)
     searches = []
     find = observer._shadow_model.find
-    monkeypatch.setattr(
-        observer._shadow_model, "find", lambda *a: searches.append(1) or find(*a)
-    )
+    monkeypatch.setattr(observer._shadow_model, "find", lambda *a: searches.append(1) or find(*a))
     _, difference = observer._change(observer._sample(image))
 
     def read(difference, *, stream):
@@ -282,6 +291,41 @@ def test_only_shadows_deep_enough_to_pass_for_tokens_are_taken_out():
     deep = Shadows(mask=mask, shift=np.array([0.0, 1.2, -2.4], np.float32), slope=(0.0, 0.0))
     assert not Observer._could_pass_for_tokens(faint)  # 1.2 and 0.8: 1.44 units
     assert Observer._could_pass_for_tokens(deep)  # 1.2 and 1.2: 1.70 units
+
+
+def test_tokens_in_the_shadow_of_tokens_above_read_their_own_colour():
+    """Bench scene 2057: a white and a grey set, and a lamp 76 degrees up whose shadows take
+    half the light. Five white tokens lie in the shadows of tokens on higher tiers and look
+    grey (four were read as grey before the shadows on token tops were undone). Every visible
+    white token reads white now, and no grey one reads white."""
+    tokens, rendered, image, calibration = still_scene(2057, BENCH_SIZES[0], cast=False)
+    observer = Observer(calibration)
+    states = observer.observe(image, compare_previous=False).states()
+    truth = truth_states(tokens)
+    read = learned_to_truth(states, truth)
+    shaded_whites = [parse_point(n) for n in ("D4P", "D3Q", "F7Q", "E4Q", "F5P")]
+    assert all(truth[p] == 0 and rendered.visibility[p] >= 0.5 for p in shaded_whites)
+    seen = (truth >= 0) & (rendered.visibility >= 0.5) & (states >= 0)
+    assert (read[seen & (truth == 0)] == 0).all()
+    assert (read[seen & (truth == 2)] == 2).all()
+
+
+def test_a_light_the_tokens_do_not_show_is_not_undone_on_them():
+    """The tops the found light's shadows cross in part are darker where crossed (bench
+    scene 2057); under a light from elsewhere they are not, and no token is relit by it."""
+    tokens, _, image, calibration = still_scene(2057, BENCH_SIZES[0], cast=False)
+    observer = Observer(calibration)
+    states = observer.observe(image, compare_previous=False).states()
+    found = observer._shadows_seen
+    assert found is not None
+    accepted = states >= 0
+    feats, _, _ = observer._colours_memo
+    depth = float(found.shift[2])
+    right = observer._shaded_tops.shaded(found.slope, accepted)
+    assert observer._light_confirmed(feats, right, accepted, depth)
+    for slope in ((0.6, 0.3), (-0.5, 0.5), (0.0, 0.9)):
+        wrong = observer._shaded_tops.shaded(slope, accepted)
+        assert not observer._light_confirmed(feats, wrong, accepted, depth), slope
 
 
 def test_colour_cast_change_after_calibration(scene):

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from calibration.camera import CameraModel
 from calibration.spec import load_spec
-from rules.timevectors.points import point_coords
-from vision.shadows import ShadowModel, Shadows
+from rules.timevectors.points import parse_point, point_coords
+from vision.shadows import ShadedTops, ShadowModel, Shadows
 
 SPEC = load_spec()
 WORKING = (640, 480)
@@ -144,7 +144,9 @@ def test_a_known_light_shows_even_one_tokens_shadow(model):
     drawn = drawn_shadows(camera, lone, slope)
     assert drawn.sum() >= 50
     delta = change_with(drawn, SHIFT, rng)
-    found = shadows.find(delta, np.ones(drawn.size, bool), accepted, min_casters=1, slope=tuple(slope))
+    found = shadows.find(
+        delta, np.ones(drawn.size, bool), accepted, min_casters=1, slope=tuple(slope)
+    )
     assert found is not None and np.allclose(found.slope, slope)
     assert np.linalg.norm(found.shift - SHIFT) <= 0.3
     assert found.mask[drawn].mean() >= 0.9 and found.mask[~drawn].mean() <= 0.01
@@ -153,7 +155,10 @@ def test_a_known_light_shows_even_one_tokens_shadow(model):
     elsewhere = drawn_shadows(camera, lone, light_slope(300, 50))
     assert not (elsewhere & drawn).any()
     moved = change_with(elsewhere, SHIFT, rng)
-    assert shadows.find(moved, np.ones(drawn.size, bool), accepted, min_casters=1, slope=tuple(slope)) is None
+    assert (
+        shadows.find(moved, np.ones(drawn.size, bool), accepted, min_casters=1, slope=tuple(slope))
+        is None
+    )
 
 
 def test_pixels_hidden_by_tokens_are_not_taken_for_the_base(model):
@@ -208,12 +213,124 @@ def test_undoing_a_shadow_never_adds_change_and_leaves_other_pixels_alone(shift,
     delta = np.array(delta, np.float32).T
     mask = np.random.default_rng(seed).random(delta.shape[1]) < 0.5
     undone = np.stack(shadows_of(shift, mask).undone(tuple(delta))[0])
-    assert np.all(
-        np.linalg.norm(undone, axis=0) <= np.linalg.norm(delta, axis=0) + 1e-4
-    )
+    assert np.all(np.linalg.norm(undone, axis=0) <= np.linalg.norm(delta, axis=0) + 1e-4)
     np.testing.assert_array_equal(undone[:, ~mask], delta[:, ~mask])
     # Across the shadow's direction nothing changes.
     unit = np.array(shift) / np.linalg.norm(shift)
     across = delta - np.outer(unit, unit @ delta)
     across_after = undone - np.outer(unit, unit @ undone)
     np.testing.assert_allclose(across_after, across, atol=1e-4)
+
+
+# Where each point's top disc is sampled: its centre and two rings, as seen by the camera.
+TOP_OFFSETS = np.array(
+    [[0.0, 0.0]]
+    + [
+        [r * np.cos(a), r * np.sin(a)]
+        for r in (4.0, 8.0)
+        for a in np.linspace(0, 2 * np.pi, 8, False)
+    ]
+)
+
+
+@pytest.fixture(scope="module")
+def tops() -> tuple[ShadedTops, np.ndarray, np.ndarray]:
+    """The shadow map of every point's top samples, and each sample's point and position on
+    its top (board millimetres)."""
+    camera = CameraModel.looking_at((0, 0, 150), 700, 55, 30, (640, 480))
+    centres = SPEC.point_centres()
+    points = np.repeat(np.arange(256), len(TOP_OFFSETS))
+    on_top = centres[points].copy()
+    on_top[:, :2] += np.tile(TOP_OFFSETS, (256, 1))
+    on_top[:, 2] += SPEC.token_height
+    return ShadedTops(camera, SPEC, camera.project(on_top), points), points, on_top
+
+
+def share_shaded(tops, slope, casters: list[str], point: str) -> float:
+    model, points, _ = tops
+    accepted = np.zeros(256, bool)
+    accepted[[parse_point(c) for c in casters]] = True
+    return float(
+        model.shaded(np.asarray(slope, float), accepted)[points == parse_point(point)].mean()
+    )
+
+
+def test_a_token_shades_the_tops_straight_below_it_under_an_overhead_light(tops):
+    tokens = ["C3S", "C3R", "C3Q", "D3R"]
+    assert share_shaded(tops, (0, 0), tokens, "C3R") == 1.0
+    assert share_shaded(tops, (0, 0), tokens, "C3Q") == 1.0
+    assert share_shaded(tops, (0, 0), tokens, "D3R") == 0.0
+    assert share_shaded(tops, (0, 0), tokens, "C3S") == 0.0  # (not by itself)
+    assert share_shaded(tops, (0, 0), ["C3Q"], "C3Q") == 0.0
+
+
+def test_a_slanting_light_moves_the_shade_along_its_slope(tops):
+    """Light whose slope throws the shadow of C3S's middle onto D3Q's top: D3Q is in it,
+    C3Q straight below is not."""
+    caster = np.array(SPEC.point_centre(parse_point("C3S")))
+    target = np.array(SPEC.point_centre(parse_point("D3Q")))
+    drop = caster[2] + SPEC.token_height / 2 - (target[2] + SPEC.token_height)
+    slope = (caster[:2] - target[:2]) / drop
+    assert share_shaded(tops, slope, ["C3S", "D3Q", "C3Q"], "D3Q") == 1.0
+    assert share_shaded(tops, slope, ["C3S", "D3Q", "C3Q"], "C3Q") == 0.0
+
+
+def test_the_post_shades_the_tops_its_shadow_crosses(tops):
+    """D4P lies diagonally next to the post: a light from the far side throws the post's
+    shadow over it, one from its own side away from it."""
+    assert share_shaded(tops, (0.1, 0.1), ["D4P"], "D4P") > 0.9
+    assert share_shaded(tops, (-0.1, -0.1), ["D4P"], "D4P") == 0.0
+    assert share_shaded(tops, (-0.1, -0.1), ["E5P"], "E5P") > 0.9
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(
+    azimuth=st.floats(0, 360),
+    elevation=st.floats(30, 85),
+    count=st.integers(1, 40),
+    seed=st.integers(0, 2**16),
+)
+def test_shaded_samples_are_those_the_casters_shadows_cover(tops, azimuth, elevation, count, seed):
+    """Against a direct reckoning: a sample is shaded when it lies within a token's radius
+    of the path that some higher accepted token's (or the post's) shadow sweeps on the plane
+    of its top, from the shadow of the caster's bottom to that of its top (to within the
+    map's millimetre cells: two of them)."""
+    model, points, on_top = tops
+    rng = np.random.default_rng(seed)
+    casters = [int(p) for p in rng.choice(256, count, replace=False)]
+    accepted = np.zeros(256, bool)
+    accepted[casters] = True
+    slope = light_slope(azimuth, elevation)
+    shaded = model.shaded(slope, accepted)
+    centres = SPEC.point_centres()
+    tier = np.rint(centres[:, 2] / SPEC.tier_spacing).astype(int)
+    nearest = np.full(len(points), np.inf)
+    solids = [
+        (
+            centres[c, :2],
+            centres[c, 2],
+            centres[c, 2] + SPEC.token_height,
+            SPEC.token_diameter / 2,
+            tier[c],
+        )
+        for c in casters
+    ]
+    solids += [
+        (np.zeros(2), 0.0, SPEC.post_top, SPEC.post_diameter / 2, 99),
+        (np.zeros(2), SPEC.post_top, SPEC.cap_top, SPEC.cap_diameter / 2, 99),
+    ]
+    for xy, low, high, radius, caster_tier in solids:
+        below = (tier[points] < caster_tier) & (on_top[:, 2] < high)
+        z = on_top[below, 2]
+        a = xy[None, :] - slope[None, :] * (np.maximum(low, z) - z)[:, None]
+        b = xy[None, :] - slope[None, :] * (high - z)[:, None]
+        ab = b - a
+        t = np.clip(
+            ((on_top[below, :2] - a) * ab).sum(1) / np.maximum((ab * ab).sum(1), 1e-12), 0, 1
+        )
+        gap = np.linalg.norm(on_top[below, :2] - (a + t[:, None] * ab), axis=1) - radius
+        nearest[below] = np.minimum(nearest[below], gap)
+    worked = np.isin(tier[points], tier[casters])  # (tiers without tokens: not worked out)
+    assert shaded[worked & (nearest < -2.0)].all()
+    assert not shaded[worked & (nearest > 2.0)].any()
+    assert not shaded[~worked].any()
