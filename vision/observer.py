@@ -590,7 +590,7 @@ class Observer:
         change, unshaded = difference.distances()
         evidence = _evidence(change)
         if self._ref_px is not None:
-            unshadowed = self._without_shadows(difference, evidence, stream=compare_previous)
+            unshadowed = self._without_shadows(feats, difference, evidence, stream=compare_previous)
             if unshadowed is not difference:
                 change, unshaded = unshadowed.distances()
                 evidence = _evidence(change)
@@ -688,7 +688,7 @@ class Observer:
         core_evidence[behind] = np.maximum(core_evidence[behind], EVIDENCE_THRESHOLD)
 
     def _without_shadows(
-        self, difference: Difference, evidence: np.ndarray, *, stream: bool
+        self, feats: np.ndarray, difference: Difference, evidence: np.ndarray, *, stream: bool
     ) -> Difference:
         """``difference`` with the shadows of the tokens taken out (see
         :mod:`vision.shadows`), or ``difference`` itself when there are none to take out:
@@ -712,6 +712,9 @@ class Observer:
                 found = self._shadow_model.find(delta, ~self._covered(first), first)
             if stream and not self._could_pass_for_tokens(found):
                 found = self._shadow_of_a_new_token(delta, first) or found
+            if found is not None and self._light_verdict(feats, found, first) is False:
+                logger.debug("the tokens do not show the light found at %s", found.slope)
+                found = None
             self._shadows_memo = (key, found)
         self._shadows_seen = found
         if not self._could_pass_for_tokens(found):
@@ -1505,15 +1508,13 @@ class Observer:
         shadows found on the base, the ``accepted`` tokens on higher tiers and the post
         shade the tops below them as deeply (a white token two tiers under another reads as
         the grey set). Only a light the tokens themselves confirm is undone (see
-        :meth:`_light_confirmed`)."""
+        :meth:`_light_verdict`)."""
         rows = _rows(feats, self._top.index[samples])
         found = self._shadows_seen
         if found is None or not len(samples):
             return rows
         shaded = self._shaded_tops.shaded(found.slope, accepted)
-        if not shaded[samples].any() or not self._light_confirmed(
-            feats, shaded, accepted, float(found.shift[2])
-        ):
+        if not shaded[samples].any() or not self._light_verdict(feats, found, accepted, shaded):
             return rows
         # How dark the shadows are, from the base: its empty look where they fall, with
         # their shift and without. The plates' veil makes that an underestimate, and
@@ -1529,15 +1530,23 @@ class Observer:
         rows[dark] = relit(rows[dark], plates, min(gain, MAX_SHADOW_GAIN), transmission, added)
         return rows
 
-    def _light_confirmed(
-        self, feats: np.ndarray, shaded: np.ndarray, accepted: np.ndarray, depth: float
-    ) -> bool:
-        """Do the tokens show the light the base's shadows were found to come from? A token
-        whose top the predicted shadows cross in part must be darker in that part, by at
-        least a quarter of the shadows' ``depth`` on the base (brightness feature units,
-        negative): at least half of them must be. A wrong light (found from dark patches
-        of a table) puts its shadows anywhere, and they then cross tops no darker there.
-        Unconfirmed when no top is crossed in part (``shaded``: per ``self._top`` entry)."""
+    def _light_verdict(
+        self,
+        feats: np.ndarray,
+        found: Shadows,
+        accepted: np.ndarray,
+        shaded: np.ndarray | None = None,
+    ) -> bool | None:
+        """Do the ``accepted`` tokens show the light the base's shadows were ``found`` to
+        come from? A token whose top the predicted shadows cross in part must be darker in
+        that part, by at least a quarter of the shadows' depth on the base: at least half
+        of them must be. A wrong light (found from dark patches of a table) puts its
+        shadows anywhere, and they then cross tops no darker there. None when no top is
+        crossed in part: the tokens cannot tell. (``shaded``: the crossed samples per
+        ``self._top`` entry, when already worked out.)"""
+        if shaded is None:
+            shaded = self._shaded_tops.shaded(found.slope, accepted)
+        depth = float(found.shift[2])
         nearest = self._nearest_tier(accepted)
         top = self._top
         seen = (
@@ -1551,7 +1560,7 @@ class Observer:
         ]
         crossed = (count[0] >= 3) & (count[1] >= 3)
         if not crossed.any():
-            return False
+            return None
         light = feats[:, 2]
         darker = []
         for part in (shaded, ~shaded):

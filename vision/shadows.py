@@ -197,7 +197,11 @@ class ShadowModel:
         grid = np.stack(np.meshgrid(axis, axis), axis=-1).reshape(-1, 2)
         grid = grid[np.hypot(grid[:, 0], grid[:, 1]) <= MAX_SLOPE]
         mean, _ = self._scores(total, count, low, grid, prior)
-        seeds = grid[np.argsort(-mean, kind="stable")[:SEEDS]]
+        # ... and the best few by every caster: when the lowest are few, a dark patch of
+        # the table can line up with their shadows alone (bench scenes: the light was
+        # missed in 23 of 100 that way, and was first by every caster in 13 of those).
+        every, _ = self._scores(total, count, casters, grid, prior)
+        seeds = np.concatenate([grid[np.argsort(-m, kind="stable")[:SEEDS]] for m in (mean, every)])
         for span, fine in ((step, step / 4), (step / 4, FINE_STEP)):
             offsets = np.arange(-span, span + 1e-9, fine)
             square = np.stack(np.meshgrid(offsets, offsets), axis=-1).reshape(-1, 2)

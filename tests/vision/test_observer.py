@@ -267,11 +267,11 @@ def test_a_stream_finds_the_light_again_only_when_the_tokens_change(scene, crowd
     searches = []
     find = observer._shadow_model.find
     monkeypatch.setattr(observer._shadow_model, "find", lambda *a: searches.append(1) or find(*a))
-    _, difference = observer._change(observer._sample(image))
+    feats, difference = observer._change(observer._sample(image))
 
     def read(difference, *, stream):
         evidence = _evidence(difference.distances()[0])
-        observer._without_shadows(difference, evidence, stream=stream)
+        observer._without_shadows(feats, difference, evidence, stream=stream)
 
     for stream in (True, True, False, False):
         read(difference, stream=stream)
@@ -312,20 +312,22 @@ def test_tokens_in_the_shadow_of_tokens_above_read_their_own_colour():
 
 def test_a_light_the_tokens_do_not_show_is_not_undone_on_them():
     """The tops the found light's shadows cross in part are darker where crossed (bench
-    scene 2057); under a light from elsewhere they are not, and no token is relit by it."""
+    scene 2057); under a light from elsewhere they are not: such a light is refuted (its
+    shadows are neither taken out of the change nor undone on the tokens)."""
     tokens, _, image, calibration = still_scene(2057, BENCH_SIZES[0], cast=False)
     observer = Observer(calibration)
-    states = observer.observe(image, compare_previous=False).states()
+    accepted = observer.observe(image, compare_previous=False).states() >= 0
     found = observer._shadows_seen
     assert found is not None
-    accepted = states >= 0
     feats, _, _ = observer._colours_memo
-    depth = float(found.shift[2])
-    right = observer._shaded_tops.shaded(found.slope, accepted)
-    assert observer._light_confirmed(feats, right, accepted, depth)
+    assert observer._light_verdict(feats, found, accepted) is True
     for slope in ((0.6, 0.3), (-0.5, 0.5), (0.0, 0.9)):
-        wrong = observer._shaded_tops.shaded(slope, accepted)
-        assert not observer._light_confirmed(feats, wrong, accepted, depth), slope
+        elsewhere = dataclasses.replace(found, slope=slope)
+        assert observer._light_verdict(feats, elsewhere, accepted) is False, slope
+    # With no top crossed in part the tokens cannot tell.
+    alone = np.zeros(256, bool)
+    alone[parse_point("A1P")] = True
+    assert observer._light_verdict(feats, found, alone) is None
 
 
 def test_colour_cast_change_after_calibration(scene):
