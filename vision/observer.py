@@ -311,6 +311,13 @@ class Observer:
         # The shadows the last full read found, deep or faint (None: none): the light that
         # throws them shades the tokens below others too (see _out_of_shadows).
         self._shadows_seen: Shadows | None = None
+        self._shaded_cores = ShadedTops(
+            self.camera,
+            self.spec,
+            working_to_frame(self._positions[self._core.index], size, fp.scale),
+            self._core.point,
+        )
+        self._shade_memo: tuple[tuple, tuple[tuple[float, float], float] | None] | None = None
         #: The tokens' shadows the last full read found and took out (None: none).
         self.last_shadows: Shadows | None = None
         # The last tokens that cast shadows, and what they cast (found again when they change).
@@ -1185,7 +1192,7 @@ class Observer:
             & changed[self._core.index]
             & ~taken[self._core.index]
         )
-        colour_evidence = self._colour_evidence(feats, asked)
+        colour_evidence = self._colour_evidence(feats, asked, reading.accepted)
         boosted = core_evidence
         if colour_evidence is not None:
             boosted = np.maximum(boosted, colour_evidence)
@@ -1504,31 +1511,63 @@ class Observer:
         self, feats: np.ndarray, samples: np.ndarray, accepted: np.ndarray
     ) -> np.ndarray:
         """Colour features of the top-disc samples ``samples`` (``self._top`` entries) as
-        they would look if nothing above shaded them: under a light that throws the
-        shadows found on the base, the ``accepted`` tokens on higher tiers and the post
-        shade the tops below them as deeply (a white token two tiers under another reads as
-        the grey set). Only a light the tokens themselves confirm is undone (see
-        :meth:`_light_verdict`)."""
+        they would look if nothing above shaded them (see :meth:`_shade_on_tokens`): a white
+        token two tiers under another reads as the grey set otherwise."""
         rows = _rows(feats, self._top.index[samples])
-        found = self._shadows_seen
-        if found is None or not len(samples):
+        shade = self._shade_on_tokens(feats, accepted)
+        if shade is None or not len(samples):
             return rows
-        shaded = self._shaded_tops.shaded(found.slope, accepted)
-        if not shaded[samples].any() or not self._light_verdict(feats, found, accepted, shaded):
-            return rows
-        # How dark the shadows are, from the base: its empty look where they fall, with
-        # their shift and without. The plates' veil makes that an underestimate, and
-        # taking off a veil learned from few tokens made a dark base's shadows look
-        # near black: a shaded token is brightened by no more than the base shows.
-        lit = np.median(self._ref_features[found.mask], axis=0)
-        gain = light_ratio(lit, lit + found.shift, 0)
-        if not gain > 1.0:
+        slope, gain = shade
+        dark = self._shaded_tops.shaded(slope, accepted)[samples]
+        return self._relit(rows, dark, self._top.point[samples], gain)
+
+    def _relit(
+        self, rows: np.ndarray, dark: np.ndarray, points: np.ndarray, gain: float
+    ) -> np.ndarray:
+        """Colour features ``rows`` (of pixels of the tops of ``points``) with those in the
+        shade (``dark``) relit by ``gain``: the plates' veil in front of them (as learned) is
+        not the token's light and stays."""
+        if not dark.any():
             return rows
         transmission, added = self._plate_loss or (1.0, 0.0)
-        dark = shaded[samples]
-        plates = self.footprints.plates_above[self._top.point[samples[dark]]]
-        rows[dark] = relit(rows[dark], plates, min(gain, MAX_SHADOW_GAIN), transmission, added)
+        plates = self.footprints.plates_above[points[dark]]
+        rows = rows.copy()
+        rows[dark] = relit(rows[dark], plates, gain, transmission, added)
         return rows
+
+    def _shade_on_tokens(
+        self, feats: np.ndarray, accepted: np.ndarray, *, confirmed: bool = True
+    ) -> tuple[tuple[float, float], float] | None:
+        """The light's slope and how many times brighter the tokens' own light is out of
+        the shadows than in them, when the ``accepted`` tokens confirm the light found on
+        the base (see :meth:`_light_verdict`); None otherwise. Under that light the tokens
+        on higher tiers and the post shade the tops below them as deeply as the base: the
+        gain is the base's empty look where the shadows fall against that look shifted by
+        them. (The plates' veil makes that an underestimate, and taking off a veil learned
+        from few tokens made a dark base's shadows look near black: a shaded token is
+        brightened by no more than the base shows.) Unless ``confirmed`` is asked for, a
+        light the tokens cannot tell about (no top crossed in part) is taken too."""
+        found = self._shadows_seen
+        if found is None:
+            return None
+        key = (found, feats, accepted.tobytes(), confirmed)
+        memo = self._shade_memo
+        if (
+            memo is not None
+            and memo[0][0] is found
+            and memo[0][1] is feats
+            and memo[0][2:] == key[2:]
+        ):
+            return memo[1]
+        shade = None
+        verdict = self._light_verdict(feats, found, accepted)
+        if verdict or (verdict is None and not confirmed):
+            lit = np.median(self._ref_features[found.mask], axis=0)
+            gain = light_ratio(lit, lit + found.shift, 0)
+            if gain > 1.0:
+                shade = (found.slope, min(gain, MAX_SHADOW_GAIN))
+        self._shade_memo = (key, shade)
+        return shade
 
     def _light_verdict(
         self,
@@ -1697,18 +1736,33 @@ class Observer:
             memo = self._washed_memo = (key, behind)
         return pair_distance(seen[:, None, :], memo[1][:, points].transpose(1, 0, 2))
 
-    def _colour_evidence(self, feats: np.ndarray, entries: np.ndarray) -> np.ndarray | None:
+    def _colour_evidence(
+        self, feats: np.ndarray, entries: np.ndarray, accepted: np.ndarray
+    ) -> np.ndarray | None:
         """0..1 per core pixel (``self._core`` order): how much better a token of a known
         colour explains the pixel than the empty board does. A token the table's colour
         changes its pixels little, but still matches its set's colour more closely than
-        the empty board there; a shadow matches the empty board, only darker. Only the
-        core ``entries`` asked for are measured (0 elsewhere): most points are plainly empty."""
+        the empty board there; a shadow matches the empty board, only darker. A token there
+        would lie in the shade of the ``accepted`` tokens above it where they shade the
+        point's top: its pixels are matched to the sets relit (see :meth:`_shade_on_tokens`;
+        a light the tokens cannot tell about is taken, one they refute is not), and compared
+        with the empty board as seen. Only the core ``entries`` asked for are measured (0
+        elsewhere): most points are plainly empty."""
         keys, protos = self.colours.prototype_array()
         if len(keys) == 0 or self._ref_features is None:
             return None
         idx = self._core.index[entries]
         pixel = _rows(feats, idx)
-        to_token = self._to_sets(pixel, self._core.point[entries], protos).min(axis=1)
+        points = self._core.point[entries]
+        shade = self._shade_on_tokens(feats, accepted, confirmed=False)
+        token = pixel
+        if shade is not None:
+            # (a token there would lie in the shade of the ``accepted`` tokens above it)
+            asked = np.zeros(N_POINTS, bool)
+            asked[points] = True
+            dark = self._shaded_cores.shaded(shade[0], accepted, asked)[entries]
+            token = self._relit(pixel, dark, points, shade[1])
+        to_token = self._to_sets(token, points, protos).min(axis=1)
         to_board = pair_distance(pixel, _rows(self._ref_features, idx))
         out = np.zeros(len(self._core.index), np.float32)
         out[entries] = np.clip((to_board - to_token - COLOUR_MARGIN) / COLOUR_RAMP, 0.0, 1.0)

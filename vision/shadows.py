@@ -45,6 +45,7 @@ UMBRA_QUANTILE = 0.9  # the shadows' depth: this quantile of the darkening seen 
 SHADOW_MARGIN_MM = 3.0  # grown around a predicted shadow disc (penumbra, refraction, fit)
 MIN_DEPTH = 0.4  # shadows' darkening over the base's (brightness feature units) that counts
 TOP_CELL_MM = 1.0  # side of a cell of a tier's plane map of the shadows on token tops
+SHADED_MEMO = 4  # answers of ShadedTops.shaded kept
 
 
 @dataclass(frozen=True)
@@ -294,35 +295,62 @@ class ShadedTops:
             (0.0, spec.post_top, spec.post_diameter),
             (spec.post_top, spec.cap_top, spec.cap_diameter),
         )
+        self._memo: dict[tuple, np.ndarray] = {}
 
-    def shaded(self, slope: tuple[float, float], accepted: np.ndarray) -> np.ndarray:
+    def shaded(
+        self, slope: tuple[float, float], accepted: np.ndarray, on: np.ndarray | None = None
+    ) -> np.ndarray:
         """Per sample: is it in the shadow of an ``accepted`` token (a point mask) on a
         higher tier, or of the post, under a light of ``slope`` (as :class:`Shadows`)?
-        Only the tiers with accepted tokens are worked out (the rest say False)."""
+        Only the tiers of the points ``on`` (a point mask; default ``accepted``) are worked
+        out (the rest say False). (A read asks about the same tokens several times: the last
+        few answers are kept.)"""
+        key = (tuple(slope), accepted.tobytes(), None if on is None else on.tobytes())
+        if key not in self._memo:
+            if len(self._memo) >= SHADED_MEMO:
+                del self._memo[next(iter(self._memo))]
+            self._memo[key] = self._work_out(np.asarray(slope, np.float64), accepted, on)
+        return self._memo[key].copy()
+
+    def _work_out(
+        self, slope: np.ndarray, accepted: np.ndarray, on: np.ndarray | None
+    ) -> np.ndarray:
         out = np.zeros(len(self._points), bool)
-        slope_xy = np.asarray(slope, np.float64)
         casters = np.flatnonzero(accepted)
+        wanted = casters if on is None else np.flatnonzero(on)
         n = self._cells_per_side
-        for tier in np.unique(self._point_tier[casters]):
+        scale = (1 << _SHIFT_BITS) / TOP_CELL_MM
+        for tier in np.unique(self._point_tier[wanted]):
             plane = np.zeros((n, n), np.uint8)
             z = self._tier_z[tier] + self._token_height
             above = casters[self._point_tier[casters] > tier]
-            bottoms = self._centres[above, 2]
-            solids = [
-                (self._centres[p, :2], bottom, bottom + self._token_height, self._token_width)
-                for p, bottom in zip(above, bottoms)
+            # Each solid from ``low`` to ``high`` throws a disc swept between the shadows of
+            # its two ends: a thick line with round caps.
+            xy = np.concatenate([self._centres[above, :2], np.zeros((len(self._post), 2))])
+            low = np.concatenate([self._centres[above, 2], [max(lo, z) for lo, _, _ in self._post]])
+            high = np.concatenate(
+                [self._centres[above, 2] + self._token_height, [hi for _, hi, _ in self._post]]
+            )
+            width = np.concatenate(
+                [
+                    np.full(len(above), self._token_width),
+                    [w / TOP_CELL_MM for _, _, w in self._post],
+                ]
+            )
+            ends = [
+                np.rint((xy - slope[None, :] * (h - z)[:, None] + self._half) * scale).astype(int)
+                for h in (low, high)
             ]
-            solids += [
-                (np.zeros(2), max(low, z), high, width / TOP_CELL_MM)
-                for low, high, width in self._post
-                if high > z
-            ]
-            for xy, low, high, width in solids:
-                # A solid from ``low`` to ``high`` throws a disc swept between the shadows
-                # of its two ends: a thick line with round caps.
-                ends = [xy - slope_xy * (h - z) for h in (low, high)]
-                a, b = (_fixed((e + self._half) / TOP_CELL_MM) for e in ends)
-                cv2.line(plane, a, b, 1, thickness=max(1, round(width)), shift=_SHIFT_BITS)
+            thickness = np.maximum(1, np.rint(width)).astype(int)
+            for k in np.flatnonzero(high > z).tolist():
+                cv2.line(
+                    plane,
+                    (int(ends[0][k, 0]), int(ends[0][k, 1])),
+                    (int(ends[1][k, 0]), int(ends[1][k, 1])),
+                    1,
+                    thickness=int(thickness[k]),
+                    shift=_SHIFT_BITS,
+                )
             here = np.flatnonzero(self._sample_tier == tier)
             flat = np.append(plane.reshape(-1), np.uint8(0))  # (the last: off the map)
             out[here] = flat[self._cell[here]].astype(bool)
@@ -330,9 +358,3 @@ class ShadedTops:
 
 
 _SHIFT_BITS = 4  # fractional bits of the points handed to OpenCV's drawing
-
-
-def _fixed(xy: np.ndarray) -> tuple[int, int]:
-    """A point in cells as OpenCV's fixed-point drawing coordinates."""
-    scale = 1 << _SHIFT_BITS
-    return int(round(float(xy[0]) * scale)), int(round(float(xy[1]) * scale))

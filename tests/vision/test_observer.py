@@ -310,6 +310,15 @@ def test_tokens_in_the_shadow_of_tokens_above_read_their_own_colour():
     assert (read[seen & (truth == 2)] == 2).all()
 
 
+@pytest.mark.parametrize("seed, name", [(13, "C2R"), (451, "B2R")])
+def test_a_token_the_shade_makes_look_like_the_table_is_found(seed, name):
+    """Bench scenes where a token lies in the shade of tokens above and, darkened, changes
+    its pixels little from the empty board's: matched to the known sets as relit out of the
+    shade, its pixels are a token's (both were missed before), and no visible empty point
+    is read."""
+    assert_finds_only_tokens(seed, BENCH_SIZES[0], False, (name,))
+
+
 def test_a_light_the_tokens_do_not_show_is_not_undone_on_them():
     """The tops the found light's shadows cross in part are darker where crossed (bench
     scene 2057); under a light from elsewhere they are not: such a light is refuted (its
