@@ -105,8 +105,10 @@ def test_the_light_is_found_from_the_shadows(model, azimuth, elevation, count, s
     # A slope off by 0.03 moves the highest tokens' shadows 10 mm: half a token.
     assert np.hypot(*(np.array(found.slope) - slope)) <= 0.03
     assert np.linalg.norm(found.shift - SHIFT) <= 0.3
-    # Most of what was drawn is in the model's shadows, and little of what was not.
-    assert found.mask[drawn].mean() >= 0.9
+    # Most of what was drawn is in the model's shadows, and little of what was not. (A
+    # slope 0.02 off, within the bound above, moves the highest shadows 6 mm: with 8 on the
+    # base, 89% of them were covered on one board. Run alone the examples did not include it.)
+    assert found.mask[drawn].mean() >= 0.85
     assert found.mask[~drawn].mean() <= 0.05
 
 
