@@ -1570,21 +1570,15 @@ class Observer:
         return shade
 
     def _light_verdict(
-        self,
-        feats: np.ndarray,
-        found: Shadows,
-        accepted: np.ndarray,
-        shaded: np.ndarray | None = None,
+        self, feats: np.ndarray, found: Shadows, accepted: np.ndarray
     ) -> bool | None:
         """Do the ``accepted`` tokens show the light the base's shadows were ``found`` to
         come from? A token whose top the predicted shadows cross in part must be darker in
         that part, by at least a quarter of the shadows' depth on the base: at least half
         of them must be. A wrong light (found from dark patches of a table) puts its
         shadows anywhere, and they then cross tops no darker there. None when no top is
-        crossed in part: the tokens cannot tell. (``shaded``: the crossed samples per
-        ``self._top`` entry, when already worked out.)"""
-        if shaded is None:
-            shaded = self._shaded_tops.shaded(found.slope, accepted)
+        crossed in part: the tokens cannot tell."""
+        shaded = self._shaded_tops.shaded(found.slope, accepted)
         depth = float(found.shift[2])
         nearest = self._nearest_tier(accepted)
         top = self._top
@@ -1601,12 +1595,13 @@ class Observer:
         if not crossed.any():
             return None
         light = feats[:, 2]
-        darker = []
+        medians = []  # (per crossed top: the median brightness inside the shade, outside it)
         for part in (shaded, ~shaded):
             use = seen & part & crossed[top.point]
             median, _ = _grouped_median(top.point[use], light[top.index[use]][:, None])
-            darker.append(median[crossed, 0])
-        return bool(np.mean(darker[0] - darker[1] <= depth / 4) >= 0.5)
+            medians.append(median[crossed, 0])
+        inside, outside = medians
+        return bool(np.mean(inside - outside <= depth / 4) >= 0.5)
 
     def _learn_plates(self, mean: np.ndarray, points: np.ndarray, sets: np.ndarray) -> None:
         """Learn what the plates above each point take and add (see
