@@ -118,20 +118,10 @@ def relit(
     return features(np.maximum((seen - veil) * gain + veil, 0.0))
 
 
-def light_ratio(
-    lit: np.ndarray,
-    shaded: np.ndarray,
-    plates: float,
-    transmission: float = 1.0,
-    added: float | np.ndarray = 0.0,
-) -> float:
-    """How many times more light a surface behind ``plates`` plates sends when it looks
-    ``lit`` than when it looks ``shaded`` (colour features, ``(3,)`` each): the plates'
-    added light is taken off both. Infinite when the shaded look is no brighter than the
-    plates' light alone."""
-    _, gathered = _through(np.array([plates], np.float64), transmission)
-    veil = np.asarray(added, np.float64) * gathered[0]
-    light, dark = ((feature_to_bgr(np.asarray(f, np.float32)) - veil).sum() for f in (lit, shaded))
+def light_ratio(lit: np.ndarray, shaded: np.ndarray) -> float:
+    """How many times more light a surface sends when it looks ``lit`` than when it looks
+    ``shaded`` (colour features, ``(3,)`` each; infinite when the shaded look is no light)."""
+    light, dark = (feature_to_bgr(np.asarray(f, np.float32)).sum() for f in (lit, shaded))
     return float(light / dark) if dark > 0 else float("inf")
 
 

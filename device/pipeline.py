@@ -551,8 +551,9 @@ class Pipeline:
         the board last seen means for it (tokens still on the board are an illegal change)."""
         with self._lock:
             self.game_id = game_id
-            if sets_in_play(game) != self._sets:  # (the colours learned were capped for the old one)
-                self._sets = sets_in_play(game)
+            sets = sets_in_play(game)
+            if sets != self._sets:  # (the colours learned were capped for the old one)
+                self._sets = sets
                 self._observer = self._observer_factory(
                     self._calibration, palette=self._palette, sets=self._sets
                 )

@@ -302,22 +302,21 @@ class Observer:
         self._prepare_sampling(fp, *size)
         self._prepare_frame_sampling()
         self._shadow_model = ShadowModel(self.camera, self.spec, self._positions, size, fp.scale)
-        self._shaded_tops = ShadedTops(
-            self.camera,
-            self.spec,
-            working_to_frame(self._positions[self._top.index], size, fp.scale),
-            self._top.point,
+        # Which top and core samples the tokens above shade (see _shade_on_tokens).
+        self._shaded_tops, self._shaded_cores = (
+            ShadedTops(
+                self.camera,
+                self.spec,
+                working_to_frame(self._positions[part.index], size, fp.scale),
+                part.point,
+            )
+            for part in (self._top, self._core)
         )
-        # The shadows the last full read found, deep or faint (None: none): the light that
-        # throws them shades the tokens below others too (see _out_of_shadows).
+        # The shadows the last full read found, deep or faint (None: none), and how many
+        # times brighter than in them the light out of them is (None: not known).
         self._shadows_seen: Shadows | None = None
-        self._shaded_cores = ShadedTops(
-            self.camera,
-            self.spec,
-            working_to_frame(self._positions[self._core.index], size, fp.scale),
-            self._core.point,
-        )
-        self._shade_memo: tuple[tuple, tuple[tuple[float, float], float] | None] | None = None
+        self._shade_gain: float | None = None
+        self._verdict_memo: tuple[Shadows, np.ndarray, bytes, bool | None] | None = None
         #: The tokens' shadows the last full read found and took out (None: none).
         self.last_shadows: Shadows | None = None
         # The last tokens that cast shadows, and what they cast (found again when they change).
@@ -723,7 +722,7 @@ class Observer:
                 logger.debug("the tokens do not show the light found at %s", found.slope)
                 found = None
             self._shadows_memo = (key, found)
-        self._shadows_seen = found
+        self._shadows_seen, self._shade_gain = found, self._gain_out_of(found)
         if not self._could_pass_for_tokens(found):
             self.last_shadows = None
             return difference
@@ -1539,35 +1538,30 @@ class Observer:
         self, feats: np.ndarray, accepted: np.ndarray, *, confirmed: bool = True
     ) -> tuple[tuple[float, float], float] | None:
         """The light's slope and how many times brighter the tokens' own light is out of
-        the shadows than in them, when the ``accepted`` tokens confirm the light found on
-        the base (see :meth:`_light_verdict`); None otherwise. Under that light the tokens
-        on higher tiers and the post shade the tops below them as deeply as the base: the
-        gain is the base's empty look where the shadows fall against that look shifted by
-        them. (The plates' veil makes that an underestimate, and taking off a veil learned
-        from few tokens made a dark base's shadows look near black: a shaded token is
-        brightened by no more than the base shows.) Unless ``confirmed`` is asked for, a
-        light the tokens cannot tell about (no top crossed in part) is taken too."""
-        found = self._shadows_seen
-        if found is None:
+        the shadows than in them (see :meth:`_gain_out_of`), when the ``accepted`` tokens
+        confirm the light found on the base (see :meth:`_light_verdict`); None otherwise.
+        Under that light the tokens on higher tiers and the post shade the tops below them
+        as deeply as the base. Unless ``confirmed`` is asked for, a light the tokens cannot
+        tell about (no top crossed in part) is taken too."""
+        found, gain = self._shadows_seen, self._shade_gain
+        if found is None or gain is None:
             return None
-        key = (found, feats, accepted.tobytes(), confirmed)
-        memo = self._shade_memo
-        if (
-            memo is not None
-            and memo[0][0] is found
-            and memo[0][1] is feats
-            and memo[0][2:] == key[2:]
-        ):
-            return memo[1]
-        shade = None
         verdict = self._light_verdict(feats, found, accepted)
         if verdict or (verdict is None and not confirmed):
-            lit = np.median(self._ref_features[found.mask], axis=0)
-            gain = light_ratio(lit, lit + found.shift, 0)
-            if gain > 1.0:
-                shade = (found.slope, min(gain, MAX_SHADOW_GAIN))
-        self._shade_memo = (key, shade)
-        return shade
+            return found.slope, gain
+        return None
+
+    def _gain_out_of(self, found: Shadows | None) -> float | None:
+        """How many times brighter than in the ``found`` shadows the light out of them is:
+        the base's empty look where they fall against that look shifted by them (None: no
+        shadows, or none darker). The plates' veil makes that an underestimate, but taking
+        off a veil learned from few tokens made a dark base's shadows look near black: a
+        shaded token is brightened by no more than the base shows."""
+        if found is None:
+            return None
+        lit = np.median(self._ref_features[found.mask], axis=0)
+        gain = light_ratio(lit, lit + found.shift)
+        return min(gain, MAX_SHADOW_GAIN) if gain > 1.0 else None
 
     def _light_verdict(
         self, feats: np.ndarray, found: Shadows, accepted: np.ndarray
@@ -1577,7 +1571,17 @@ class Observer:
         that part, by at least a quarter of the shadows' depth on the base: at least half
         of them must be. A wrong light (found from dark patches of a table) puts its
         shadows anywhere, and they then cross tops no darker there. None when no top is
-        crossed in part: the tokens cannot tell."""
+        crossed in part: the tokens cannot tell. (A read asks up to three times about the
+        same tokens: the last answer is kept.)"""
+        key = accepted.tobytes()
+        memo = self._verdict_memo
+        if memo is not None and memo[0] is found and memo[1] is feats and memo[2] == key:
+            return memo[3]
+        verdict = self._judge_light(feats, found, accepted)
+        self._verdict_memo = (found, feats, key, verdict)
+        return verdict
+
+    def _judge_light(self, feats: np.ndarray, found: Shadows, accepted: np.ndarray) -> bool | None:
         shaded = self._shaded_tops.shaded(found.slope, accepted)
         depth = float(found.shift[2])
         nearest = self._nearest_tier(accepted)

@@ -46,6 +46,7 @@ SHADOW_MARGIN_MM = 3.0  # grown around a predicted shadow disc (penumbra, refrac
 MIN_DEPTH = 0.4  # shadows' darkening over the base's (brightness feature units) that counts
 TOP_CELL_MM = 1.0  # side of a cell of a tier's plane map of the shadows on token tops
 SHADED_MEMO = 4  # answers of ShadedTops.shaded kept
+_SHIFT_BITS = 4  # fractional bits of the points handed to OpenCV's drawing
 
 
 @dataclass(frozen=True)
@@ -95,20 +96,13 @@ class ShadowModel:
         size: tuple[int, int],
         scale: tuple[float, float],
     ) -> None:
-        rays = camera.ray_directions(working_to_frame(positions, size, scale))
-        centre = camera.centre_mm()
         base_z = -spec.plate_thickness
-        with np.errstate(divide="ignore", invalid="ignore"):
-            reach = (base_z - centre[2]) / rays[:, 2]
-        on_plane = centre[None, :2] + rays[:, :2] * reach[:, None]
         self._half = spec.base_size / 2
-        self._cells_per_side = int(np.ceil(spec.base_size / CELL_MM))
-        cell = np.floor((on_plane + self._half) / CELL_MM).astype(np.int64)
-        inside = (reach > 0) & np.all((cell >= 0) & (cell < self._cells_per_side), axis=1)
-        off_base = self._cells_per_side**2  # (a cell past the last: every pixel off the base)
-        # Per gathered pixel: the cell of the base it sees (``off_base`` when none).
-        self._cell = np.where(inside, cell[:, 1] * self._cells_per_side + cell[:, 0], off_base)
-        self._on_base = inside
+        # Per gathered pixel: the cell of the base it sees (one past the last when none).
+        self._cell, self._cells_per_side = _plane_cells(
+            camera, working_to_frame(positions, size, scale), base_z, self._half, CELL_MM
+        )
+        self._on_base = self._cell < self._cells_per_side**2
         centres = spec.point_centres()
         self._xy = centres[:, :2]
         # A token's shadow is cast by its whole height: its middle stands for it.
@@ -271,30 +265,36 @@ class ShadedTops:
     ) -> None:
         centres = spec.point_centres()
         self._points = np.asarray(points, np.int64)
-        self._centres = centres
-        self._token_height = spec.token_height
         self._tier_z = np.unique(centres[:, 2])  # (the tiers' planes, lowest first)
-        tier = np.searchsorted(self._tier_z, centres[self._points, 2])
-        self._sample_tier = tier
         self._point_tier = np.searchsorted(self._tier_z, centres[:, 2])
-        rays = camera.ray_directions(frame_px)
-        eye = camera.centre_mm()
-        top = self._tier_z[tier] + spec.token_height
-        with np.errstate(divide="ignore", invalid="ignore"):
-            reach = (top - eye[2]) / rays[:, 2]
-        on_plane = eye[None, :2] + rays[:, :2] * reach[:, None]
+        self._sample_tier = self._point_tier[self._points]
+        self._top_above_tier = spec.token_height  # (a top lies this far above its tier)
         self._half = spec.plate_size / 2 + spec.token_diameter
-        n = int(np.ceil(2 * self._half / TOP_CELL_MM))
-        self._cells_per_side = n
-        cell = np.floor((on_plane + self._half) / TOP_CELL_MM).astype(np.int64)
-        inside = (reach > 0) & np.all((cell >= 0) & (cell < n), axis=1)
-        self._cell = np.where(inside, cell[:, 1] * n + cell[:, 0], n * n)
-        self._token_width = spec.token_diameter / TOP_CELL_MM
-        # The post stands from the bottom tier to its top, its cap above that.
-        self._post = (
-            (0.0, spec.post_top, spec.post_diameter),
-            (spec.post_top, spec.cap_top, spec.cap_diameter),
+        self._cell, self._cells_per_side = _plane_cells(
+            camera,
+            frame_px,
+            self._tier_z[self._sample_tier] + spec.token_height,
+            self._half,
+            TOP_CELL_MM,
         )
+        # What throws shadows: every point's token (rows 0..255, each shading the tiers below
+        # its own) and the post with its cap above it (shading every tier): where each
+        # stands, from and to what height, and how wide (in map cells).
+        self._solid_xy = np.vstack([centres[:, :2], np.zeros((2, 2))])
+        self._solid_low = np.concatenate([centres[:, 2], [0.0, spec.post_top]])
+        self._solid_high = np.concatenate(
+            [centres[:, 2] + spec.token_height, [spec.post_top, spec.cap_top]]
+        )
+        self._solid_width = np.rint(
+            np.concatenate(
+                [
+                    np.full(len(centres), spec.token_diameter),
+                    [spec.post_diameter, spec.cap_diameter],
+                ]
+            )
+            / TOP_CELL_MM
+        ).astype(int)
+        self._post_rows = np.array([len(centres), len(centres) + 1])
         self._memo: dict[tuple, np.ndarray] = {}
 
     def shaded(
@@ -321,40 +321,42 @@ class ShadedTops:
         n = self._cells_per_side
         scale = (1 << _SHIFT_BITS) / TOP_CELL_MM
         for tier in np.unique(self._point_tier[wanted]):
-            plane = np.zeros((n, n), np.uint8)
-            z = self._tier_z[tier] + self._token_height
-            above = casters[self._point_tier[casters] > tier]
-            # Each solid from ``low`` to ``high`` throws a disc swept between the shadows of
-            # its two ends: a thick line with round caps.
-            xy = np.concatenate([self._centres[above, :2], np.zeros((len(self._post), 2))])
-            low = np.concatenate([self._centres[above, 2], [max(lo, z) for lo, _, _ in self._post]])
-            high = np.concatenate(
-                [self._centres[above, 2] + self._token_height, [hi for _, hi, _ in self._post]]
-            )
-            width = np.concatenate(
-                [
-                    np.full(len(above), self._token_width),
-                    [w / TOP_CELL_MM for _, _, w in self._post],
-                ]
-            )
+            z = self._tier_z[tier] + self._top_above_tier
+            solids = np.concatenate([casters[self._point_tier[casters] > tier], self._post_rows])
+            solids = solids[self._solid_high[solids] > z]
+            # A solid from ``low`` to ``high`` throws a disc swept between the shadows of its
+            # two ends: a thick line with round caps.
             ends = [
-                np.rint((xy - slope[None, :] * (h - z)[:, None] + self._half) * scale).astype(int)
-                for h in (low, high)
+                np.rint(
+                    (self._solid_xy[solids] - slope[None, :] * (h - z)[:, None] + self._half)
+                    * scale
+                ).astype(int)
+                for h in (np.maximum(self._solid_low[solids], z), self._solid_high[solids])
             ]
-            thickness = np.maximum(1, np.rint(width)).astype(int)
-            for k in np.flatnonzero(high > z).tolist():
-                cv2.line(
-                    plane,
-                    (int(ends[0][k, 0]), int(ends[0][k, 1])),
-                    (int(ends[1][k, 0]), int(ends[1][k, 1])),
-                    1,
-                    thickness=int(thickness[k]),
-                    shift=_SHIFT_BITS,
-                )
+            plane = np.zeros((n, n), np.uint8)
+            for (ax, ay), (bx, by), width in zip(
+                ends[0].tolist(), ends[1].tolist(), self._solid_width[solids].tolist()
+            ):
+                cv2.line(plane, (ax, ay), (bx, by), 1, thickness=max(1, width), shift=_SHIFT_BITS)
             here = np.flatnonzero(self._sample_tier == tier)
             flat = np.append(plane.reshape(-1), np.uint8(0))  # (the last: off the map)
             out[here] = flat[self._cell[here]].astype(bool)
         return out
 
 
-_SHIFT_BITS = 4  # fractional bits of the points handed to OpenCV's drawing
+def _plane_cells(
+    camera: CameraModel, frame_px: np.ndarray, z: float | np.ndarray, half: float, cell_mm: float
+) -> tuple[np.ndarray, int]:
+    """Where the camera's rays through ``frame_px`` (``(n, 2)``) meet the plane at height
+    ``z`` (one for all, or one per ray), as cells of a square map ``2 * half`` mm wide
+    centred on the board: the flat cell index per ray (one past the last cell where the ray
+    misses the map) and the map's cells per side."""
+    rays = camera.ray_directions(frame_px)
+    eye = camera.centre_mm()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        reach = (z - eye[2]) / rays[:, 2]
+    on_plane = eye[None, :2] + rays[:, :2] * reach[:, None]
+    n = int(np.ceil(2 * half / cell_mm))
+    cell = np.floor((on_plane + half) / cell_mm).astype(np.int64)
+    inside = (reach > 0) & np.all((cell >= 0) & (cell < n), axis=1)
+    return np.where(inside, cell[:, 1] * n + cell[:, 0], n * n), n
