@@ -30,7 +30,9 @@ arrays precomputed in :mod:`vision.footprint`):
    Two such points that explain it equally well are a toss-up (``Observation.in_line``),
    unless the colour the plates above each leave tells them apart. A point taken
    on a sliver beside farther tokens whose sliver is not the colour of the rest of its
-   core is dropped (a token is one colour all over).
+   core is dropped (a token is one colour all over). A point whose core lies in front of
+   accepted farther tokens is never judged by the change (it is all theirs): it is taken
+   where its pixels show one set's colour that the tokens behind them are not.
 4. Change the accepted tokens do not explain, in a blob larger than a couple of
    tokens (against the empty board, or weaker change against the last calm
    frame), is a hand. So is motion since the last frame, found before anything
@@ -127,6 +129,9 @@ RIM_SIGMAS_ALONE = 3.0  # this stricter bar
 RIM_SHARE = 0.5  # share of a point's open rim pairs with a new edge that outlines a token
 RIM_ASKED = 0.5  # share of an undecided point's core that must have changed to look at its rim
 RIM_OPEN = 0.25  # share of its rim pairs that must be clear of accepted tokens to judge it
+FRONT_SHARE = 0.5  # share of a point's core in front of accepted farther tokens to judge it there
+FRONT_VOTERS = 1 / 3  # share of its core that must be able to tell a token there (see below)
+FRONT_AGREEMENT = 0.7  # share of those pixels one set's colour must explain better than without it
 SLIVER_AGREEMENT = 0.5  # share of a sliver's pixels that must show the rest of the core's colour
 HAND_AREA_DISCS = 2.0  # an unexplained blob bigger than this many top discs is a hand
 # Brightness spread over a top disc that counts as texture (printed lines, grain): this many
@@ -378,7 +383,7 @@ class Observer:
         self._unplated_colours: dict[int, float] = {}
         #: The pixels and result of the last frame read in full (streams only).
         self._last_read: tuple[np.ndarray, Observation, tuple, np.ndarray] | None = None
-        self._colours_memo: tuple[np.ndarray, bytes, tuple] | None = None
+        self._colours_memo: tuple[np.ndarray, object, bytes, tuple] | None = None
         #: The sets' colours as the plates in front of each point wash them, and what for.
         self._washed_memo: tuple[tuple, np.ndarray] | None = None
         #: The light's slope the shadows were last found at in a stream (see vision.shadows).
@@ -436,6 +441,7 @@ class Observer:
             by_tier,
             self._silhouette.count[by_tier],
             fp.tier[self._silhouette.point[order]].astype(np.int8),
+            self._silhouette.point[order],
         )
         self._tier_memo: dict[tuple[bytes, bool], np.ndarray] = {}
         self._core_tier = fp.tier[self._core.point]
@@ -684,6 +690,7 @@ class Observer:
                 evidence, core_evidence, feats, foreground, unshaded > 0, still=still
             ),
         )
+        reading = self._in_front_of_farther(feats, foreground, evidence, core_evidence, reading)
         return reading, core_evidence
 
     def _neutral_behind_lines(self, core_evidence: np.ndarray) -> None:
@@ -1416,6 +1423,110 @@ class Observer:
         logger.debug("sliver points dropped: %s", np.flatnonzero(stray).tolist())
         return dataclasses.replace(reading, accepted=accepted & ~stray)
 
+    def _in_front_of_farther(
+        self,
+        feats: np.ndarray,
+        foreground: np.ndarray,
+        evidence: np.ndarray,
+        core_evidence: np.ndarray,
+        reading: Selection,
+    ) -> Selection:
+        """Take points whose core lies in front of accepted farther tokens and shows there a
+        known colour those tokens do not. The change such a token makes is all inside the
+        farther tokens' silhouettes, so the selection counts it as theirs and never judges the
+        point (a token on S over two on R); and the farther tokens' colours are read from its
+        pixels. Judged by colour (see :meth:`_front_votes`). A farther token whose own open
+        core then no longer shows a token is dropped: the nearer one explains its change."""
+        accepted = reading.accepted
+        keys, protos = self.colours.prototype_array()
+        if len(keys) == 0 or self._ref_features is None or not accepted.any():
+            return reading
+        candidates = ~accepted & reading.active & (reading.open_core < self._selector.min_open)
+        if not candidates.any():
+            return reading
+        entries = np.flatnonzero(spread(candidates, self._core.count) & ~self._core_behind_line)
+        idx, pts = self._core.index[entries], self._core.point[entries]
+        in_front = self._nearest_tier(accepted)[idx] < self._core_tier[entries]
+        owner = self._nearest_owner(accepted)[idx]
+        n_front = np.bincount(pts, weights=in_front, minlength=N_POINTS)
+        n_far = np.bincount(pts, weights=in_front & (owner >= 0), minlength=N_POINTS)
+        asked = candidates & (n_front >= FRONT_SHARE * self._core.count) & (n_far > 0)
+        if not asked.any():
+            return reading
+        keep = in_front & asked[pts]
+        found, score, n_open, behind = self._front_votes(
+            feats, foreground, accepted, asked, idx[keep], pts[keep], owner[keep], protos
+        )
+        if not found.any():
+            return reading
+        logger.debug("tokens in front of farther ones taken: %s", np.flatnonzero(found).tolist())
+        new_accepted = accepted | found
+        new_score, open_core = reading.score.copy(), reading.open_core.copy()
+        new_score[found], open_core[found] = score[found], n_open[found]
+        if len(behind):  # judged again on what the nearer tokens leave open
+            cover = self._cover(new_accepted)
+            again, opened = self._selector.score_freed(
+                evidence, core_evidence, behind, behind, cover
+            )
+            gone = behind[(opened >= self._selector.min_open[behind]) & (again < MIN_SCORE)]
+            if len(gone):
+                logger.debug("farther tokens they explain dropped: %s", gone.tolist())
+                new_accepted[gone] = False
+        return dataclasses.replace(
+            reading, accepted=new_accepted, score=new_score, open_core=open_core
+        )
+
+    def _front_votes(
+        self,
+        feats: np.ndarray,
+        foreground: np.ndarray,
+        accepted: np.ndarray,
+        asked: np.ndarray,
+        idx: np.ndarray,
+        pts: np.ndarray,
+        owner: np.ndarray,
+        protos: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Which ``asked`` points hold a token in front of the ``accepted`` farther ones, from
+        their core pixels ``idx`` in front (of points ``pts``; ``owner``: the accepted token
+        nearest there, -1: none). Without a token there, each pixel would show the farther
+        token (its colour as read beside the asked points: a token there would hide the rest
+        of it) or the empty board; with one, one set's colour as the plates in front of the
+        point wash it. A pixel votes for a set that explains it better than that, where the
+        token behind it is of another set (the same colour a little brighter or darker is a
+        farther token's lit top or shaded wall as well). Returns the points found, their
+        scores as the selection scores (mean net evidence over the pixels that could vote),
+        how many those were, and the farther tokens behind the found ones."""
+        seen, used = self._token_colours(feats, foreground, accepted | asked)
+        readable = (owner < 0) | (used[np.maximum(owner, 0)] > 0)
+        idx, pts, owner = idx[readable], pts[readable], owner[readable]
+        pixel = _rows(feats, idx)
+        without = np.where(
+            (owner >= 0)[:, None], seen[np.maximum(owner, 0)], _rows(self._ref_features, idx)
+        )
+        margin = pair_distance(pixel, without)[:, None] - self._to_sets(pixel, pts, protos)
+        farther = np.unique(owner[owner >= 0])
+        owner_set = np.full(N_POINTS, -1)
+        owner_set[farther] = self._to_sets(seen[farther], farther, protos).argmin(axis=1)
+        may_vote = owner_set[owner][:, None] != np.arange(len(protos))
+        votes, voters = (
+            np.stack(
+                [np.bincount(pts, weights=w[:, k], minlength=N_POINTS) for k in range(len(protos))],
+                axis=1,
+            )
+            for w in (may_vote & (margin > COLOUR_RAMP), may_vote)
+        )
+        share = votes / np.maximum(voters, 1)
+        share[voters < FRONT_VOTERS * self._core.count[:, None]] = 0.0
+        best = share.argmax(axis=1)
+        found = asked & (share.max(axis=1) >= FRONT_AGREEMENT)
+        rows, chosen = np.arange(len(pts)), best[pts]
+        strength = np.clip(margin[rows, chosen] / COLOUR_RAMP, 0.0, 1.0) * may_vote[rows, chosen]
+        n_open = voters[np.arange(N_POINTS), best]
+        score = np.bincount(pts, weights=strength, minlength=N_POINTS) / np.maximum(n_open, 1)
+        behind = np.unique(owner[found[pts] & (owner >= 0)])
+        return found, score - EVIDENCE_THRESHOLD, n_open, behind
+
     def _nearest_tier(self, points: np.ndarray, *, farthest: bool = False) -> np.ndarray:
         """Per gathered pixel, the highest tier of the given points' silhouettes there (-1: none);
         with ``farthest``, the lowest (4: none). Read-only: one frame asks several times for
@@ -1430,16 +1541,31 @@ class Observer:
         return memo[key]
 
     def _paint_tiers(self, points: np.ndarray, farthest: bool) -> np.ndarray:
-        """:meth:`_nearest_tier` worked out. Silhouette pixels are stored ordered by tier, so
-        the last write is the nearest token (the first, written last in reverse, the farthest)."""
-        index, point_order, count, tier = self._silhouette_by_tier
-        chosen = np.repeat(points[point_order], count)
-        out = np.full(len(self._positions), 4 if farthest else -1, np.int8)
-        if farthest:
-            out[index[chosen][::-1]] = tier[chosen][::-1]
-        else:
-            out[index[chosen]] = tier[chosen]
+        """:meth:`_nearest_tier` worked out."""
+        tier = self._silhouette_by_tier[3]
+        out = self._paint(points, tier, 4 if farthest else -1, farthest=farthest)
         out.setflags(write=False)
+        return out
+
+    def _nearest_owner(self, points: np.ndarray) -> np.ndarray:
+        """Per gathered pixel, which of the given points' silhouettes is the nearest there
+        (-1: none)."""
+        return self._paint(points, self._silhouette_by_tier[4], -1)
+
+    def _paint(
+        self, points: np.ndarray, values: np.ndarray, fill: int, *, farthest: bool = False
+    ) -> np.ndarray:
+        """Per gathered pixel, ``values`` (one per silhouette pixel in tier order) of the
+        nearest (or ``farthest``) of the ``points``' (a mask) silhouettes there, ``fill``
+        where none is. Silhouette pixels are stored ordered by tier, so the last write is the
+        nearest token (the first, written last in reverse, the farthest)."""
+        index, point_order, count, _, _ = self._silhouette_by_tier
+        chosen = np.repeat(points[point_order], count)
+        out = np.full(len(self._positions), fill, values.dtype)
+        if farthest:
+            out[index[chosen][::-1]] = values[chosen][::-1]
+        else:
+            out[index[chosen]] = values[chosen]
         return out
 
     def _hand(self, unexplained: np.ndarray) -> bool:
@@ -1457,12 +1583,15 @@ class Observer:
         changed pixels of the whole core; and how many were used.
         Pixels that an accepted token on a higher tier covers are left out: they show that
         nearer token, not this one."""
+        # (the plates' loss as learned is part of it: it relights the shaded tops)
         key = accepted.tobytes()
         memo = self._colours_memo
-        if memo is not None and memo[0] is feats and memo[1] == key:  # a still picture asks twice
-            return memo[2][0].copy(), memo[2][1].copy()
+        if (  # a still picture asks twice
+            memo is not None and memo[0] is feats and memo[1] is self._plate_loss and memo[2] == key
+        ):
+            return memo[3][0].copy(), memo[3][1].copy()
         mean, used = self._measure_token_colours(feats, foreground, accepted)
-        self._colours_memo = (feats, key, (mean.copy(), used.copy()))
+        self._colours_memo = (feats, self._plate_loss, key, (mean.copy(), used.copy()))
         return mean, used
 
     def _measure_token_colours(
