@@ -39,7 +39,10 @@ arrays precomputed in :mod:`vision.footprint`):
    else: such a frame is not read at all, and the last reading stands.
 5. After a hand visit, the calm board before it and the one after it are
    compared: the changed pixels are given to the in-line point they fit best, unless
-   the picture alone clearly says the other point (then the two are a toss-up).
+   the picture alone clearly says the other point (then the two are a toss-up). A
+   point that change fills as a token is a new token even where the picture against the
+   empty board hardly shows it, and a token the game holds whose footprint the visit left
+   alone stays.
 6. Each accepted token's colour is the median of its most changed top-disc pixels,
    matched to the learned colour prototypes (learned when no hand is in view).
 """
@@ -117,6 +120,7 @@ COLOUR_MARGIN = 0.0  # a pixel must match a token colour this much better than t
 COLOUR_RAMP = 0.5  # ... and this much more again to count as a sure token pixel
 COLOUR_RAISE = 0.1  # mean evidence a colour check must add to a point to read the board again
 CHANGE_MARGIN = 0.03  # a point must explain the before/after change this much better to take it
+ADDED_TIE = 0.1  # ... and a token the picture missed must, over a point in line, to be no toss-up
 TIE_MARGIN = 0.03  # two points in line whose scores are this close are the camera's toss-up
 TIE_COLOUR_MARGIN = 0.5  # colour units by which one tier's plates must explain a toss-up better
 RIM_SIGMAS = 2.0  # a pair's contrast must grow at least this far out of its noise to be a new edge
@@ -909,12 +913,76 @@ class Observer:
                     score[x], score[y] = score[y], max(score[x], fit[y])
                     flipped[x] = False
                     logger.debug("change attributed to point %d instead of %d", y, x)
+        # A token the game holds, read before the hand came (there, or on a point in line
+        # with it: a toss-up the players answered), whose footprint did not change since is
+        # still there, however weakly the picture against the empty board shows it now.
+        kept = (
+            (before_accepted | self._in_line_with(before_accepted))
+            & ~accepted
+            & (core[:, 1] < STILL_CORE_SHARE * self._core.count)
+            & (self._vouched(np.arange(N_POINTS)) >= 0)
+        )
+        if kept.any():
+            logger.debug("tokens the hand visit left alone kept: %s", np.flatnonzero(kept).tolist())
+            accepted |= kept
+            score[kept] = np.maximum(score[kept], TOKEN_SCORE)
+        added, ties = self._added_by_the_hand(feats, before_feats, accepted, before_accepted)
+        if added.any():
+            logger.debug("tokens the hand visit added: %s", np.flatnonzero(added).tolist())
+            accepted |= added
+            score[added] = np.maximum(score[added], TOKEN_SCORE)
+            in_line = np.concatenate([in_line, ties])
         open_core = self._recount_open_core(accepted, open_core, accepted & ~before_accepted)
         if disputed:
             in_line = np.concatenate([in_line, np.array(disputed, np.int64)])
         return dataclasses.replace(
             reading, accepted=accepted, score=score, open_core=open_core, in_line=in_line
         )
+
+    def _added_by_the_hand(
+        self,
+        feats: np.ndarray,
+        before_feats: np.ndarray,
+        accepted: np.ndarray,
+        before_accepted: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Points the change since the hand came shows a token on that the picture against
+        the empty board missed (a dark token laid in a shadow changes that picture little).
+        What changed between the calm board before the hand and now is the tokens it added,
+        free of every other token and of the light: the points whose core that change fills
+        and whose ring it leaves clear (judged as the selection judges, so that of a token
+        on Q and the point of P in line with it one takes the change), besides the tokens
+        read now and not before the hand came or the other way round (their pixels are
+        theirs), and neither where a token is or was nor in line with one (a token taken
+        away there changes the same pixels). Darkening counts half, as against
+        the empty board: a token laid on an upper tier under a lamp darkens its shadow too.
+        Also the ``(k, 2)`` toss-ups: an added point and one in line with it that fits the
+        change within ``ADDED_TIE`` as well."""
+        changed = _distance(feats - before_feats, SHADOW_WEIGHT) > FOREGROUND_DISTANCE
+        changed &= ~self._covered(accepted ^ before_accepted)
+        if not changed.any():
+            return np.zeros(N_POINTS, bool), np.zeros((0, 2), np.int64)
+        core = self._core.tally(changed.astype(np.int64), 2)
+        ring = self._ring.tally(changed.astype(np.int64), 2)
+        fit = self._fit(core[:, 1], self._core.count, ring[:, 1], self._ring.count)
+        chosen = self._selector.select(changed.astype(np.float32)).accepted
+        held = accepted | before_accepted
+        added = chosen & ~held & ~self._in_line_with(held) & (fit >= TOKEN_SCORE)
+        # A point in line with an added one that fits the change nearly as well may as well
+        # hold it: the two are a toss-up (the colour, or the players, decide).
+        ties = []
+        for a, b in ((self._nms_far, self._nms_near), (self._nms_near, self._nms_far)):
+            tie = added[a] & ~added[b] & (fit[b] >= np.maximum(TOKEN_SCORE, fit[a] - ADDED_TIE))
+            ties.append(np.stack([a[tie], b[tie]], axis=1))
+        return added, np.concatenate(ties)
+
+    def _in_line_with(self, points: np.ndarray) -> np.ndarray:
+        """Which points lie in line with one of ``points`` (a mask): either one's token would
+        hide most of the other's top."""
+        out = np.zeros(N_POINTS, bool)
+        for a, b in ((self._nms_far, self._nms_near), (self._nms_near, self._nms_far)):
+            out |= np.bincount(a, weights=points[b], minlength=N_POINTS) > 0
+        return out
 
     def _clearly_here(
         self,
