@@ -133,9 +133,10 @@ RIM_SIGMAS_ALONE = 3.0  # this stricter bar
 RIM_SHARE = 0.5  # share of a point's open rim pairs with a new edge that outlines a token
 RIM_ASKED = 0.5  # share of an undecided point's core that must have changed to look at its rim
 RIM_OPEN = 0.25  # share of its rim pairs that must be clear of accepted tokens to judge it
-FRONT_SHARE = 0.5  # share of a point's core in front of accepted farther tokens to judge it there
-FRONT_VOTERS = 1 / 3  # share of its core that must be able to tell a token there (see below)
-FRONT_AGREEMENT = 0.7  # share of those pixels one set's colour must explain better than without it
+# Share of a point's core that must lie in front of accepted farther tokens of another set
+# (or the empty board) to tell a token there by its colour, and ...
+FRONT_VOTERS = 1 / 3
+FRONT_AGREEMENT = 0.7  # ... the share of those pixels one set must explain better than without it
 SLIVER_AGREEMENT = 0.5  # share of a sliver's pixels that must show the rest of the core's colour
 HAND_AREA_DISCS = 2.0  # an unexplained blob bigger than this many top discs is a hand
 # Brightness spread over a top disc that counts as texture (printed lines, grain): this many
@@ -1518,7 +1519,7 @@ class Observer:
         owner = self._nearest_owner(accepted)[idx]
         n_front = np.bincount(pts, weights=in_front, minlength=N_POINTS)
         n_far = np.bincount(pts, weights=in_front & (owner >= 0), minlength=N_POINTS)
-        asked = candidates & (n_front >= FRONT_SHARE * self._core.count) & (n_far > 0)
+        asked = candidates & (n_front >= FRONT_VOTERS * self._core.count) & (n_far > 0)
         if not asked.any():
             return reading
         keep = in_front & asked[pts]

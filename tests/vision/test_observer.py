@@ -364,13 +364,15 @@ def test_a_token_the_shade_makes_look_like_the_table_is_found(seed, name):
         (416, BENCH_SIZES[1], True, "H4S"),
         (643, BENCH_SIZES[0], False, "H1R"),
         (59, BENCH_SIZES[0], False, "E1S"),
+        (208, BENCH_SIZES[1], True, "C4Q"),
     ],
 )
 def test_a_token_in_front_of_farther_tokens_of_another_colour_is_read(seed, size, cast, name):
     """Bench scenes where a token's whole core lies in front of tokens on lower tiers (H4S
     over E8Q, F5R and F6R): the change it makes is all inside their silhouettes, so it was
     never judged (missed), and the farther tokens' colours were read from its pixels (two
-    of them wrong in 416). Now every visible point reads right."""
+    of them wrong in 416). In 208 a nearer token (B2R) hides nearly half of C4Q's core: the
+    third of it in front of D5P's token still tells. Now every visible point reads right."""
     tokens, rendered, image, calibration = still_scene(seed, size, cast=cast)
     states = Observer(calibration).observe(image, compare_previous=False).states()
     truth = truth_states(tokens)
