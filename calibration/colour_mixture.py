@@ -34,6 +34,7 @@ MIN_VARIANCE = 0.3**2  # no set is tighter than this along any axis (feature uni
 SEEDS = 32  # k-means++ starts besides the given grouping
 MAX_ITERATIONS = 100
 TOLERANCE = 1e-6  # log-likelihood gain below which EM has converged
+SETTLING = 0.1  # log-likelihood EM from a soft optimum's hard grouping may lose on the way back
 _LOG_2PI = float(np.log(2.0 * np.pi))
 _PRIOR_SCATTER = np.eye(3) * (PRIOR_WEIGHT * PRIOR_SPREAD**2)
 
@@ -53,6 +54,7 @@ def refine_partition(samples: np.ndarray, groups: Sequence[Sequence[int]]) -> li
     for label, members in enumerate(groups):
         start[np.asarray(members, np.int64)] = label
     best_labels, best_ll = _fit(samples, start, k)
+    start_ll = best_ll
     rng = np.random.default_rng(0)
     for labels in _kmeans_pp_starts(samples, k, rng):
         fitted, ll = _fit(samples, labels, k)
@@ -66,6 +68,10 @@ def refine_partition(samples: np.ndarray, groups: Sequence[Sequence[int]]) -> li
             if ll > best_ll + TOLERANCE:
                 best_labels, best_ll, improved = fitted, ll, True
                 break
+    # The grouping is judged as the start was: by EM from it. The hard grouping of a soft
+    # optimum settles a hair away from it, or in a less likely optimum: then the start stands.
+    if _fit(samples, best_labels, k)[1] < start_ll - SETTLING:
+        return given
     out = [sorted(np.flatnonzero(best_labels == label).tolist()) for label in range(k)]
     return given if any(not members for members in out) else out  # (EM may empty a set)
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from calibration.colour_mixture import _fit, refine_partition
+from calibration.colour_mixture import SETTLING, _fit, refine_partition
 from calibration.colours import cluster
 
 # Bench scene 403's token colours, with the plates' loss (as estimated) undone: a dark maroon
@@ -87,8 +87,44 @@ def sets_of_tokens(draw):
     return rows, [np.flatnonzero(labels == j).tolist() for j in range(k)]
 
 
+# Two sets where EM from the best grouping found settles, from its hard grouping, in a less
+# likely optimum than the start's (the start is then returned).
+_SETTLES_LOWER = (
+    np.array(
+        [
+            [7.36, -1.419, 13.98],
+            [6.456, 5.869, 11.573],
+            [7.797, -0.496, 14.907],
+            [10.769, -1.448, 13.209],
+            [12.263, -1.222, 12.678],
+            [7.37, -1.301, 13.954],
+            [3.35, -1.191, 12.046],
+            [11.15, -0.519, 12.924],
+            [10.415, 1.493, 12.371],
+            [9.626, 1.589, 12.35],
+            [8.547, 1.667, 15.545],
+            [7.61, 0.142, 11.829],
+            [6.108, 4.339, 9.313],
+            [10.334, 1.707, 9.55],
+            [10.255, 3.587, 8.104],
+            [7.794, 2.107, 8.607],
+            [7.772, 3.811, 10.78],
+            [10.941, 5.452, 6.674],
+            [8.219, 5.015, 9.966],
+            [10.477, 1.533, 9.751],
+            [7.45, 4.433, 7.08],
+            [11.4, 3.251, 7.698],
+            [3.972, 4.547, 7.293],
+            [4.888, 3.216, 9.574],
+        ]
+    ),  # fmt: skip
+    [[0, 1, 3, 11, 12, 13, 14, 16, 18, 19, 20], [2, 4, 5, 6, 7, 8, 9, 10, 15, 17, 21, 22, 23]],
+)
+
+
 @settings(max_examples=40, deadline=None)
 @given(sets_of_tokens())
+@example(_SETTLES_LOWER)
 def test_property_a_partition_of_as_many_sets_no_less_likely(case):
     rows, start = case
     refined = refine_partition(rows, start)
@@ -100,18 +136,28 @@ def test_property_a_partition_of_as_many_sets_no_less_likely(case):
     _, start_ll = _fit(rows, _labels(start, len(rows)), k)
     _, refined_ll = _fit(rows, _labels(refined, len(rows)), k)
     # (EM from the hard grouping of a soft optimum may settle a hair away from it)
-    assert refined_ll >= start_ll - 0.1
+    assert refined_ll >= start_ll - SETTLING
     assert refine_partition(rows, start) == refined  # the same colours, the same sets
 
 
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 2**32 - 1))
+@example(27263)
 def test_property_well_separated_sets_of_unlike_spreads_are_recovered(seed):
     rng = np.random.default_rng(seed)
     centres = np.array([[0.0, 0.0, 10.0], [12.0, 0.0, 14.0], [0.0, 12.0, 18.0]])
     spreads = [0.3, 1.5, 0.6]  # one set scattered five times wider than another
     sizes = rng.integers(6, 20, 3)
-    rows = np.concatenate([rng.normal(c, s, (n, 3)) for c, s, n in zip(centres, spreads, sizes)])
+    # Within three spreads of their centre: unbounded, seed 27263 drew a token of the wide
+    # set 4.4 spreads out, nearer the tight set's centre than its own, and the grouping
+    # that gives it to the tight set is the more likely one (the sets are then not well
+    # separated).
+    rows = np.concatenate(
+        [
+            c + s * rng.normal(0.0, 1.0, (n, 3)).clip(-3, 3)
+            for c, s, n in zip(centres, spreads, sizes)
+        ]
+    )
     truth = np.repeat([0, 1, 2], sizes)
     start = [
         list(range(0, len(rows), 3)),
