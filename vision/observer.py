@@ -468,6 +468,9 @@ class Observer:
         pairs = fp.overlap[fp.overlap[:, 2] >= 0.5]
         self._nms_far = pairs[:, 0].astype(np.int64)
         self._nms_near = pairs[:, 1].astype(np.int64)
+        # The same pairs in both orders (for questions that do not care which is nearer).
+        self._in_line_a = np.concatenate([self._nms_far, self._nms_near])
+        self._in_line_b = np.concatenate([self._nms_near, self._nms_far])
 
     def _prepare_rim(self, reference_px: np.ndarray) -> None:
         """The rim pairs (:class:`vision.footprint.RimPairs`): where each pixel is read in a
@@ -877,10 +880,7 @@ class Observer:
         if self._before is None:
             return reading
         before_feats, _, before_accepted = self._before
-        changed = (_distance(feats - before_feats) > FOREGROUND_DISTANCE).astype(np.int64)
-        core = self._core.tally(changed, 2)
-        ring = self._ring.tally(changed, 2)
-        fit = self._fit(core[:, 1], self._core.count, ring[:, 1], self._ring.count)
+        changed_core, fit = self._fit_to(_distance(feats - before_feats) > FOREGROUND_DISTANCE)
         accepted, score, open_core = (
             reading.accepted.copy(),
             reading.score.copy(),
@@ -920,7 +920,7 @@ class Observer:
         kept = (
             (before_accepted | self._in_line_with(before_accepted))
             & ~accepted
-            & (core[:, 1] < STILL_CORE_SHARE * self._core.count)
+            & (changed_core < STILL_CORE_SHARE * self._core.count)
             & (self._vouched(np.arange(N_POINTS)) >= 0)
         )
         if kept.any():
@@ -963,27 +963,28 @@ class Observer:
         changed &= ~self._covered(accepted ^ before_accepted)
         if not changed.any():
             return np.zeros(N_POINTS, bool), np.zeros((0, 2), np.int64)
-        core = self._core.tally(changed.astype(np.int64), 2)
-        ring = self._ring.tally(changed.astype(np.int64), 2)
-        fit = self._fit(core[:, 1], self._core.count, ring[:, 1], self._ring.count)
+        _, fit = self._fit_to(changed)
         chosen = self._selector.select(changed.astype(np.float32)).accepted
         held = accepted | before_accepted
         added = chosen & ~held & ~self._in_line_with(held) & (fit >= TOKEN_SCORE)
         # A point in line with an added one that fits the change nearly as well may as well
         # hold it: the two are a toss-up (the colour, or the players, decide).
-        ties = []
-        for a, b in ((self._nms_far, self._nms_near), (self._nms_near, self._nms_far)):
-            tie = added[a] & ~added[b] & (fit[b] >= np.maximum(TOKEN_SCORE, fit[a] - ADDED_TIE))
-            ties.append(np.stack([a[tie], b[tie]], axis=1))
-        return added, np.concatenate(ties)
+        a, b = self._in_line_a, self._in_line_b
+        tie = added[a] & ~added[b] & (fit[b] >= np.maximum(TOKEN_SCORE, fit[a] - ADDED_TIE))
+        return added, np.stack([a[tie], b[tie]], axis=1)
+
+    def _fit_to(self, changed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """How many of each point's core pixels ``changed`` (a mask per gathered pixel)
+        marks, and how well a token at each point explains it (see :meth:`_fit`)."""
+        marked = changed.astype(np.int64)
+        core = self._core.tally(marked, 2)[:, 1]
+        ring = self._ring.tally(marked, 2)[:, 1]
+        return core, self._fit(core, self._core.count, ring, self._ring.count)
 
     def _in_line_with(self, points: np.ndarray) -> np.ndarray:
         """Which points lie in line with one of ``points`` (a mask): either one's token would
         hide most of the other's top."""
-        out = np.zeros(N_POINTS, bool)
-        for a, b in ((self._nms_far, self._nms_near), (self._nms_near, self._nms_far)):
-            out |= np.bincount(a, weights=points[b], minlength=N_POINTS) > 0
-        return out
+        return np.bincount(self._in_line_a, weights=points[self._in_line_b], minlength=N_POINTS) > 0
 
     def _clearly_here(
         self,
@@ -1515,8 +1516,8 @@ class Observer:
             return reading
         entries = np.flatnonzero(spread(candidates, self._core.count) & ~self._core_behind_line)
         idx, pts = self._core.index[entries], self._core.point[entries]
-        in_front = self._nearest_tier(accepted)[idx] < self._core_tier[entries]
         owner = self._nearest_owner(accepted)[idx]
+        in_front = (owner < 0) | (self.footprints.tier[owner] < self._core_tier[entries])
         n_front = np.bincount(pts, weights=in_front, minlength=N_POINTS)
         n_far = np.bincount(pts, weights=in_front & (owner >= 0), minlength=N_POINTS)
         asked = candidates & (n_front >= FRONT_VOTERS * self._core.count) & (n_far > 0)
@@ -1566,7 +1567,8 @@ class Observer:
         farther token's lit top or shaded wall as well). Returns the points found, their
         scores as the selection scores (mean net evidence over the pixels that could vote),
         how many those were, and the farther tokens behind the found ones."""
-        seen, used = self._token_colours(feats, foreground, accepted | asked)
+        # (measured apart: the colours of the tokens accepted stay remembered for the read)
+        seen, used = self._measure_token_colours(feats, foreground, accepted | asked)
         readable = (owner < 0) | (used[np.maximum(owner, 0)] > 0)
         idx, pts, owner = idx[readable], pts[readable], owner[readable]
         pixel = _rows(feats, idx)
