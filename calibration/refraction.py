@@ -23,15 +23,20 @@ from calibration.spec import TimeVectorsSpec
 SHIFT_ROUNDS = 3  # steps of the incoming ray's angle: within 0.000002 mm of Snell's law
 
 
-def plates_crossed(points_mm: np.ndarray, eye_mm: np.ndarray, spec: TimeVectorsSpec) -> np.ndarray:
+def plates_crossed(
+    points_mm: np.ndarray, eye_mm: np.ndarray, spec: TimeVectorsSpec, grow_mm: float = 0.0
+) -> np.ndarray:
     """``(n,)``: how many plates lie between each of ``(n, 3)`` board points and a camera at
     ``eye_mm``: plates whose top lies above the point and whose square the straight line to
     the eye crosses. Seen obliquely, the higher plates' outlines shift back across the lower
-    tiers, so a lower tier's front points are seen past the plates above them."""
+    tiers, so a lower tier's front points are seen past the plates above them. ``grow_mm``
+    grows (or, negative, shrinks) every square: a point whose count changes within a
+    millimetre or two is seen along a plate's edge, where a camera a hair away counts it
+    otherwise."""
     flat = np.asarray(points_mm, np.float64).reshape(-1, 3)
     eye = np.asarray(eye_mm, np.float64).reshape(3)
     rise = np.maximum(eye[2] - flat[:, 2], 1e-9)
-    half = spec.plate_size / 2
+    half = spec.plate_size / 2 + grow_mm
     crossed = np.zeros(len(flat))
     for plate in range(4):
         height = spec.tier_spacing * plate
@@ -41,13 +46,19 @@ def plates_crossed(points_mm: np.ndarray, eye_mm: np.ndarray, spec: TimeVectorsS
     return crossed
 
 
-def apparent_points(points_mm: np.ndarray, eye_mm: np.ndarray, spec: TimeVectorsSpec) -> np.ndarray:
+def apparent_points(
+    points_mm: np.ndarray,
+    eye_mm: np.ndarray,
+    spec: TimeVectorsSpec,
+    crossed: np.ndarray | None = None,
+) -> np.ndarray:
     """``(..., 3)`` board points -> where a camera at ``eye_mm`` sees them without plates:
     each plate between a point and the eye (a plate whose top lies above the point and
     whose square the straight line to the eye crosses) moves it away from the eye, along
     the ground, by the plate's sideways offset of the ray. A point on a plate's top is
     not seen through that plate. The straight line stands for the bent ray when picking
-    the plates (a point within a fraction of a millimetre of an edge may be picked wrong)."""
+    the plates (a point within a fraction of a millimetre of an edge may be picked wrong).
+    ``crossed`` gives each point's number of plates instead (see :func:`plates_crossed`)."""
     points = np.asarray(points_mm, np.float64)
     flat = points.reshape(-1, 3)
     if spec.refractive_index == 1.0 or not len(flat):
@@ -56,7 +67,9 @@ def apparent_points(points_mm: np.ndarray, eye_mm: np.ndarray, spec: TimeVectors
     towards = eye[None, :2] - flat[:, :2]
     along_ground = np.linalg.norm(towards, axis=1)
     rise = np.maximum(eye[2] - flat[:, 2], 1e-9)
-    crossed = plates_crossed(flat, eye, spec)
+    if crossed is None:
+        crossed = plates_crossed(flat, eye, spec)
+    crossed = np.asarray(crossed, np.float64).reshape(-1)
     offset = np.zeros(len(flat))
     for _ in range(SHIFT_ROUNDS):  # the ray comes in aimed at where the point shows
         tan_out = (along_ground + crossed * offset) / rise

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from calibration.camera import CameraModel
@@ -25,6 +25,7 @@ def _point_error(fitted: CameraModel, truth: CameraModel) -> np.ndarray:
 
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10_000))
+@example(seed=1221)  # two landmarks of tier R seen along the edge of tier S's plate
 def test_exact_clicks_recover_the_camera(seed: int) -> None:
     camera, _, _ = random_scene(seed, size=SIZE)
     result = fit_camera(true_clicks(camera), SPEC, SIZE)

@@ -90,6 +90,25 @@ def test_each_plate_in_front_shifts_a_point_further():
     assert through_plates(seen, SPEC) is seen
 
 
+def test_a_point_seen_along_a_plates_edge_counts_it_only_with_the_square_grown():
+    eye = np.array([0.0, -500.0, 900.0])
+    edge = SPEC.plate_size / 2
+    point = np.array([[0.0, 0.0, SPEC.token_height]])
+    # The line from the point to the eye crosses tier S's height at y = -edge - 0.5 mm:
+    # just in front of that plate.
+    height = 3 * SPEC.tier_spacing
+    share = (height - point[0, 2]) / (eye[2] - point[0, 2])
+    point[0, 1] = (-edge - 0.5 - share * eye[1]) / (1 - share)
+    assert abs(point[0, 1]) < edge  # on tier P, below plates Q and R
+    assert plates_crossed(point, eye, SPEC)[0] == 2
+    assert plates_crossed(point, eye, SPEC, grow_mm=1.0)[0] == 3
+    assert plates_crossed(point, eye, SPEC, grow_mm=-1.0)[0] == 2
+    as_counted = apparent_points(point, eye, SPEC)
+    assert np.array_equal(apparent_points(point, eye, SPEC, np.array([2.0])), as_counted)
+    through_three = apparent_points(point, eye, SPEC, np.array([3.0]))
+    assert point[0, 1] < as_counted[0, 1] < through_three[0, 1]  # farther from the eye
+
+
 def test_clicks_seen_through_the_plates_fit_better_with_them():
     camera = CameraModel.looking_at((0, 0, 150), 900, 40, 25, (1280, 960))
     clicks = true_clicks(camera)
