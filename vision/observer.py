@@ -1027,8 +1027,13 @@ class Observer:
         where the geometry cannot: the plates above each point take and add their share
         (as learned), so a known colour as the plates above one point wash it can match the
         token's colour clearly better (by ``TIE_COLOUR_MARGIN``) than as those above the
-        other wash it. The token is then read there and the two are no toss-up. Points the game
-        holds a token on are left to the game's word (see :mod:`device.referee`)."""
+        other wash it. The token is then read there and the two are no toss-up. A smaller
+        difference still leans toward the point behind fewer plates when its lighter wash fits
+        better: the token is read there, but the pair stays a toss-up (the players are still
+        asked; a still picture reports the likelier point). Not the other way: a nearer token
+        in shade looks as if it were behind more plates, while nothing makes a token behind
+        more plates look less washed. Points the game holds a token on are left to the game's
+        word (see :mod:`device.referee`)."""
         pairs = reading.in_line
         keys, protos = self.colours.prototype_array()
         if self._plate_loss is None or not len(pairs) or not len(keys):
@@ -1049,9 +1054,11 @@ class Observer:
         here = self._to_sets(colour, held, protos).min(axis=1)
         there = self._to_sets(colour, other, protos).min(axis=1)
         decided = judged & (np.abs(here - there) >= TIE_COLOUR_MARGIN)
-        if not decided.any():
+        plates = self.footprints.plates_above
+        lean = judged & (there < here) & (plates[other] < plates[held])
+        move = (decided | lean) & (there < here)
+        if not move.any() and not decided.any():
             return reading
-        move = decided & (there < here)
         accepted, score = accepted.copy(), reading.score.copy()
         for x, y in zip(held[move], other[move]):
             if accepted[x] and not accepted[y]:  # (a point in two toss-ups moves once)

@@ -381,6 +381,26 @@ def test_a_token_in_front_of_farther_tokens_of_another_colour_is_read(seed, size
     assert (learned_to_truth(states, truth)[visible] == truth[visible]).all()
 
 
+@pytest.mark.parametrize(
+    "seed, size, cast, nearer, farther",
+    [(214, BENCH_SIZES[1], True, "B8Q", "A7P"), (2138, BENCH_SIZES[1], True, "F5S", "F3R")],
+)
+def test_a_toss_up_in_line_leans_to_the_nearer_point_its_lighter_wash_fits(
+    seed, size, cast, nearer, farther
+):
+    """Bench scenes where a token's change fits the point in line behind it as well (within
+    the toss-up margin), and the farther point was read. The token's colour fits the nearer
+    point's lighter wash better, by less than the margin that decides a toss-up: the token
+    is now read there, and the pair is still reported as a toss-up."""
+    tokens, rendered, image, calibration = still_scene(seed, size, cast=cast)
+    observation = Observer(calibration).observe(image, compare_previous=False)
+    near, far = parse_point(nearer), parse_point(farther)
+    assert near in tokens and far not in tokens and rendered.visibility[near] >= 0.5
+    states = observation.states()
+    assert states[near] >= 0 and states[far] < 0
+    assert observation.in_line[near] == far
+
+
 def test_a_farther_token_of_the_same_colour_is_not_taken_for_a_nearer_one():
     """Bench scene 2156: the core of the empty C5R lies in front of the token on A6Q, and its
     pixels there match A6Q's set (a little brighter than the rest of A6Q). Pixels that show
