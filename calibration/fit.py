@@ -37,6 +37,7 @@ Clicks = dict[str, dict[str, tuple[float, float]]]
 DEFAULT_MAX_RMS_PX = 8.0
 REFRACTION_ROUNDS = 2  # fits again from where the last fit says points seen through plates show
 EDGE_MM = 2.0  # a point seen this near a plate's edge may be seen through that plate or past it
+EDGE_FLIPS_ALONE = 4  # up to this many such points are also tried one at a time
 
 
 class ClicksError(ValueError):
@@ -310,9 +311,11 @@ def _settle_plate_edges(
     Each round fits the points where the last camera sees them, which counts the plates
     each is seen through. A point seen along a plate's edge is counted one way by a camera
     a hair off and the other way by the true one, and the rounds settle where the count
-    agrees with the fit, a few tenths of a pixel off (exact clicks, 0.2 px RMS). So each
-    such point is fitted as seen the other way too, alone and all together, and the camera
-    that reprojects the points best is kept.
+    agrees with the fit, a few tenths of a pixel off (exact clicks, 0.2 px RMS). So such
+    points are fitted as seen the other way too, all together and (a few of them) alone, and
+    the camera that reprojects the points best is kept. (Many points along edges, the
+    printed crossings of a refinement, are not tried alone: one of many moves the fit
+    little, and each try is a fit.)
     """
     eye = camera.centre_mm()
     crossed = plates_crossed(object_mm, eye, spec)
@@ -322,7 +325,9 @@ def _settle_plate_edges(
     if not along_edge:
         return camera
     other = np.where(crossed == wide, narrow, wide)
-    flips = [[i] for i in along_edge] + ([along_edge] if len(along_edge) > 1 else [])
+    flips = [along_edge]
+    if 1 < len(along_edge) <= EDGE_FLIPS_ALONE:
+        flips += [[i] for i in along_edge]
 
     def rms(candidate: CameraModel) -> float:
         errors = reprojection_errors(candidate, object_mm, image_px, spec)
