@@ -329,20 +329,21 @@ def _settle_plate_edges(
     if 1 < len(along_edge) <= EDGE_FLIPS_ALONE:
         flips += [[i] for i in along_edge]
 
-    def rms(candidate: CameraModel) -> float:
-        errors = reprojection_errors(candidate, object_mm, image_px, spec)
-        return float(np.sqrt(np.mean(errors**2)))
-
-    best, best_rms = camera, rms(camera)
+    best, best_rms = camera, rms_px(reprojection_errors(camera, object_mm, image_px, spec))
     for flip in flips:
         counted = crossed.copy()
         counted[flip] = other[flip]
         seen = apparent_points(object_mm, eye, spec, counted)
         candidate = _fit(seen, image_px, image_size, fit_distortion, camera.K[0, 0])
-        candidate_rms = rms(candidate)
+        candidate_rms = rms_px(reprojection_errors(candidate, object_mm, image_px, spec))
         if candidate_rms < best_rms:
             best, best_rms = candidate, candidate_rms
     return best
+
+
+def rms_px(errors: np.ndarray) -> float:
+    """The root mean square of per-point reprojection errors (pixels)."""
+    return float(np.sqrt(np.mean(np.square(errors))))
 
 
 def reprojection_errors(
@@ -388,7 +389,7 @@ def check_fit(
     max_rms_px: float,
 ) -> FitResult:
     """Accept a fitted camera, or raise :class:`ClicksError` (error too large, camera too low)."""
-    rms = float(np.sqrt(np.mean(errors**2)))
+    rms = rms_px(errors)
     per_landmark = {name: float(e) for name, e in zip(names, errors, strict=True)}
     logger.info("fitted focal %.1f px, rms %.2f px", camera.K[0, 0], rms)
     if not math.isfinite(rms) or rms > max_rms_px:

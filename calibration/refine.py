@@ -24,6 +24,7 @@ from calibration.fit import (
     FitResult,
     fit_correspondences,
     reprojection_errors,
+    rms_px,
 )
 from calibration.markings import grid_crossings, thin_lines
 from calibration.refraction import apparent_points, through_plates
@@ -191,7 +192,7 @@ def _refine(
             return result
         camera = candidate
         index = np.flatnonzero(kept)[good]
-        rms = float(np.sqrt(np.mean(errors**2)))
+        rms = rms_px(errors)
         per_crossing = {f"crossing {i}": float(e) for i, e in zip(index, errors, strict=True)}
         result = (camera, rms, per_crossing)
         logger.info("refine: %d crossings, rms %.2f px", len(index), rms)
