@@ -131,6 +131,16 @@ RIM_NULL_PAIRS = 500  # at most this many of those pairs are read
 RIM_NULL_MIN = 50  # fewer than this say nothing: the noise model alone decides, at
 RIM_SIGMAS_ALONE = 3.0  # this stricter bar
 RIM_SHARE = 0.5  # share of a point's open rim pairs with a new edge that outlines a token
+# A faint outline: its pairs' contrast must grow this far beyond what the rims of nearly every
+# point nobody asks about grow at their median, and at least RIM_FAINT_SIGMAS; judged from at
+# least RIM_NULL_POINTS such points with RIM_NULL_POINT_PAIRS clear pairs each.
+RIM_FAINT_ABOVE = 1.0
+RIM_FAINT_SIGMAS = 1.0
+RIM_NULL_POINTS, RIM_NULL_POINT_PAIRS = 10, 4
+RIM_INSIDE = 0.6  # share of a faint outline's pairs whose inside pixel changed more than outside
+# ... and the fewest clear pairs it is judged on: half of a few pairs over a low bar is too
+# often chance, or the edge of a token hidden beside a point seen through a gap.
+RIM_FAINT_PAIRS = 10
 RIM_ASKED = 0.5  # share of an undecided point's core that must have changed to look at its rim
 RIM_OPEN = 0.25  # share of its rim pairs that must be clear of accepted tokens to judge it
 # Share of a point's core that must lie in front of accepted farther tokens of another set
@@ -490,7 +500,10 @@ class Observer:
         self._rim_frame = [self._frame_indices(rim.inside), self._frame_indices(rim.outside)]
 
         ref_in, ref_out = _rows(reference_px, rim.inside), _rows(reference_px, rim.outside)
-        self._rim_ref_contrast = np.linalg.norm(features(ref_in) - features(ref_out), axis=1)
+        self._rim_ref_features = (features(ref_in), features(ref_out))
+        self._rim_ref_contrast = np.linalg.norm(
+            self._rim_ref_features[0] - self._rim_ref_features[1], axis=1
+        )
         n_in, n_out = noise_scale(ref_in), noise_scale(ref_out)
         pair = np.sqrt(n_in**2 + n_out**2)
         self._rim_noise = (np.sqrt(2.0) * pair.sum(axis=1)).astype(np.float32)
@@ -1281,7 +1294,9 @@ class Observer:
             boosted = np.maximum(boosted, colour_evidence)
         # Points with most of their core changed a little may be a token the table's colour.
         changed_core = np.bincount(self._core.point, weights=asked, minlength=N_POINTS)
-        outlined = self._outlined(reading.accepted, changed_core >= RIM_ASKED * self._core.count)
+        outlined = self._outlined(
+            reading.accepted, changed_core >= RIM_ASKED * self._core.count, faint=still
+        )
         if outlined.any():
             boosted = np.where(asked & spread(outlined, self._core.count), np.float32(1.0), boosted)
         if boosted is core_evidence:
@@ -1415,7 +1430,7 @@ class Observer:
         )
         return np.stack([held[both], rival[both]], axis=1)
 
-    def _outlined(self, accepted: np.ndarray, asked: np.ndarray) -> np.ndarray:
+    def _outlined(self, accepted: np.ndarray, asked: np.ndarray, *, faint: bool) -> np.ndarray:
         """Which of the ``asked`` points show a token's outline: most pixel pairs straddling the
         rim of the point's top disc (and the bottom of its wall) contrast more than in the
         empty board, beyond the noise and beyond what the rims of the points nobody asks about
@@ -1423,7 +1438,15 @@ class Observer:
         a token's outline much more). A token the table's colour changes its pixels little
         but still draws its outline (a brighter top, a shaded wall). Pairs touching an
         accepted token's silhouette say nothing (that token draws edges there, and a nearer
-        one hides the rim), and a point needs a fair share of its rim clear of them."""
+        one hides the rim), and a point needs a fair share of its rim clear of them.
+
+        With ``faint`` (a still picture), a fainter outline also counts (see
+        :meth:`_faint_edge_level`) where the pixels inside the rim changed more than those
+        outside it in most pairs: a token's outline is drawn by what it puts inside, a
+        shadow's edge crossing an empty point's rim by either side. A camera stream does
+        without: the change across the hand's visit finds a faint token there (see
+        :meth:`_attribute_changes`), and in the small demo stream (480x360) the fainter bar
+        took an empty point in a frame just after a hand left."""
         out = np.zeros(N_POINTS, bool)
         if self._ref_features is None or self._frame is None or not asked.any():
             return out
@@ -1434,30 +1457,71 @@ class Observer:
         asked_pairs = spread(asked, self._rim_count)
         pairs = np.flatnonzero(asked_pairs & clear)
         others = np.flatnonzero(~asked_pairs & ~spread(accepted, self._rim_count) & clear)
-        others = others[:: max(1, -(-len(others) // RIM_NULL_PAIRS))]
-        read = np.concatenate([pairs, others])
+        sample = others[:: max(1, -(-len(others) // RIM_NULL_PAIRS))]
+        z, colours = self._rim_contrast(np.concatenate([pairs, sample]))
+        n = len(pairs)
+        level = RIM_SIGMAS_ALONE
+        if len(sample) >= RIM_NULL_MIN:
+            null = z[n:]
+            rank = int(np.ceil(RIM_NULL_QUANTILE * (len(null) - 1)))  # (a partition is cheaper)
+            level = max(RIM_SIGMAS, float(np.partition(null, rank)[rank]))
+        z = z[:n]
+        point = self._rim_point[pairs]
+        n_clear = np.bincount(point, minlength=N_POINTS)
+        judged = asked & (n_clear >= RIM_OPEN * self._rim_count) & (n_clear > 0)
+        share = RIM_SHARE * n_clear
+
+        def beyond(bar: float) -> np.ndarray:
+            return np.bincount(point, weights=z > bar, minlength=N_POINTS) >= share
+
+        outlined = judged & beyond(level)
+        if not faint:
+            return outlined
+        ref_in, ref_out = self._rim_ref_features
+        moved_in, moved_out = (
+            sum((colours[side][k][:n] - ref[pairs, k]) ** 2 for k in range(3))
+            for side, ref in ((0, ref_in), (1, ref_out))
+        )
+        n_inside = np.bincount(point, weights=moved_in > moved_out, minlength=N_POINTS)
+        faint_ones = judged & ~outlined & (n_clear >= RIM_FAINT_PAIRS) & beyond(RIM_FAINT_SIGMAS)
+        faint_ones &= n_inside >= RIM_INSIDE * n_clear
+        if faint_ones.any() and len(others) >= RIM_NULL_MIN:
+            # (the other points' whole rims are read only now: most frames ask no such point)
+            null, _ = self._rim_contrast(others)
+            faint_level = self._faint_edge_level(null, self._rim_point[others])
+            if faint_level is not None:
+                outlined |= faint_ones & beyond(faint_level)
+        return outlined
+
+    def _rim_contrast(self, pairs: np.ndarray) -> tuple[np.ndarray, list[list[np.ndarray]]]:
+        """How far the contrast of each of the rim ``pairs`` grew since the empty board, in
+        units of its noise, and the pairs' colour features in the frame (inside and outside:
+        two lists of feature columns)."""
         colours = [
             # (the tilt of uneven light is the same on both sides of an edge: gains suffice)
             feature_columns(
-                *(self._read_at(np.take(index, read, axis=1)) / self._light.gain[:, None])
+                *(self._read_at(np.take(index, pairs, axis=1)) / self._light.gain[:, None])
             )
             for index in self._rim_frame
         ]
         # (the norm of the differences, as numpy's, summed in its order)
         d0, d1, d2 = (colours[0][k] - colours[1][k] for k in range(3))
-        contrast = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2) - self._rim_ref_contrast[read]
-        z = contrast / (self._sigma * self._rim_noise[read])
-        level = RIM_SIGMAS_ALONE
-        if len(others) >= RIM_NULL_MIN:
-            null = z[len(pairs) :]
-            rank = int(np.ceil(RIM_NULL_QUANTILE * (len(null) - 1)))  # (a partition is cheaper)
-            level = max(RIM_SIGMAS, float(np.partition(null, rank)[rank]))
-        new = z[: len(pairs)] > level
-        point = self._rim_point[pairs]
-        n_clear = np.bincount(point, minlength=N_POINTS)
-        n_new = np.bincount(point, weights=new, minlength=N_POINTS)
-        judged = asked & (n_clear >= RIM_OPEN * self._rim_count) & (n_clear > 0)
-        return judged & (n_new >= RIM_SHARE * n_clear)
+        contrast = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2) - self._rim_ref_contrast[pairs]
+        return contrast / (self._sigma * self._rim_noise[pairs]), colours
+
+    def _faint_edge_level(self, null: np.ndarray, null_point: np.ndarray) -> float | None:
+        """The contrast growth (noise units) that marks a faint outline this frame, from the
+        rim pairs of the points nobody asks about (``null``, of points ``null_point``): half
+        of an outline's pairs must grow by more than half of nearly any of those points' do
+        (their medians' upper quantile) and by ``RIM_FAINT_ABOVE`` more. Each point's own
+        median, not the pairs pooled: a shadow or a glare moves a whole rim together. None
+        when too few points' rims are clear enough to tell."""
+        median, n = _grouped_median(null_point, null[:, None])
+        whole = (n >= RIM_OPEN * self._rim_count) & (n >= RIM_NULL_POINT_PAIRS)
+        if whole.sum() < RIM_NULL_POINTS:
+            return None
+        usual = float(np.quantile(median[whole, 0], RIM_NULL_QUANTILE))
+        return max(RIM_FAINT_SIGMAS, usual + RIM_FAINT_ABOVE)
 
     def _without_stray_slivers(self, feats: np.ndarray, reading: Selection) -> Selection:
         """Drop accepted points taken on a sliver whose colour is not that of the rest of their
