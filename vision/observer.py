@@ -1640,17 +1640,27 @@ class Observer:
         how many those were, and the farther tokens behind the found ones."""
         # (measured apart: the colours of the tokens accepted stay remembered for the read)
         seen, used = self._measure_token_colours(feats, foreground, accepted | asked)
-        readable = (owner < 0) | (used[np.maximum(owner, 0)] > 0)
+        under = np.maximum(owner, 0)
+        colour_behind, readable = seen[under], (owner < 0) | (used[under] > 0)
+        # A farther token hidden behind two asked points at once shows nothing of itself
+        # beside both: read it beside the one asked point alone.
+        for point in np.unique(pts[~readable]):
+            alone = accepted.copy()
+            alone[point] = True
+            seen_alone, used_alone = self._measure_token_colours(feats, foreground, alone)
+            rows = np.flatnonzero(~readable & (pts == point))
+            colour_behind[rows] = seen_alone[under[rows]]
+            readable[rows] = used_alone[under[rows]] > 0
         idx, pts, owner = idx[readable], pts[readable], owner[readable]
+        colour_behind = colour_behind[readable]
         pixel = _rows(feats, idx)
-        without = np.where(
-            (owner >= 0)[:, None], seen[np.maximum(owner, 0)], _rows(self._ref_features, idx)
-        )
+        without = np.where((owner >= 0)[:, None], colour_behind, _rows(self._ref_features, idx))
         margin = pair_distance(pixel, without)[:, None] - self._to_sets(pixel, pts, protos)
-        farther = np.unique(owner[owner >= 0])
-        owner_set = np.full(N_POINTS, -1)
-        owner_set[farther] = self._to_sets(seen[farther], farther, protos).argmin(axis=1)
-        may_vote = owner_set[owner][:, None] != np.arange(len(protos))
+        # (the set of the token behind each pixel; -1 where none)
+        owner_set = np.full(len(owner), -1)
+        has = owner >= 0
+        owner_set[has] = self._to_sets(colour_behind[has], owner[has], protos).argmin(axis=1)
+        may_vote = owner_set[:, None] != np.arange(len(protos))
         votes, voters = (
             np.stack(
                 [np.bincount(pts, weights=w[:, k], minlength=N_POINTS) for k in range(len(protos))],

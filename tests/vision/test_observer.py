@@ -851,6 +851,14 @@ def test_a_point_taken_on_a_sliver_of_another_colour_is_dropped(scene):
     assert observer._without_stray_slivers(feats, reading).accepted[near]
 
 
+def test_a_token_in_front_of_one_hidden_behind_two_asked_points_is_read():
+    """Bench scene 96: B5Q (red) lies in front of B3P (teal). Measured beside every asked
+    point at once (B5Q and A5R), B3P showed too few pixels of its own to read its colour, so
+    B5Q's pixels in front of it could not vote. Beside B5Q alone B3P's colour is read, and
+    B5Q's red in front of it is found."""
+    assert_finds_only_tokens(96, (1640, 1232), True, ("B5Q",))
+
+
 def test_a_token_that_changes_its_pixels_little_is_found_by_its_outline():
     """A token close to the table's colour changes its core too little to count, but its rim
     draws an edge the empty board lacks (a scene of the vision bench where it was missed)."""
