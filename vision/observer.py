@@ -1510,12 +1510,12 @@ class Observer:
         return contrast / (self._sigma * self._rim_noise[pairs]), colours
 
     def _faint_edge_level(self, null: np.ndarray, null_point: np.ndarray) -> float | None:
-        """The contrast growth (noise units) that marks a faint outline this frame, from the
-        rim pairs of the points nobody asks about (``null``, of points ``null_point``): half
-        of an outline's pairs must grow by more than half of nearly any of those points' do
-        (their medians' upper quantile) and by ``RIM_FAINT_ABOVE`` more. Each point's own
-        median, not the pairs pooled: a shadow or a glare moves a whole rim together. None
-        when too few points' rims are clear enough to tell."""
+        """The contrast growth (noise units) half of a faint outline's pairs must pass in this
+        frame, from the rim pairs of the points nobody asks about (``null``, of points
+        ``null_point``): the 95th percentile of those points' median growth plus
+        ``RIM_FAINT_ABOVE``, and at least ``RIM_FAINT_SIGMAS``. Each point's own median, not
+        the pairs pooled: a shadow or a glare moves a whole rim together. None when fewer
+        than ``RIM_NULL_POINTS`` points have enough clear pairs to tell."""
         median, n = _grouped_median(null_point, null[:, None])
         whole = (n >= RIM_OPEN * self._rim_count) & (n >= RIM_NULL_POINT_PAIRS)
         if whole.sum() < RIM_NULL_POINTS:
@@ -1631,8 +1631,8 @@ class Observer:
         """Which ``asked`` points hold a token in front of the ``accepted`` farther ones, from
         their core pixels ``idx`` in front (of points ``pts``; ``owner``: the accepted token
         nearest there, -1: none). Without a token there, each pixel would show the farther
-        token (its colour as read beside the asked points: a token there would hide the rest
-        of it) or the empty board; with one, one set's colour as the plates in front of the
+        token (its colour as read beside the asked points, or beside this one alone where
+        they all hide it: a token there would hide the rest of it) or the empty board; with one, one set's colour as the plates in front of the
         point wash it. A pixel votes for a set that explains it better than that, where the
         token behind it is of another set (the same colour a little brighter or darker is a
         farther token's lit top or shaded wall as well). Returns the points found, their
@@ -1642,8 +1642,8 @@ class Observer:
         seen, used = self._measure_token_colours(feats, foreground, accepted | asked)
         under = np.maximum(owner, 0)
         colour_behind, readable = seen[under], (owner < 0) | (used[under] > 0)
-        # A farther token hidden behind two asked points at once shows nothing of itself
-        # beside both: read it beside the one asked point alone.
+        # A farther token that the asked points together hide shows nothing of itself beside
+        # them all: read it beside the one asked point alone.
         for point in np.unique(pts[~readable]):
             alone = accepted.copy()
             alone[point] = True
