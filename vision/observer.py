@@ -1493,10 +1493,12 @@ class Observer:
                 outlined |= faint_ones & beyond(faint_level)
         return outlined
 
-    def _rim_contrast(self, pairs: np.ndarray) -> tuple[np.ndarray, list[list[np.ndarray]]]:
+    def _rim_contrast(
+        self, pairs: np.ndarray
+    ) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
         """How far the contrast of each of the rim ``pairs`` grew since the empty board, in
         units of its noise, and the pairs' colour features in the frame (inside and outside:
-        two lists of feature columns)."""
+        two triples of feature columns)."""
         colours = [
             # (the tilt of uneven light is the same on both sides of an edge: gains suffice)
             feature_columns(
