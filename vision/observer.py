@@ -1948,15 +1948,16 @@ class Observer:
     def _read_colours(
         self, feats: np.ndarray, foreground: np.ndarray, accepted: np.ndarray, *, learn: bool
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Each accepted token's colour as on the top tier, and which tokens had pixels to
-        read it from; with ``learn``, the colour model and the plates' colour loss learn from
-        those whose top the camera sees at least in part (a point wholly behind the post,
-        taken on a few changed pixels, once taught the model the table's colour, and every
-        set after it took the wrong number)."""
-        mean, n = self._token_colours(feats, foreground, accepted)
+        """Each accepted token's colour as the camera sees it (behind the plates in front of
+        it), and which tokens had pixels to read it from; with ``learn``, the colour model
+        (with the plates undone: its colours are as on the top tier) and the plates' colour
+        loss learn from those whose top the camera sees at least in part (a point wholly
+        behind the post, taken on a few changed pixels, once taught the model the table's
+        colour, and every set after it took the wrong number)."""
+        seen, n = self._token_colours(feats, foreground, accepted)
         has_pixels = accepted & (n > 0)
         if not learn:
-            return self._through_plates(mean), has_pixels
+            return seen, has_pixels
         visibility = self.footprints.token_visibility(accepted)
         readable = has_pixels & (visibility > 0.0)
         points = np.flatnonzero(readable)
@@ -1967,8 +1968,8 @@ class Observer:
             # re-fitted, a point two-thirds hidden read as changed founded a colour.
             told = (sets >= 0) | (visibility[points] >= MIN_VISIBILITY)
             points, sets = points[told], sets[told]
-        self._learn_plates(mean, points, sets)
-        mean = self._through_plates(mean)
+        self._learn_plates(seen, points, sets)
+        mean = self._through_plates(seen)
         if self.expected_colour is not None and self._before is not None:
             # The one token a hand visit added is the colour the game expects next.
             new = np.flatnonzero(readable & ~self._before[2])
@@ -1990,7 +1991,7 @@ class Observer:
                         if (nearest == c).any()
                     }
                 )
-        return mean, has_pixels
+        return seen, has_pixels
 
     def _note_unplated(self, plates: dict[int, float]) -> None:
         """Remember how many plates new colours were seen behind, while the plates' loss is
@@ -2060,8 +2061,11 @@ class Observer:
         *,
         learn: bool,
     ) -> np.ndarray:
-        """Token probability from the overlap score; colour from the mean of the token's pixels."""
-        mean, readable = self._read_colours(feats, foreground, accepted, learn=learn)
+        """Token probability from the overlap score; colour from the token's pixels, compared
+        with each set as the plates in front of the point wash it (see :meth:`_to_sets`): with
+        the wash undone instead, any error in the wash as learned grew with the plates, and
+        tokens of a dark set two and three plates down read as another set."""
+        seen, readable = self._read_colours(feats, foreground, accepted, learn=learn)
         p_token = _sigmoid((score - MIN_SCORE) / SCORE_SOFTNESS)
         p_token[~(visible_core > 0)] = 0.0
         n_colours = self.colours.n_colours
@@ -2074,7 +2078,7 @@ class Observer:
             else:
                 probs[:, 0] = 1.0
             return probs
-        share = colour_shares(match_distance(mean, protos))
+        share = colour_shares(self._to_sets(seen, np.arange(N_POINTS), protos))
         # A token with no pixel to read its colour from (its top behind others, its wall
         # left) is any known colour alike: the game's word on it decides (vision.tracker).
         share[~readable] = 1.0 / len(keys)
