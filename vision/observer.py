@@ -144,8 +144,10 @@ RIM_FAINT_PAIRS = 10
 RIM_ASKED = 0.5  # share of an undecided point's core that must have changed to look at its rim
 RIM_OPEN = 0.25  # share of its rim pairs that must be clear of accepted tokens to judge it
 # Share of a point's core that must lie in front of accepted farther tokens of another set
-# (or the empty board) to tell a token there by its colour, and ...
-FRONT_VOTERS = 1 / 3
+# (or the empty board) to tell a token there by its colour, and ... (a token half hidden by a
+# nearer one, with the printed lines of the plates above across much of the rest, has about
+# a sixth of its core left to show its colour)
+FRONT_VOTERS = 0.15
 FRONT_AGREEMENT = 0.7  # ... the share of those pixels one set must explain better than without it
 SLIVER_AGREEMENT = 0.5  # share of a sliver's pixels that must show the rest of the core's colour
 HAND_AREA_DISCS = 2.0  # an unexplained blob bigger than this many top discs is a hand

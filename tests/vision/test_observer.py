@@ -365,6 +365,9 @@ def test_a_token_the_shade_makes_look_like_the_table_is_found(seed, name):
         (643, BENCH_SIZES[0], False, "H1R"),
         (59, BENCH_SIZES[0], False, "E1S"),
         (208, BENCH_SIZES[1], True, "C4Q"),
+        (649, BENCH_SIZES[0], False, "E3R"),
+        (751, BENCH_SIZES[0], False, "E3Q"),
+        (2113, BENCH_SIZES[0], False, "E1R"),
     ],
 )
 def test_a_token_in_front_of_farther_tokens_of_another_colour_is_read(seed, size, cast, name):
@@ -372,7 +375,9 @@ def test_a_token_in_front_of_farther_tokens_of_another_colour_is_read(seed, size
     over E8Q, F5R and F6R): the change it makes is all inside their silhouettes, so it was
     never judged (missed), and the farther tokens' colours were read from its pixels (two
     of them wrong in 416). In 208 a nearer token (B2R) hides nearly half of C4Q's core: the
-    third of it in front of D5P's token still tells. Now every visible point reads right."""
+    third of it in front of D5P's token still tells. In 649 E2S hides half of E3R's top and
+    printed lines cross much of the rest: 12 of its 42 core pixels lie in front of E4Q and
+    can tell (751 E3Q and 2113 E1R alike). Now every visible point reads right."""
     tokens, rendered, image, calibration = still_scene(seed, size, cast=cast)
     states = Observer(calibration).observe(image, compare_previous=False).states()
     truth = truth_states(tokens)
