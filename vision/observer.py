@@ -144,9 +144,9 @@ RIM_FAINT_PAIRS = 10
 RIM_ASKED = 0.5  # share of an undecided point's core that must have changed to look at its rim
 RIM_OPEN = 0.25  # share of its rim pairs that must be clear of accepted tokens to judge it
 # Share of a point's core that must lie in front of accepted farther tokens of another set
-# (or the empty board) to tell a token there by its colour, and ... (a token half hidden by a
-# nearer one, with the printed lines of the plates above across much of the rest, has about
-# a sixth of its core left to show its colour)
+# (or the empty board) to tell a token there by its colour (a token half hidden by a nearer
+# one, with the printed lines of the plates above across much of the rest, has about a sixth
+# of its core left to show it), and ...
 FRONT_VOTERS = 0.15
 FRONT_AGREEMENT = 0.7  # ... the share of those pixels one set must explain better than without it
 SLIVER_AGREEMENT = 0.5  # share of a sliver's pixels that must show the rest of the core's colour
@@ -1636,8 +1636,8 @@ class Observer:
         their core pixels ``idx`` in front (of points ``pts``; ``owner``: the accepted token
         nearest there, -1: none). Without a token there, each pixel would show the farther
         token (its colour as read beside the asked points, or beside this one alone where
-        they all hide it: a token there would hide the rest of it) or the empty board; with one, one set's colour as the plates in front of the
-        point wash it. A pixel votes for a set that explains it better than that, where the
+        they all hide it: a token there would hide the rest of it) or the empty board; with
+        one, one set's colour as the plates in front of the point wash it. A pixel votes for a set that explains it better than that, where the
         token behind it is of another set (the same colour a little brighter or darker is a
         farther token's lit top or shaded wall as well). Returns the points found, their
         scores as the selection scores (mean net evidence over the pixels that could vote),
