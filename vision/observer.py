@@ -110,6 +110,7 @@ FOREGROUND_DISTANCE = 2.0  # feature units between a pixel and the reference tha
 FAINT_DISTANCE = 1.0  # changes from here up to FOREGROUND_DISTANCE count as partial evidence
 HAND_DISTANCE = 1.4  # a weaker change suffices inside a large blob (skin on a wooden table)
 CLEAR_OF_PLATES = 0.5  # a token seen through less plate than this (summed over its top) is unwashed
+SET_PLATE_ROUNDS = 4  # a still picture learns the plates again at most this often, held to its sets
 SHADOW_TINT = 3.0  # a lone token's shadow changes colour at most this many times its darkening
 SHADOW_COVERS = 0.5  # a token this much on another's shadow may be that shadow
 SHADOW_WEIGHT = 0.5  # darkening counts half as much as brightening (shadows are not tokens)
@@ -1993,7 +1994,38 @@ class Observer:
                         if (nearest == c).any()
                     }
                 )
+                if self.expected_colour is None and not (sets >= 0).any():
+                    self._plates_from_sets(seen, points)
         return seen, has_pixels
+
+    def _plates_from_sets(self, seen: np.ndarray, points: np.ndarray) -> None:
+        """With no game to say whose tokens are whose, the plates' loss was estimated with
+        every token free to match any token on another tier, and the sets were then founded
+        from the colours it corrected. Estimate it once more with each token held to the set
+        it now reads as (as a game holds them; see :func:`estimate_plate_loss`), found each
+        set again on its tokens so corrected, and repeat while tokens change sets (at most
+        ``SET_PLATE_ROUNDS`` times): a dark set three plates down could match its lighter
+        sibling on the top tier, and the wash so learned left some of its tokens nearer
+        another set. ``seen``: the tokens' colours as seen, at ``points``."""
+        plates = self.footprints.plates_above[points]
+        held: np.ndarray | None = None
+        for _ in range(SET_PLATE_ROUNDS):
+            keys, protos = self.colours.prototype_array()
+            if self._plate_loss is None or len(keys) < 2:
+                return
+            labels = keys[self._to_sets(seen[points], points, protos).argmin(axis=1)]
+            if held is not None and np.array_equal(labels, held):
+                return
+            held = labels
+            estimate = estimate_plate_loss(seen[points], plates, labels)
+            if estimate is None:
+                return
+            self._plate_loss = estimate
+            fixed = corrected(seen[points], plates, *estimate)
+            for colour in np.unique(labels):
+                self.colours.prototypes[int(colour)] = np.median(
+                    fixed[labels == colour], axis=0
+                ).astype(np.float32)
 
     def _note_unplated(self, plates: dict[int, float]) -> None:
         """Remember how many plates new colours were seen behind, while the plates' loss is
