@@ -91,13 +91,7 @@ def _fit(samples: np.ndarray, labels: np.ndarray, k: int) -> tuple[np.ndarray, f
         joint = np.empty((n, k))
         for j in range(k):
             offset = samples - means[j]
-            scatter = (resp[:, j, None] * offset).T @ offset
-            cov = (_PRIOR_SCATTER + scatter) / (PRIOR_WEIGHT + weight[j])
-            values, vectors = np.linalg.eigh(cov)
-            values = np.maximum(values, MIN_VARIANCE)
-            projected = offset @ vectors
-            mahalanobis = np.sum(projected * projected / values, axis=1)
-            joint[:, j] = -0.5 * (mahalanobis + np.sum(np.log(values)) + 3 * _LOG_2PI)
+            joint[:, j] = log_density(offset, set_spread(offset, resp[:, j]))
         top = joint.max(axis=1, keepdims=True)
         total = top[:, 0] + np.log(np.exp(joint - top).sum(axis=1))
         resp = np.exp(joint - total[:, None])
@@ -106,6 +100,39 @@ def _fit(samples: np.ndarray, labels: np.ndarray, k: int) -> tuple[np.ndarray, f
             break
         previous = log_lik
     return resp.argmax(axis=1), log_lik
+
+
+def set_spread(
+    offsets: np.ndarray, weights: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """A set's covariance from its members' ``offsets`` (``(n, 3)``) from its centre, each
+    counted ``weights`` times (default once), shrunk towards the assumed spread: as variances
+    along its axes (never below ``MIN_VARIANCE``) and the axes (columns)."""
+    offsets = np.asarray(offsets, np.float64).reshape(-1, 3)
+    weights = np.ones(len(offsets)) if weights is None else np.asarray(weights, np.float64)
+    scatter = (weights[:, None] * offsets).T @ offsets
+    values, vectors = np.linalg.eigh(
+        (_PRIOR_SCATTER + scatter) / (PRIOR_WEIGHT + float(weights.sum()))
+    )
+    return np.maximum(values, MIN_VARIANCE), vectors
+
+
+def log_density(offsets: np.ndarray, spread: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """``(n,)`` Gaussian log-density of ``offsets`` (``(n, 3)``, from a set's centre) under
+    the set's ``spread`` (as :func:`set_spread` gives it)."""
+    values, vectors = spread
+    projected = np.asarray(offsets, np.float64) @ vectors
+    mahalanobis = np.sum(projected * projected / values, axis=-1)
+    return -0.5 * (mahalanobis + np.sum(np.log(values)) + 3 * _LOG_2PI)
+
+
+def set_shares(offsets: np.ndarray, spreads: Sequence[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """``(n, m)`` probabilities that each of n colours is each of m sets, from its offsets from
+    each set's centre (``(m, n, 3)``) weighed by that set's spread (sets weighed alike, rows
+    summing to 1)."""
+    joint = np.stack([log_density(o, s) for o, s in zip(offsets, spreads)], axis=1)
+    likelihood = np.exp(joint - joint.max(axis=1, keepdims=True)) + 1e-6
+    return likelihood / likelihood.sum(axis=1, keepdims=True)
 
 
 def _kmeans_pp_starts(

@@ -192,6 +192,9 @@ class ColourModel:
     reference_balance: np.ndarray = field(default_factory=lambda: np.ones(3, np.float32))
     prototypes: dict[int, np.ndarray] = field(default_factory=dict)
     max_colours: int = DEFAULT_MAX_COLOURS
+    # The samples (indices into those of the latest ``learn`` call) each colour that call
+    # founded was founded on: the set's members as the mixture chose them.
+    founded_on: dict[int, np.ndarray] = field(default_factory=dict)
 
     @property
     def n_colours(self) -> int:
@@ -254,6 +257,7 @@ class ColourModel:
         colours (see :func:`split_by_unwashed`). Returns the new colour indices.
         """
         samples = np.asarray(samples, np.float32).reshape(-1, 3)
+        self.founded_on = {}
         if len(samples) == 0:
             return []
         index, dist = self.nearest(samples)
@@ -293,17 +297,17 @@ class ColourModel:
                 key=lambda item: int(item[1][0]),
             )
         if self.palette is None:
-            for centre, _ in clusters:
+            for centre, members in clusters:
                 if len(self.prototypes) >= self.max_colours:
                     break
                 # (the lowest free number: the game may have founded a later one first)
                 colour = min(set(range(self.max_colours)) - set(self.prototypes))
-                self.prototypes[colour] = centre
+                self.prototypes[colour], self.founded_on[colour] = centre, members
                 created.append(colour)
         else:
             free = [i for i in range(len(self.palette)) if i not in self.prototypes]
-            for centre, colour in self._assign_to_palette([c for c, _ in clusters], free):
-                self.prototypes[colour] = centre
+            for k, colour in self._assign_to_palette([c for c, _ in clusters], free):
+                self.prototypes[colour], self.founded_on[colour] = clusters[k]
                 created.append(colour)
         for colour in created:
             logger.info("learned token colour %d: %s", colour, np.round(self.prototypes[colour], 2))
@@ -311,14 +315,15 @@ class ColourModel:
 
     def _assign_to_palette(
         self, centres: list[np.ndarray], free: list[int]
-    ) -> list[tuple[np.ndarray, int]]:
-        """Best one-to-one matching of new clusters to free palette entries by hue."""
+    ) -> list[tuple[int, int]]:
+        """Best one-to-one matching of new clusters to free palette entries by hue:
+        ``(index into centres, palette entry)`` pairs."""
         if not free or not centres or self.palette is None:
             return []
         nominal = palette_features(self.palette)
         # Undo the camera's cast on the learned colours before comparing hues.
         observed = [features(feature_to_bgr(c) * self.reference_balance) for c in centres]
-        best: tuple[float, list[tuple[np.ndarray, int]]] = (np.inf, [])
+        best: tuple[float, list[tuple[int, int]]] = (np.inf, [])
         n = min(len(observed), len(free))
         for chosen in itertools.permutations(range(len(observed)), n):
             for targets in itertools.permutations(free, n):
@@ -326,7 +331,7 @@ class ColourModel:
                     _hue_angle_distance(observed[i], nominal[t]) for i, t in zip(chosen, targets)
                 )
                 if cost < best[0]:
-                    best = (cost, [(centres[i], t) for i, t in zip(chosen, targets)])
+                    best = (cost, list(zip(chosen, targets)))
         return best[1]
 
     def to_dict(self) -> dict:

@@ -58,6 +58,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from calibration.colour_mixture import set_shares, set_spread
 from calibration.colours import (
     CLIPPED,
     DEFAULT_MAX_COLOURS,
@@ -404,6 +405,9 @@ class Observer:
         self._colours_memo: tuple[np.ndarray, object, bytes, tuple] | None = None
         #: The sets' colours as the plates in front of each point wash them, and what for.
         self._washed_memo: tuple[tuple, np.ndarray] | None = None
+        #: Each set's spread around its washed colour as a still picture's tokens showed it,
+        #: and for which set colours (see :meth:`_learn_set_spreads`).
+        self._set_spreads: tuple[bytes, list[tuple[np.ndarray, np.ndarray]]] | None = None
         #: The light's slope the shadows were last found at in a stream (see vision.shadows).
         self._light_slope: tuple[float, float] | None = None
         self._last_observation: Observation | None = None  # what the last full read saw
@@ -1996,6 +2000,7 @@ class Observer:
                 )
                 if self.expected_colour is None and not (sets >= 0).any():
                     self._plates_from_sets(seen, points)
+                    self._learn_set_spreads(seen, points)
         return seen, has_pixels
 
     def _plates_from_sets(self, seen: np.ndarray, points: np.ndarray) -> None:
@@ -2027,6 +2032,28 @@ class Observer:
                     fixed[labels == colour], axis=0
                 ).astype(np.float32)
 
+    def _learn_set_spreads(self, seen: np.ndarray, points: np.ndarray) -> None:
+        """Learn how far each set's tokens spread around its colour as the plates in front
+        wash it, from the tokens the sets were founded on (as the Gaussian mixture chose
+        them, see :mod:`calibration.colour_mixture`; a token no set was founded on counts
+        with the set it reads as). The sets of one picture spread unlike each other: behind
+        tinted plates a white set drifts towards the tint and a grey set stays tight, and
+        the fixed colour distance matched white tokens to the grey set nearer in hue where
+        brightness told them apart. ``seen``: the tokens' colours as seen, at ``points``."""
+        keys, protos = self.colours.prototype_array()
+        self._set_spreads = None
+        if self._plate_loss is None or len(keys) < 2:
+            return
+        labels = self._to_sets(seen[points], points, protos).argmin(axis=1)
+        for colour, members in self.colours.founded_on.items():
+            labels[members] = int(np.searchsorted(keys, colour))
+        behind = self._sets_as_seen(protos)
+        spreads = []
+        for j in range(len(keys)):
+            mine = points[labels == j]
+            spreads.append(set_spread(seen[mine] - behind[j, mine]))
+        self._set_spreads = (protos.tobytes(), spreads)
+
     def _note_unplated(self, plates: dict[int, float]) -> None:
         """Remember how many plates new colours were seen behind, while the plates' loss is
         unknown."""
@@ -2042,6 +2069,13 @@ class Observer:
         colour behind fewer plates would be weighed alike."""
         if self._plate_loss is None:
             return match_distance(seen, protos)
+        behind = self._sets_as_seen(protos)
+        return pair_distance(seen[:, None, :], behind[:, points].transpose(1, 0, 2))
+
+    def _sets_as_seen(self, protos: np.ndarray) -> np.ndarray:
+        """``(m, N_POINTS, 3)``: each set's colour (``protos``, as on the top tier) as the
+        plates in front of each point wash it (as learned; needs the plates' loss)."""
+        assert self._plate_loss is not None
         key = (self._plate_loss, protos.tobytes())
         memo = self._washed_memo
         if memo is None or memo[0][0] is not key[0] or memo[0][1] != key[1]:
@@ -2051,7 +2085,7 @@ class Observer:
                 np.repeat(protos, N_POINTS, axis=0), np.tile(plates, len(protos)), *self._plate_loss
             ).reshape(len(protos), N_POINTS, 3)
             memo = self._washed_memo = (key, behind)
-        return pair_distance(seen[:, None, :], memo[1][:, points].transpose(1, 0, 2))
+        return memo[1]
 
     def _colour_evidence(
         self, feats: np.ndarray, entries: np.ndarray, accepted: np.ndarray
@@ -2112,7 +2146,12 @@ class Observer:
             else:
                 probs[:, 0] = 1.0
             return probs
-        share = colour_shares(self._to_sets(seen, np.arange(N_POINTS), protos))
+        spreads = self._set_spreads
+        if spreads is not None and spreads[0] == protos.tobytes():
+            # (a still picture: each set weighed by its own spread, see _learn_set_spreads)
+            share = set_shares(seen[None, :, :] - self._sets_as_seen(protos), spreads[1])
+        else:
+            share = colour_shares(self._to_sets(seen, np.arange(N_POINTS), protos))
         # A token with no pixel to read its colour from (its top behind others, its wall
         # left) is any known colour alike: the game's word on it decides (vision.tracker).
         share[~readable] = 1.0 / len(keys)

@@ -6,7 +6,15 @@ import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from calibration.colour_mixture import SETTLING, _fit, refine_partition
+from calibration.colour_mixture import (
+    MIN_VARIANCE,
+    SETTLING,
+    _fit,
+    log_density,
+    refine_partition,
+    set_shares,
+    set_spread,
+)
 from calibration.colours import cluster
 
 # Bench scene 403's token colours, with the plates' loss (as estimated) undone: a dark maroon
@@ -177,3 +185,42 @@ def test_nothing_to_refine():
 def test_a_colour_that_is_not_a_number_leaves_the_grouping_as_it_was():
     rows = np.array([[0.0, 0.0, 10.0], [0.1, 0.0, 10.0], [9.0, 9.0, 14.0], [np.nan, 9.0, 14.0]])
     assert refine_partition(rows, [[2, 0], [1, 3]]) == [[0, 2], [1, 3]]
+
+
+def test_a_colour_nearer_a_tight_set_goes_to_the_wide_set_whose_spread_it_lies_in():
+    """A grey set of tokens that hardly differ and a white set spread along one axis (its
+    tokens drift towards the plates' tint): a colour off the white set's centre along that
+    axis, nearer the grey set's centre, is white."""
+    rng = np.random.default_rng(7)
+    grey = rng.normal(0.0, 0.05, (30, 3))
+    white = rng.normal(0.0, 0.05, (30, 3)) + np.outer(np.linspace(-1.5, 1.5, 30), [1, 0, 0])
+    spreads = [set_spread(grey), set_spread(white)]
+    grey_centre, white_centre = np.array([1.6, 0.0, 0.0]), np.array([0.0, 0.0, 0.9])
+    colour = np.array([[1.2, 0.0, 0.9]])
+    assert np.linalg.norm(colour - grey_centre) < np.linalg.norm(colour - white_centre)
+    shares = set_shares(np.stack([colour - grey_centre, colour - white_centre]), spreads)
+    assert shares.shape == (1, 2)
+    assert shares[0, 1] > 0.9
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(*[st.floats(-20, 20, allow_nan=False, width=32)] * 3), min_size=0, max_size=12
+    ),
+    st.lists(st.tuples(*[st.floats(-5, 5, allow_nan=False, width=32)] * 3), min_size=1, max_size=6),
+)
+def test_a_sets_spread_is_a_proper_gaussian_whatever_its_members(members, colours):
+    """Whatever (and however few) members a set has, its spread has variances no smaller
+    than the floor along orthonormal axes, the density peaks at its centre, and the shares
+    of a colour over sets are probabilities."""
+    spread = set_spread(np.array(members, np.float64).reshape(-1, 3))
+    values, vectors = spread
+    assert (values >= MIN_VARIANCE).all()
+    assert np.allclose(vectors.T @ vectors, np.eye(3), atol=1e-9)
+    offsets = np.array(colours, np.float64)
+    assert (log_density(offsets, spread) <= log_density(np.zeros((1, 3)), spread)[0] + 1e-9).all()
+    shares = set_shares(np.stack([offsets, offsets + 1.0]), [spread, set_spread(np.zeros((0, 3)))])
+    assert shares.shape == (len(offsets), 2)
+    assert np.allclose(shares.sum(axis=1), 1.0)
+    assert (shares >= 0).all()
