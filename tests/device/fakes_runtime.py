@@ -22,13 +22,16 @@ def image(value: int = 0, size: tuple[int, int] = (64, 48)) -> np.ndarray:
 class ScriptedSource(FrameSource):
     """Delivers frames named by ``names`` (forever repeating the last one when ``hold``),
     raising :class:`SourceError` on reads listed in ``fail_reads`` and refusing
-    ``fail_starts`` restarts after a failure. ``fps`` 0 delivers without pause."""
+    ``fail_starts`` restarts after a failure. ``fps`` 0 delivers without pause. Each name is
+    delivered ``repeat`` times in a row: a camera sees a board for many frames, and the
+    runtime reads only the newest frame, so at camera rate on a busy machine a move shown
+    for one frame only could be skipped (and the next one read as played out of turn)."""
 
     description = "scripted test source"
 
     def __init__(self, names: list[str], *, fps: float = 0.0, fail_reads: set[int] = frozenset(),
-                 fail_starts: int = 0, hold: bool = True) -> None:
-        self.names = names
+                 fail_starts: int = 0, hold: bool = True, repeat: int = 1) -> None:
+        self.names = [name for name in names for _ in range(repeat)]
         self.fps = fps
         self.fail_reads = set(fail_reads)
         self.fail_starts = fail_starts

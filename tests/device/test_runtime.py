@@ -87,7 +87,7 @@ def test_state_shape_before_any_frame(store):
 
 
 def test_a_game_is_played_persisted_and_announced(store):
-    runtime = make_runtime(store, ScriptedSource(["empty", *WINNING_NAMES], fps=30))
+    runtime = make_runtime(store, ScriptedSource(["empty", *WINNING_NAMES], fps=30, repeat=5))
     client, unsubscribe = runtime.subscribe()
     first = client.get_nowait()
     assert first["type"] == "state" and set(first["state"]) == STATE_KEYS
@@ -149,7 +149,7 @@ def test_moves_are_committed_before_sinks_hear_of_them(store):
     sink = CheckingSink(store)
     config = Config()
     config.sinks.events = ["move", "win"]
-    runtime = make_runtime(store, ScriptedSource(["empty", *WINNING_NAMES], fps=30), sinks=[sink], config=config)
+    runtime = make_runtime(store, ScriptedSource(["empty", *WINNING_NAMES], fps=30, repeat=5), sinks=[sink], config=config)
     runtime.start()
     try:
         wait_for(lambda: len(sink.seen) == 8)
@@ -188,7 +188,8 @@ def test_only_the_newest_frame_is_processed(store):
 
 def test_camera_that_fails_mid_game_reconnects_with_backoff(store):
     names = ["empty", "A1P:0", "H8S:1", "empty", "empty", "A2P:0"]
-    source = ScriptedSource(names, fps=30, fail_reads={4}, fail_starts=3)
+    # (each name 5 reads long: read 16 is the first after H8S:1's)
+    source = ScriptedSource(names, fps=30, fail_reads={16}, fail_starts=3, repeat=5)
     runtime = make_runtime(store, source)
     client, _ = runtime.subscribe()
     runtime.start()
@@ -274,7 +275,7 @@ def test_a_finished_recording_is_reported_ended(store):
 
 def test_restart_resumes_the_running_game(tmp_path):
     store = Store(tmp_path)
-    runtime = make_runtime(store, ScriptedSource(["A1P:0", "H8S:1", "A2P:0"], fps=30, hold=False))
+    runtime = make_runtime(store, ScriptedSource(["A1P:0", "H8S:1", "A2P:0"], fps=30, hold=False, repeat=5))
     runtime.start()
     wait_for(lambda: len(runtime.state()["moves"]) == 3)
     runtime.stop()
@@ -508,7 +509,7 @@ def test_frame_buffer_is_capped_in_bytes(store, monkeypatch):
 
 
 def test_subscribe_is_safe_while_frames_are_processed(store):
-    runtime = make_runtime(store, ScriptedSource(["empty", *WINNING_NAMES], fps=30))
+    runtime = make_runtime(store, ScriptedSource(["empty", *WINNING_NAMES], fps=30, repeat=5))
     runtime.start()
     stop = threading.Event()
     errors = []
@@ -529,7 +530,8 @@ def test_subscribe_is_safe_while_frames_are_processed(store):
     thread = threading.Thread(target=churn)
     thread.start()
     try:
-        wait_for(lambda: runtime.state()["result"] == "win")
+        # (the churn competes for the runtime's lock: on a busy machine the game takes longer)
+        wait_for(lambda: runtime.state()["result"] == "win", timeout=20.0)
     finally:
         stop.set()
         thread.join()
