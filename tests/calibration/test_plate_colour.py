@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from calibration.colours import feature_to_bgr, features, match_distance
@@ -75,6 +75,8 @@ def test_washing_is_what_the_plates_do_and_correcting_undoes_it(rgb, plates, tra
     added=st.tuples(*[st.floats(0.0, 30.0)] * 3),
     shade=st.floats(0.2, 1.0),
 )
+# (no veil behind a plate: the gain is the whole 1 / shade, up to float32 rounding)
+@example(rgb=(20, 20, 20), plates=1, transmission=1.0, added=(0.0, 0.0, 0.0), shade=0.25)
 def test_a_shaded_token_is_relit_behind_the_plates_veil(rgb, plates, transmission, added, shade):
     """A token in a shadow that keeps ``shade`` of the light, seen behind the plates, is
     relit to its look out of the shadow by the gain ``1 / shade`` (the veil in front of it
@@ -91,7 +93,8 @@ def test_a_shaded_token_is_relit_behind_the_plates_veil(rgb, plates, transmissio
     if plates == 0:
         assert gain == pytest.approx(1.0 / shade, rel=1e-3)
     else:
-        assert 1.0 - 1e-6 <= gain <= 1.0 / shade + 1e-6
+        # (colour features are float32: a relative rounding of about 1e-6 on the gain)
+        assert 1.0 - 1e-5 <= gain <= (1.0 / shade) * (1.0 + 1e-5)
 
 
 def test_relighting_ignores_the_veil_only_where_told_to():

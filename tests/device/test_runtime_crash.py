@@ -22,7 +22,7 @@ from device.store import Store
 from tests.device.fakes_runtime import NameReadingPipeline, ScriptedSource
 
 store = Store(sys.argv[1])
-source = ScriptedSource(sys.argv[2].split(","), fps=float(sys.argv[3]))
+source = ScriptedSource(sys.argv[2].split(","), fps=float(sys.argv[3]), repeat=int(sys.argv[4]))
 runtime = Runtime(source, store=store, calibration=SimpleNamespace(), pin="1234",
                   pipeline_factory=NameReadingPipeline)
 print(runtime.game_id, flush=True)
@@ -31,9 +31,12 @@ time.sleep(120)
 """
 
 
-def start(data: Path, names: list[str], fps: float) -> tuple[subprocess.Popen, str]:
+def start(data: Path, names: list[str], fps: float, repeat: int = 4) -> tuple[subprocess.Popen, str]:
+    """Run the runtime in a process of its own on a scripted camera showing each of ``names``
+    for ``repeat`` frames (the runtime reads only the newest frame: a board shown for one
+    frame is lost when the process is slow to start); returns it and its game id."""
     process = subprocess.Popen(
-        [sys.executable, "-c", RUNNER, str(data), ",".join(names), str(fps)],
+        [sys.executable, "-c", RUNNER, str(data), ",".join(names), str(fps), str(repeat)],
         cwd=ROOT, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     return process, process.stdout.readline().strip()
