@@ -194,7 +194,7 @@ class ColourModel:
     max_colours: int = DEFAULT_MAX_COLOURS
     # The samples (indices into those of the latest ``learn`` call) each colour that call
     # founded was founded on: the set's members as the mixture chose them.
-    founded_on: dict[int, np.ndarray] = field(default_factory=dict)
+    founded_on: dict[int, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def n_colours(self) -> int:

@@ -406,8 +406,8 @@ class Observer:
         #: The sets' colours as the plates in front of each point wash them, and what for.
         self._washed_memo: tuple[tuple, np.ndarray] | None = None
         #: Each set's spread around its washed colour as a still picture's tokens showed it,
-        #: and for which set colours (see :meth:`_learn_set_spreads`).
-        self._set_spreads: tuple[bytes, list[tuple[np.ndarray, np.ndarray]]] | None = None
+        #: and for which plates' loss and set colours (see :meth:`_learn_set_spreads`).
+        self._set_spreads: tuple[tuple, list[tuple[np.ndarray, np.ndarray]]] | None = None
         #: The light's slope the shadows were last found at in a stream (see vision.shadows).
         self._light_slope: tuple[float, float] | None = None
         self._last_observation: Observation | None = None  # what the last full read saw
@@ -1642,9 +1642,10 @@ class Observer:
         nearest there, -1: none). Without a token there, each pixel would show the farther
         token (its colour as read beside the asked points, or beside this one alone where
         they all hide it: a token there would hide the rest of it) or the empty board; with
-        one, one set's colour as the plates in front of the point wash it. A pixel votes for a set that explains it better than that, where the
-        token behind it is of another set (the same colour a little brighter or darker is a
-        farther token's lit top or shaded wall as well). Returns the points found, their
+        one, one set's colour as the plates in front of the point wash it. A pixel votes for
+        a set that explains it better than that, where the token behind it is of another set
+        (the same colour a little brighter or darker is a farther token's lit top or shaded
+        wall as well). Returns the points found, their
         scores as the selection scores (mean net evidence over the pixels that could vote),
         how many those were, and the farther tokens behind the found ones."""
         # (measured apart: the colours of the tokens accepted stay remembered for the read)
@@ -2012,12 +2013,12 @@ class Observer:
         ``SET_PLATE_ROUNDS`` times): a dark set three plates down could match its lighter
         sibling on the top tier, and the wash so learned left some of its tokens nearer
         another set. ``seen``: the tokens' colours as seen, at ``points``."""
+        if self._plate_loss is None or len(self.colours.prototypes) < 2:
+            return
         plates = self.footprints.plates_above[points]
         held: np.ndarray | None = None
         for _ in range(SET_PLATE_ROUNDS):
             keys, protos = self.colours.prototype_array()
-            if self._plate_loss is None or len(keys) < 2:
-                return
             labels = keys[self._to_sets(seen[points], points, protos).argmin(axis=1)]
             if held is not None and np.array_equal(labels, held):
                 return
@@ -2052,7 +2053,7 @@ class Observer:
         for j in range(len(keys)):
             mine = points[labels == j]
             spreads.append(set_spread(seen[mine] - behind[j, mine]))
-        self._set_spreads = (protos.tobytes(), spreads)
+        self._set_spreads = ((self._plate_loss, protos.tobytes()), spreads)
 
     def _note_unplated(self, plates: dict[int, float]) -> None:
         """Remember how many plates new colours were seen behind, while the plates' loss is
@@ -2147,7 +2148,11 @@ class Observer:
                 probs[:, 0] = 1.0
             return probs
         spreads = self._set_spreads
-        if spreads is not None and spreads[0] == protos.tobytes():
+        if (  # (measured around these set colours as this wash washes them)
+            spreads is not None
+            and spreads[0][0] is self._plate_loss
+            and spreads[0][1] == protos.tobytes()
+        ):
             # (a still picture: each set weighed by its own spread, see _learn_set_spreads)
             share = set_shares(seen[None, :, :] - self._sets_as_seen(protos), spreads[1])
         else:

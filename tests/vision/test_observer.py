@@ -1110,7 +1110,7 @@ def test_a_faint_token_below_the_plates_is_found_by_its_set_colour_as_the_plates
     more like a known set's colour as the plates in front wash it than like the empty board.
     Undoing the wash on the pixel instead magnified its difference from the set, the board
     won and the token was missed."""
-    observer, states, wrong = read_still(seed, size, cast)
+    _, states, wrong = read_still(seed, size, cast)
     assert states[parse_point(name)] >= 0
     assert wrong == 0
 
