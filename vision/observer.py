@@ -1287,15 +1287,20 @@ class Observer:
         undecided = reading.active & ~reading.accepted
         if not undecided.any():
             return self._nearer_in_line(evidence, core_evidence, reading)
-        # Pixels within the sensor noise of the empty board are explained by it, and those an
-        # accepted token covers by that token (the change counts once).
+        # Pixels an accepted token covers are explained by that token (the change counts once).
+        # In a camera stream those within the sensor noise of the empty board are explained by
+        # it; a still picture asks them too (see :meth:`_colour_evidence`), but only changed
+        # ones can show an outline.
         taken = self._covered(reading.accepted)
-        asked = (
-            spread(undecided, self._core.count)
-            & changed[self._core.index]
-            & ~taken[self._core.index]
+        open_core = spread(undecided, self._core.count) & ~taken[self._core.index]
+        asked = open_core & changed[self._core.index]
+        colour_evidence = self._colour_evidence(
+            feats,
+            open_core if still else asked,
+            changed[self._core.index],
+            reading.accepted,
+            neutral=still,
         )
-        colour_evidence = self._colour_evidence(feats, asked, reading.accepted)
         boosted = core_evidence
         if colour_evidence is not None:
             boosted = np.maximum(boosted, colour_evidence)
@@ -2089,12 +2094,28 @@ class Observer:
         return memo[1]
 
     def _colour_evidence(
-        self, feats: np.ndarray, entries: np.ndarray, accepted: np.ndarray
+        self,
+        feats: np.ndarray,
+        entries: np.ndarray,
+        changed: np.ndarray,
+        accepted: np.ndarray,
+        *,
+        neutral: bool,
     ) -> np.ndarray | None:
         """0..1 per core pixel (``self._core`` order): how much better a token of a known
         colour explains the pixel than the empty board does. A token the table's colour
         changes its pixels little, but still matches its set's colour more closely than
-        the empty board there; a shadow matches the empty board, only darker. A token there
+        the empty board there; a shadow matches the empty board, only darker. Only a pixel
+        that ``changed`` (per core entry: beyond the sensor noise) can argue for a token, and
+        only by a clearly better match. With ``neutral`` (a still picture) any other pixel
+        of the ``entries`` asked that a token's colour explains as well as the board says
+        nothing either way (0.5, the selection's threshold), and less as the board explains
+        it better: where a token is the table's colour most of its pixels are such, and
+        counted as plain board they held a token in full view under the bar. (Raised by a
+        match within the noise, the table and the shadows a bare lamp casts read as tokens
+        of a set their colour.) A camera stream counts them as board: the change across the
+        hand's visit finds a faint token there, and an empty point beside a new token in
+        one of the vision bench's games (1302) passed on such pixels. A token there
         would lie in the shade of the ``accepted`` tokens above it where they shade the
         point's top: its pixels are matched to the sets relit (see :meth:`_shade_on_tokens`;
         a light the tokens cannot tell about is taken, one they refute is not), and compared
@@ -2117,7 +2138,12 @@ class Observer:
         to_token = self._to_sets(token, points, protos).min(axis=1)
         to_board = pair_distance(pixel, _rows(self._ref_features, idx))
         out = np.zeros(len(self._core.index), np.float32)
-        out[entries] = np.clip((to_board - to_token - COLOUR_MARGIN) / COLOUR_RAMP, 0.0, 1.0)
+        better = np.clip((to_board - to_token - COLOUR_MARGIN) / COLOUR_RAMP, -1.0, 1.0)
+        if not neutral:
+            out[entries] = np.maximum(better, 0.0)
+            return out
+        alike = EVIDENCE_THRESHOLD * (1.0 + np.minimum(better, 0.0))
+        out[entries] = np.where(changed[entries], np.maximum(alike, better), alike)
         return out
 
     def _probabilities(
