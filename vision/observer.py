@@ -2105,17 +2105,18 @@ class Observer:
         """0..1 per core pixel (``self._core`` order): how much better a token of a known
         colour explains the pixel than the empty board does. A token the table's colour
         changes its pixels little, but still matches its set's colour more closely than
-        the empty board there; a shadow matches the empty board, only darker. Only a pixel
-        that ``changed`` (per core entry: beyond the sensor noise) can argue for a token, and
-        only by a clearly better match. With ``neutral`` (a still picture) any other pixel
-        of the ``entries`` asked that a token's colour explains as well as the board says
-        nothing either way (0.5, the selection's threshold), and less as the board explains
-        it better: where a token is the table's colour most of its pixels are such, and
-        counted as plain board they held a token in full view under the bar. (Raised by a
-        match within the noise, the table and the shadows a bare lamp casts read as tokens
-        of a set their colour.) A camera stream counts them as board: the change across the
-        hand's visit finds a faint token there, and an empty point beside a new token in
-        one of the vision bench's games (1302) passed on such pixels. A token there
+        the empty board there; a shadow matches the empty board, only darker. With
+        ``neutral`` (a still picture) a pixel of the ``entries`` asked that a token's colour
+        explains as well as the board says nothing either way (0.5, the selection's
+        threshold), less as the board explains it better, and more as the token's colour
+        does, but only where it ``changed`` (per core entry: beyond the sensor noise): where
+        a token is the table's colour most of its pixels are explained alike, and counted as
+        plain board they held a token in full view under the bar. (An unchanged pixel raised
+        above 0.5 by a match within the noise read the table, and the shadows a bare lamp
+        casts, as tokens of a set their colour.) A camera stream counts pixels no token's
+        colour explains better as board, and asks only the changed ones: the change across
+        the hand's visit finds a faint token there, and an empty point beside a new token
+        in one of the vision bench's games (1302) passed on the others. A token there
         would lie in the shade of the ``accepted`` tokens above it where they shade the
         point's top: its pixels are matched to the sets relit (see :meth:`_shade_on_tokens`;
         a light the tokens cannot tell about is taken, one they refute is not), and compared
@@ -2142,8 +2143,10 @@ class Observer:
         if not neutral:
             out[entries] = np.maximum(better, 0.0)
             return out
-        alike = EVIDENCE_THRESHOLD * (1.0 + np.minimum(better, 0.0))
-        out[entries] = np.where(changed[entries], np.maximum(alike, better), alike)
+        # (a changed pixel rises from 0.5 towards a sure token pixel; an unchanged one cannot)
+        out[entries] = EVIDENCE_THRESHOLD * (
+            1.0 + np.where(changed[entries], better, np.minimum(better, 0.0))
+        )
         return out
 
     def _probabilities(
