@@ -1293,13 +1293,10 @@ class Observer:
         # ones can show an outline.
         taken = self._covered(reading.accepted)
         open_core = spread(undecided, self._core.count) & ~taken[self._core.index]
-        asked = open_core & changed[self._core.index]
+        core_changed = changed[self._core.index]
+        asked = open_core & core_changed
         colour_evidence = self._colour_evidence(
-            feats,
-            open_core if still else asked,
-            changed[self._core.index],
-            reading.accepted,
-            neutral=still,
+            feats, open_core, core_changed, reading.accepted, neutral=still
         )
         boosted = core_evidence
         if colour_evidence is not None:
@@ -2058,7 +2055,7 @@ class Observer:
         for j in range(len(keys)):
             mine = points[labels == j]
             spreads.append(set_spread(seen[mine] - behind[j, mine]))
-        self._set_spreads = ((self._plate_loss, protos.tobytes()), spreads)
+        self._set_spreads = (self._wash_key(protos), spreads)
 
     def _note_unplated(self, plates: dict[int, float]) -> None:
         """Remember how many plates new colours were seen behind, while the plates' loss is
@@ -2082,21 +2079,29 @@ class Observer:
         """``(m, N_POINTS, 3)``: each set's colour (``protos``, as on the top tier) as the
         plates in front of each point wash it (as learned; needs the plates' loss)."""
         assert self._plate_loss is not None
-        key = (self._plate_loss, protos.tobytes())
         memo = self._washed_memo
-        if memo is None or memo[0][0] is not key[0] or memo[0][1] != key[1]:
+        if memo is None or not self._same_wash(memo[0], protos):
             # (once per plate estimate and set colours: a read asks up to three times)
             plates = self.footprints.plates_above
             behind = washed(
                 np.repeat(protos, N_POINTS, axis=0), np.tile(plates, len(protos)), *self._plate_loss
             ).reshape(len(protos), N_POINTS, 3)
-            memo = self._washed_memo = (key, behind)
+            memo = self._washed_memo = (self._wash_key(protos), behind)
         return memo[1]
+
+    def _wash_key(self, protos: np.ndarray) -> tuple[object, bytes]:
+        """What the set colours as seen depend on: the plates' loss as learned (the very
+        estimate: a new one is a new object) and the set colours ``protos``."""
+        return (self._plate_loss, protos.tobytes())
+
+    def _same_wash(self, key: tuple[object, bytes], protos: np.ndarray) -> bool:
+        """Was ``key`` (see :meth:`_wash_key`) taken for this plates' loss and ``protos``?"""
+        return key[0] is self._plate_loss and key[1] == protos.tobytes()
 
     def _colour_evidence(
         self,
         feats: np.ndarray,
-        entries: np.ndarray,
+        open_core: np.ndarray,
         changed: np.ndarray,
         accepted: np.ndarray,
         *,
@@ -2105,26 +2110,29 @@ class Observer:
         """0..1 per core pixel (``self._core`` order): how much better a token of a known
         colour explains the pixel than the empty board does. A token the table's colour
         changes its pixels little, but still matches its set's colour more closely than
-        the empty board there; a shadow matches the empty board, only darker. With
-        ``neutral`` (a still picture) a pixel of the ``entries`` asked that a token's colour
-        explains as well as the board says nothing either way (0.5, the selection's
-        threshold), less as the board explains it better, and more as the token's colour
-        does, but only where it ``changed`` (per core entry: beyond the sensor noise): where
+        the empty board there; a shadow matches the empty board, only darker. The pixels
+        asked are those of ``open_core`` (core entries of undecided points that no accepted
+        token covers) that ``changed`` (per core entry: beyond the sensor noise). With
+        ``neutral`` (a still picture) every pixel of ``open_core`` is asked, and one that a
+        token's colour explains as well as the board says nothing either way (0.5, the
+        selection's threshold), less as the board explains it better, and more as the
+        token's colour does, but only where it changed: where
         a token is the table's colour most of its pixels are explained alike, and counted as
         plain board they held a token in full view under the bar. (An unchanged pixel raised
         above 0.5 by a match within the noise read the table, and the shadows a bare lamp
         casts, as tokens of a set their colour.) A camera stream counts pixels no token's
-        colour explains better as board, and asks only the changed ones: the change across
-        the hand's visit finds a faint token there, and an empty point beside a new token
-        in one of the vision bench's games (1302) passed on the others. A token there
+        colour explains better as board: the change across the hand's visit finds a faint
+        token there, and an empty point beside a new token in one of the vision bench's
+        games (1302) passed on the unchanged pixels. A token there
         would lie in the shade of the ``accepted`` tokens above it where they shade the
         point's top: its pixels are matched to the sets relit (see :meth:`_shade_on_tokens`;
         a light the tokens cannot tell about is taken, one they refute is not), and compared
-        with the empty board as seen. Only the core ``entries`` asked for are measured (0
-        elsewhere): most points are plainly empty."""
+        with the empty board as seen. Only the pixels asked are measured (0 elsewhere):
+        most points are plainly empty."""
         keys, protos = self.colours.prototype_array()
         if len(keys) == 0 or self._ref_features is None:
             return None
+        entries = open_core if neutral else open_core & changed
         idx = self._core.index[entries]
         pixel = _rows(feats, idx)
         points = self._core.point[entries]
@@ -2140,13 +2148,13 @@ class Observer:
         to_board = pair_distance(pixel, _rows(self._ref_features, idx))
         out = np.zeros(len(self._core.index), np.float32)
         better = np.clip((to_board - to_token - COLOUR_MARGIN) / COLOUR_RAMP, -1.0, 1.0)
-        if not neutral:
+        if neutral:
+            # (a changed pixel rises from 0.5 towards a sure token pixel; an unchanged one cannot)
+            out[entries] = EVIDENCE_THRESHOLD * (
+                1.0 + np.where(changed[entries], better, np.minimum(better, 0.0))
+            )
+        else:
             out[entries] = np.maximum(better, 0.0)
-            return out
-        # (a changed pixel rises from 0.5 towards a sure token pixel; an unchanged one cannot)
-        out[entries] = EVIDENCE_THRESHOLD * (
-            1.0 + np.where(changed[entries], better, np.minimum(better, 0.0))
-        )
         return out
 
     def _probabilities(
@@ -2177,11 +2185,8 @@ class Observer:
                 probs[:, 0] = 1.0
             return probs
         spreads = self._set_spreads
-        if (  # (measured around these set colours as this wash washes them)
-            spreads is not None
-            and spreads[0][0] is self._plate_loss
-            and spreads[0][1] == protos.tobytes()
-        ):
+        # (measured around these set colours as this wash washes them)
+        if spreads is not None and self._same_wash(spreads[0], protos):
             # (a still picture: each set weighed by its own spread, see _learn_set_spreads)
             share = set_shares(seen[None, :, :] - self._sets_as_seen(protos), spreads[1])
         else:
