@@ -344,7 +344,9 @@ class Observer:
         #: The tokens' shadows the last full read found and took out (None: none).
         self.last_shadows: Shadows | None = None
         # The last tokens that cast shadows, and what they cast (found again when they change).
-        self._shadows_memo: tuple[bytes, Shadows | None] | None = None
+        # (the first reading's tokens, the shadows found for them, whether one new token's
+        # shadow alone showed that light)
+        self._shadows_memo: tuple[bytes, Shadows | None, bool] | None = None
         self.has_reference = reference is not None
         if reference is not None:
             ref_small = shrink(reference, size).reshape(-1, 3).astype(np.float32)
@@ -653,6 +655,8 @@ class Observer:
                 chroma2 = delta[:, 0] * delta[:, 0] + delta[:, 1] * delta[:, 1]
                 since_calm &= self._beyond_noise(chroma2, delta[:, 2])
             newly = since_calm & ~explained & ~calm_explained
+            if self.last_shadows is not None:  # (the shadows of new tokens are no hand)
+                newly &= ~self.last_shadows.mask
             hand_present = self._hand(newly) or hand_present
             unexplained |= newly
         if compare_previous:
@@ -737,31 +741,34 @@ class Observer:
         reading's phantoms on the shadows hide nothing the search needs. In a ``stream``
         the light stays, so the same tokens cast the same shadows as last time, and a light
         found deep enough to matter is looked for first (a phantom on a shadow hides that
-        shadow from the search; the others still show the light)."""
+        shadow from the search; the others still show the light). A light found from the
+        shadow of one new token alone serves this frame but is not kept for the stream (see
+        :meth:`_shadow_of_a_new_token`)."""
         core_evidence = evidence[self._core.index]
         self._neutral_behind_lines(core_evidence)
         first = self._selector.select(evidence, core_evidence).accepted
         delta = (difference.chroma_a, difference.chroma_b, difference.light)
         key = first.tobytes()
         if stream and self._shadows_memo is not None and self._shadows_memo[0] == key:
-            found = self._shadows_memo[1]
+            _, found, lone = self._shadows_memo
         else:
-            found = None
+            found, lone = None, False
             if stream and self._light_slope is not None:
                 found = self._shadows_at(delta, first, self._light_slope)
             if not self._could_pass_for_tokens(found):
                 found = self._shadow_model.find(delta, ~self._covered(first), first)
             if stream and not self._could_pass_for_tokens(found):
-                found = self._shadow_of_a_new_token(delta, first) or found
+                new, lone = self._shadow_of_a_new_token(delta, first)
+                found = new or found
             if found is not None and self._light_verdict(feats, found, first) is False:
                 logger.debug("the tokens do not show the light found at %s", found.slope)
                 found = None
-            self._shadows_memo = (key, found)
+            self._shadows_memo = (key, found, lone)
         self._shadows_seen, self._shade_gain = found, self._gain_out_of(found)
         if not self._could_pass_for_tokens(found):
             self.last_shadows = None
             return difference
-        if stream:
+        if stream and not lone:
             self._light_slope = found.slope
         self.last_shadows = found
         (chroma_a, chroma_b, light), shadowed = self.last_shadows.undone(delta)
@@ -789,34 +796,53 @@ class Observer:
 
     def _shadow_of_a_new_token(
         self, delta: tuple[np.ndarray, np.ndarray, np.ndarray], first: np.ndarray
-    ) -> Shadows | None:
-        """The shadow of the one token a hand visit placed, which the ``first`` reading took
-        for a second new token. Under a hard light the first token placed above the bottom
-        tier casts the only shadow on the base: one caster is too few to search the light by
-        (a dark token within its reach would pass for its shadow), and the shadow hides
-        under the token read on it. With exactly two tokens new since the hand came, each is
-        taken in turn as the caster and the other's pixels as open to the search: a shadow
-        found covering most of the other's silhouette, darker more than it is tinted (the
-        veil of the plates tints shadows: up to 1.8 times their darkening on a wooden base
-        under cyan plates as measured, a blue token 5.8 times), is the caster's."""
+    ) -> tuple[Shadows | None, bool]:
+        """The shadow of the one token a hand visit placed, and whether it was found with
+        that token alone in view of the search. Under a hard light the first token placed
+        above the bottom tier casts the only shadow on the base: one caster is too few to
+        search the light by in general (a dark token within its reach would pass for its
+        shadow).
+
+        The ``first`` reading may have taken the shadow for a second new token (the shadow
+        then hides under the token read on it). With exactly two tokens new since the hand
+        came, each is taken in turn as the caster and the other's pixels as open to the
+        search: a shadow found covering most of the other's silhouette, darker more than
+        it is tinted (see :meth:`_darker_than_tinted`), is the caster's. Or the reading
+        found the one new token and left its shadow unexplained, where it looked like a hand
+        still over the board and the move waited for a calm board that never came (a game
+        of the bench under a bare lamp lost its first move so). Then the search with that
+        token as the caster finds its shadow if one as dark as a shadow lies in its reach;
+        since that cannot tell a shadow from a dark stain, the light it shows serves the
+        frame only (the flag)."""
         if self._before is None:
-            return None
+            return None, False
         new = np.flatnonzero(first & ~self._before[2])
+        if len(new) == 1:
+            found = self._shadow_model.find(delta, ~self._covered(first), first, min_casters=1)
+            return (found, True) if self._darker_than_tinted(found) else (None, False)
         if len(new) != 2:
-            return None
+            return None, False
         for caster, other in (new, new[::-1]):
             kept = first.copy()
             kept[other] = False
             found = self._shadow_model.find(delta, ~self._covered(kept), kept, min_casters=1)
             if found is None or self._share_on(found.mask)[other] < SHADOW_COVERS:
                 continue
-            # One caster's search takes the darkest disc in its reach: a shadow there changes
-            # colour only through the plates' veil, a coloured token by far more.
-            if np.hypot(found.shift[0], found.shift[1]) > SHADOW_TINT * -found.shift[2]:
+            if not self._darker_than_tinted(found):
                 continue
             logger.debug("new token %d read on the shadow of new token %d", other, caster)
-            return found
-        return None
+            return found, False
+        return None, False
+
+    @staticmethod
+    def _darker_than_tinted(found: Shadows | None) -> bool:
+        """Do the shadows one caster's search ``found`` darken more than they tint? That
+        search takes the darkest disc in its reach: a shadow there changes colour only through
+        the plates' veil (up to 1.8 times its darkening on a wooden base under cyan plates as
+        measured), a coloured token by far more (a blue one 5.8 times)."""
+        return found is not None and bool(
+            np.hypot(found.shift[0], found.shift[1]) <= SHADOW_TINT * -found.shift[2]
+        )
 
     def _share_on(self, mask: np.ndarray) -> np.ndarray:
         """Per point: the share of its silhouette's pixels inside ``mask`` (gathered pixels)."""

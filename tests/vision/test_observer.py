@@ -246,6 +246,42 @@ def test_under_a_bare_lamp_the_first_tokens_shadow_is_not_a_second_token():
         assert observer.last_shadows is not None
 
 
+def test_under_a_bare_lamp_the_first_tokens_shadow_is_not_a_hand_that_stays():
+    """The first token of a game, laid on the top tier under a bare lamp, throws the only
+    shadow on the base. The reading found the token and left its shadow unexplained; against
+    the calm board before the hand came, the shadow looked like a hand still over the board,
+    and the move waited for a calm board until the next hand came (a bench game lost its
+    first move so). The shadow of the one new token is searched for with that token alone
+    as the caster, and is no hand."""
+    seed = 1305
+    camera, style, colours = bench_scene(seed, (1280, 960), hard_light=True)
+    rng = np.random.default_rng(seed)
+    renderings = _Renderings(camera, style, colours, seed)
+    empty = renderings.get({}, None).image_bgr
+    observer = Observer(_calibration(camera, SPEC, _with_noise(empty, style.noise_sigma, rng)))
+
+    def show(tokens: dict[int, int], hand: HandSpec | None, frames: int) -> Observation:
+        image = renderings.get(dict(tokens), hand).image_bgr
+        for _ in range(frames):
+            observation = observer.observe(_with_noise(image, style.noise_sigma, rng))
+        return observation
+
+    # (the bench game's own draws: its points, its hands' sizes, then each frame's noise)
+    laid = rng.permutation(256)[-1]
+    hand = HandSpec(target_point=laid, scale=rng.uniform(0.8, 1.2))
+    rng.uniform(0.8, 1.2, size=11)
+    assert laid == parse_point("D5S")
+    board: dict[int, int] = {}
+    show(board, None, 3)
+    show(board, hand, 1)
+    board[laid] = 0
+    show(board, hand, 1)
+    observation = show(board, None, 3)
+    assert not observation.hand_present
+    assert set(np.flatnonzero(observation.states() >= 0).tolist()) == {laid}
+    assert observer.last_shadows is not None
+
+
 def test_a_dark_token_the_empty_board_hardly_tells_is_found_by_the_hand_visit_and_kept():
     """Under a bare lamp (a game of the vision bench), a dark purple token is laid on E1P on
     the wooden base: against the empty board the picture changes too little there, and the
