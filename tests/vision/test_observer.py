@@ -5,7 +5,7 @@ and frames that cannot be read."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import cv2
 import numpy as np
@@ -246,15 +246,13 @@ def test_under_a_bare_lamp_the_first_tokens_shadow_is_not_a_second_token():
         assert observer.last_shadows is not None
 
 
-def test_under_a_bare_lamp_the_first_tokens_shadow_is_not_a_hand_that_stays():
-    """The first token of a game, laid on the top tier under a bare lamp, throws the only
-    shadow on the base. The reading found the token and left its shadow unexplained; against
-    the calm board before the hand came, the shadow looked like a hand still over the board,
-    and the move waited for a calm board until the next hand came (a bench game lost its
-    first move so). The shadow of the one new token is searched for with that token alone
-    as the caster, and is no hand."""
-    seed = 1305
-    camera, style, colours = bench_scene(seed, (1280, 960), hard_light=True)
+def _lamp_lit_game(
+    seed: int, size: tuple[int, int]
+) -> tuple[Observer, np.random.Generator, Callable[..., Observation]]:
+    """A camera stream's observer of the vision bench's game ``seed`` under a bare lamp, the
+    game's random draws (the reference's noise already drawn), and ``show(tokens, hand,
+    frames)``: the observation of the last of that many noisy frames of that board."""
+    camera, style, colours = bench_scene(seed, size, hard_light=True)
     rng = np.random.default_rng(seed)
     renderings = _Renderings(camera, style, colours, seed)
     empty = renderings.get({}, None).image_bgr
@@ -266,6 +264,17 @@ def test_under_a_bare_lamp_the_first_tokens_shadow_is_not_a_hand_that_stays():
             observation = observer.observe(_with_noise(image, style.noise_sigma, rng))
         return observation
 
+    return observer, rng, show
+
+
+def test_under_a_bare_lamp_the_first_tokens_shadow_is_not_a_hand_that_stays():
+    """The first token of a game, laid on the top tier under a bare lamp, throws the only
+    shadow on the base. The reading found the token and left its shadow unexplained; against
+    the calm board before the hand came, the shadow looked like a hand still over the board,
+    and the move waited for a calm board until the next hand came (a bench game lost its
+    first move so). The shadow of the one new token is searched for with that token alone
+    as the caster, and is no hand."""
+    observer, rng, show = _lamp_lit_game(1305, (1280, 960))
     # (the bench game's own draws: its points, its hands' sizes, then each frame's noise)
     laid = rng.permutation(256)[-1]
     hand = HandSpec(target_point=laid, scale=rng.uniform(0.8, 1.2))
@@ -290,19 +299,7 @@ def test_a_dark_token_the_empty_board_hardly_tells_is_found_by_the_hand_visit_an
     (or on G3Q in line in front of it, and then the two are a toss-up for the players). And
     a token the game holds whose footprint no later hand visit changed stays, however weakly
     the picture shows it."""
-    seed, size = 1308, (1640, 1232)
-    camera, style, colours = bench_scene(seed, size, hard_light=True)
-    rng = np.random.default_rng(seed)
-    renderings = _Renderings(camera, style, colours, seed)
-    empty = renderings.get({}, None).image_bgr
-    observer = Observer(_calibration(camera, SPEC, _with_noise(empty, style.noise_sigma, rng)))
-
-    def show(tokens: dict[int, int], hand: HandSpec | None, frames: int) -> Observation:
-        image = renderings.get(dict(tokens), hand).image_bgr
-        for _ in range(frames):
-            observation = observer.observe(_with_noise(image, style.noise_sigma, rng))
-        return observation
-
+    observer, _, show = _lamp_lit_game(1308, (1640, 1232))
     board: dict[int, int] = {}
     show(board, None, 3)
     laid, in_front = parse_point("E1P"), parse_point("G3Q")
