@@ -102,7 +102,7 @@ from vision.footprint import (
 from vision.hands import HandGrid, MotionDetector
 from vision.illumination import UNCHANGED, LightField, coordinates
 from vision.observation import FrameError, Observation, check_frame
-from vision.shadows import ShadedTops, ShadowModel, Shadows
+from vision.shadows import MIN_CASTERS, ShadedTops, ShadowModel, Shadows
 from vision.tracker import MIN_VISIBILITY
 
 logger = logging.getLogger(__name__)
@@ -818,6 +818,8 @@ class Observer:
             return None, False
         new = np.flatnonzero(first & ~self._before[2])
         if len(new) == 1:
+            if len(self._shadow_model.casters(first)) >= MIN_CASTERS:
+                return None, False  # (the search by every caster has looked already)
             found = self._shadow_model.find(delta, ~self._covered(first), first, min_casters=1)
             return (found, True) if self._darker_than_tinted(found) else (None, False)
         if len(new) != 2:
@@ -2136,25 +2138,24 @@ class Observer:
         """0..1 per core pixel (``self._core`` order): how much better a token of a known
         colour explains the pixel than the empty board does. A token the table's colour
         changes its pixels little, but still matches its set's colour more closely than
-        the empty board there; a shadow matches the empty board, only darker. The pixels
-        asked are those of ``open_core`` (core entries of undecided points that no accepted
-        token covers) that ``changed`` (per core entry: beyond the sensor noise). With
-        ``neutral`` (a still picture) every pixel of ``open_core`` is asked, and one that a
-        token's colour explains as well as the board says nothing either way (0.5, the
-        selection's threshold), less as the board explains it better, and more as the
-        token's colour does, but only where it changed: where
-        a token is the table's colour most of its pixels are explained alike, and counted as
-        plain board they held a token in full view under the bar. (An unchanged pixel raised
-        above 0.5 by a match within the noise read the table, and the shadows a bare lamp
-        casts, as tokens of a set their colour.) A camera stream counts pixels no token's
-        colour explains better as board: the change across the hand's visit finds a faint
-        token there, and an empty point beside a new token in one of the vision bench's
-        games (1302) passed on the unchanged pixels. A token there
-        would lie in the shade of the ``accepted`` tokens above it where they shade the
-        point's top: its pixels are matched to the sets relit (see :meth:`_shade_on_tokens`;
-        a light the tokens cannot tell about is taken, one they refute is not), and compared
-        with the empty board as seen. Only the pixels asked are measured (0 elsewhere):
-        most points are plainly empty."""
+        the empty board there; a shadow matches the empty board, only darker.
+
+        The pixels asked are those of ``open_core`` (core entries of undecided points that no
+        accepted token covers) that ``changed`` (per core entry: beyond the sensor noise); 0
+        elsewhere, as most points are plainly empty. A camera stream counts a pixel no set
+        explains better as board (the change across the hand's visit finds a faint token;
+        counted neutral, an empty point beside a new token passed in bench game 1302). With
+        ``neutral`` (a still picture) every pixel of ``open_core`` is asked: one a set
+        explains as well as the board says nothing either way (0.5, the selection's
+        threshold), less as the board explains it better, and more as the set does, but only
+        where it changed (an unchanged pixel raised by a match within the noise read tables
+        and a bare lamp's shadows as tokens). Counted as plain board, the pixels of a grey
+        token on a grey table, explained alike, kept it under the bar in full view.
+
+        A token there would lie in the shade of the ``accepted`` tokens above it where they
+        shade the point's top: its pixels are matched to the sets relit (see
+        :meth:`_shade_on_tokens`; a light the tokens cannot tell about is taken, one they
+        refute is not), and compared with the empty board as seen."""
         keys, protos = self.colours.prototype_array()
         if len(keys) == 0 or self._ref_features is None:
             return None

@@ -120,6 +120,11 @@ class ShadowModel:
             cv2.MORPH_ELLIPSE, (2 * disc + 1, 2 * disc + 1)
         ).astype(np.float32)
 
+    def casters(self, accepted: np.ndarray) -> np.ndarray:
+        """Which of the ``accepted`` points (a mask) stand above the bottom tier: the tokens
+        whose shadows reach the base."""
+        return np.flatnonzero(accepted & self._upper)
+
     def find(
         self,
         delta: tuple[np.ndarray, np.ndarray, np.ndarray],
@@ -134,7 +139,7 @@ class ShadowModel:
         where ``usable`` (seen clear of every accepted token). None when the picture shows
         no shadows to speak of (soft light, or fewer than ``min_casters`` tokens above the
         bottom tier). With ``slope`` the light is known (found earlier) and not searched."""
-        casters = np.flatnonzero(accepted & self._upper)
+        casters = self.casters(accepted)
         if len(casters) < min_casters:
             return None
         darkening = np.maximum(-delta[2], 0.0)
