@@ -15,7 +15,9 @@ tripod does not raise a storm of illegal-move alerts. The frame is also checked
 before an illegal change is judged (a shifted view looks like changed tokens),
 and while a "hand" stays in view for ``stuck_hand_after`` seconds (a shifted view
 also looks like something over the board); as a real hand may then block the
-view, only a confident re-fit is acted on in that case.
+view, only a confident re-fit is acted on in that case. When that check finds the
+camera where it was, the observer is told, so that a change on the board it took
+for a still hand (see ``Observer.settle``) cannot hold the game up for good.
 """
 
 from __future__ import annotations
@@ -434,6 +436,10 @@ class Pipeline:
             logger.exception("drift check failed on frame %d", frame.seq)
             return []
         if refit_only and result.refit is None:
+            if result.ok and hasattr(self._observer, "settle"):
+                # The camera is where it was: what the observer took for a hand all that time
+                # may be a change on the board itself (it decides).
+                self._observer.settle()
             return []
         return self._on_drift(result, frame)
 

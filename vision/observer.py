@@ -396,6 +396,10 @@ class Observer:
         #: game: the plates' colour loss is then learned from tokens of one set matching.
         self.known_colours: Mapping[int, int] = {}
         self._in_visit = False
+        # The last full read saw a "hand" only as a change since the calm board, and whether
+        # the next such read is to be taken as calm instead (see settle).
+        self._hand_only_since_calm = False
+        self._settling = False
         # Per plate: the light kept, and the light added (B, G, R).
         self._plate_loss: tuple[float, np.ndarray] | None = None
         self._plate_tokens = b""  # the points it was last learned from
@@ -657,8 +661,16 @@ class Observer:
             newly = since_calm & ~explained & ~calm_explained
             if self.last_shadows is not None:  # (the shadows of new tokens are no hand)
                 newly &= ~self.last_shadows.mask
-            hand_present = self._hand(newly) or hand_present
+            only_since_calm = not hand_present and self._hand(newly)
+            if only_since_calm and self._settling:  # it stayed too long for a hand (settle)
+                self._settling = only_since_calm = False
+                self._calm_run = 1  # this board is the calm one now
+            self._hand_only_since_calm = only_since_calm
+            hand_present = hand_present or only_since_calm
             unexplained |= newly
+        else:
+            self._hand_only_since_calm = False
+        self._settling &= hand_present
         if compare_previous:
             if hand_present and not self._in_visit:
                 self._before = self._calm  # the board as it was before the hand came
@@ -1123,6 +1135,17 @@ class Observer:
             open_core=open_core,
             in_line=pairs[~decided],
         )
+
+    def settle(self) -> None:
+        """The "hand" has stayed for longer than a hand does and the camera has not moved
+        (whoever knows the time checked): the next read whose only "hand" is a change since
+        the calm board takes that change for the board's own and its board for the calm one.
+        Without it such a change (a new token's shadow the shadow search could not find, a
+        shade that stays) would be "a hand" for the rest of the game, since the calm board is
+        only taken with no hand in view. A hand visit that it closes is attributed as any."""
+        self._settling = True
+        if self._hand_only_since_calm:
+            self._last_read = None  # read the next frame afresh, even if nothing is new
 
     def _remember_calm(
         self, feats: np.ndarray, explained: np.ndarray, accepted: np.ndarray, *, calm: bool
@@ -2008,12 +2031,20 @@ class Observer:
             points, sets = points[told], sets[told]
         self._learn_plates(seen, points, sets)
         mean = self._through_plates(seen)
+        # A colour not known yet is founded by the game's word: the first token the game
+        # says is of it (the players told the moves the camera missed), else the one token
+        # a hand visit added, which is the colour the game expects next.
+        founders: dict[int, int] = {}
+        unknown = (sets >= 0) & ~np.isin(sets, list(self.colours.prototypes))
+        for point, colour in zip(points[unknown].tolist(), sets[unknown].tolist()):
+            founders.setdefault(colour, point)
         if self.expected_colour is not None and self._before is not None:
-            # The one token a hand visit added is the colour the game expects next.
             new = np.flatnonzero(readable & ~self._before[2])
-            if len(new) == 1 and self.colours.found(self.expected_colour, mean[new[0]]):
-                plates = float(self.footprints.plates_above[new[0]])
-                self._note_unplated({self.expected_colour: plates})
+            if len(new) == 1:
+                founders.setdefault(self.expected_colour, int(new[0]))
+        for colour, point in founders.items():
+            if self.colours.found(colour, mean[point]):
+                self._note_unplated({colour: float(self.footprints.plates_above[point])})
         if len(points):
             unwashed = self.footprints.plates_above[points] < CLEAR_OF_PLATES
             created = self.colours.learn(mean[points], sets, unwashed)

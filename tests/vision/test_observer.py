@@ -291,6 +291,47 @@ def test_under_a_bare_lamp_the_first_tokens_shadow_is_not_a_hand_that_stays():
     assert observer.last_shadows is not None
 
 
+def test_a_change_that_stays_longer_than_a_hand_is_the_board_once_the_pipeline_says_so():
+    """Bench game 1407 under a bare lamp: the first token's shadow on the base, three tiers
+    down, is too faint for the shadow search and too big for no hand, so every frame after
+    the move looked like a hand still over the board, the calm board was never taken again,
+    and the game was lost to the camera to its end. Once the pipeline says the "hand" has
+    stayed too long with the camera in place, the board as read is the calm board, and the
+    move the hand made is read."""
+    observer, rng, show = _lamp_lit_game(1407, (1280, 960))
+    laid = rng.permutation(256)[-1]  # (the bench game's own draws, as above)
+    hand = HandSpec(target_point=laid, scale=rng.uniform(0.8, 1.2))
+    rng.uniform(0.8, 1.2, size=11)
+    assert laid == parse_point("C5Q")
+    board: dict[int, int] = {}
+    show(board, None, 3)
+    show(board, hand, 1)
+    board[laid] = 0
+    show(board, hand, 1)
+    assert show(board, None, 12).hand_present, "the case this guards: a hand that stays"
+    observer.settle()
+    observation = show(board, None, 1)
+    assert not observation.hand_present
+    assert set(np.flatnonzero(observation.states() >= 0).tolist()) == {laid}
+    assert not show(board, None, 3).hand_present
+
+
+def test_settling_with_no_hand_in_view_changes_nothing(scene):
+    """Told to settle when it sees no hand, the observer has nothing to take as the board:
+    a hand that comes later is a hand."""
+    rng = np.random.default_rng(5)
+    placed = parse_point("D4R")
+    empty = scene.render({})[0].image_bgr
+    hand = scene.render({}, hand=HandSpec(target_point=placed))[0].image_bgr
+    observer = Observer(scene.calibration)
+    for _ in range(3):
+        observer.observe(noisy(empty, scene.style.noise_sigma, rng))
+    observer.settle()
+    observer.observe(noisy(empty, scene.style.noise_sigma, rng))
+    for _ in range(3):
+        assert observer.observe(noisy(hand, scene.style.noise_sigma, rng)).hand_present
+
+
 def test_a_dark_token_the_empty_board_hardly_tells_is_found_by_the_hand_visit_and_kept():
     """Under a bare lamp (a game of the vision bench), a dark purple token is laid on E1P on
     the wooden base: against the empty board the picture changes too little there, and the
@@ -802,6 +843,31 @@ def test_in_a_game_the_first_token_of_a_close_set_founds_its_own_colour():
     assert untold[first] == untold[second] == 0, "the case this guards: one colour for both sets"
     told = play(Observer(scene.calibration), tell=True)
     assert (told[first], told[second]) == (0, 1)
+
+
+def test_colours_the_camera_has_not_seen_yet_are_founded_by_the_game_s_word(scene):
+    """The players told the game its first two moves (the camera was blind to them, or they
+    went to hidden points); the camera then sees three new tokens at once. Each set is the
+    colour the game says its token is, not numbered by where its token lies."""
+    rng = np.random.default_rng(8)
+    told = {parse_point("F6Q"): 0, parse_point("C3R"): 1}
+    new = parse_point("A2P")
+    board = {**told, new: 2}
+    images = [scene.render(tokens)[0].image_bgr for tokens in ({}, board)]
+    hand = scene.render(board, hand=HandSpec(target_point=new))[0].image_bgr
+
+    def play(observer: Observer, *, tell: bool) -> np.ndarray:
+        observer.expected_colour = 2 if tell else None
+        observer.known_colours = told if tell else {}
+        for image in [images[0]] * 3 + [hand] * 2 + [images[1]] * 3:
+            observation = observer.observe(noisy(image, scene.style.noise_sigma, rng))
+        return observation.states()
+
+    untold = play(Observer(scene.calibration), tell=False)
+    points = sorted(board, key=lambda p: untold[p])
+    assert [board[p] for p in points] != [0, 1, 2], "the case this guards: numbered otherwise"
+    states = play(Observer(scene.calibration), tell=True)
+    assert {p: int(states[p]) for p in board} == board
 
 
 def test_a_stream_reads_again_only_what_changed(scene):
