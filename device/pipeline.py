@@ -45,6 +45,7 @@ logger = logging.getLogger(__name__)
 
 RGB = tuple[int, int, int]
 MIN_QUALITY = 0.5  # observations of worse frames (blank, glitched) are not used for drift checks
+BLOCKED_RETRY_S = 1.0  # a stuck-hand check that could not see the board is tried again this soon
 # The bandanna has no rigid model to re-fit: a shift of the picture this large (full-frame
 # pixels, about a third of the smallest node spacing at 1280 px) asks for a new calibration.
 BANDANNA_MOVED_PX = 6.0
@@ -268,6 +269,7 @@ class Pipeline:
         self._drift_interval = drift_interval
         self._stuck_hand_after = stuck_hand_after
         self._hand_since: float | None = None
+        self._view_blocked = False  # the last stuck-hand check saw neither board nor a shift
         self._shifted_frames = 0
         self.game_id = game_id
         self._calibration = calibration
@@ -415,13 +417,13 @@ class Pipeline:
         return timestamp - self._last_drift_check >= self._drift_interval
 
     def _hand_stuck(self, timestamp: float) -> bool:
-        """A hand has been reported for ``stuck_hand_after`` seconds and no check was made since."""
+        """A hand has been reported for ``stuck_hand_after`` seconds and no check was made
+        since; or the last such check could not see the board (a real hand over it, most
+        likely, which will move): then a second is long enough to wait."""
         if self._hand_since is None or timestamp - self._hand_since < self._stuck_hand_after:
             return False
-        return (
-            self._last_drift_check is None
-            or timestamp - self._last_drift_check >= self._stuck_hand_after
-        )
+        wait = BLOCKED_RETRY_S if self._view_blocked else self._stuck_hand_after
+        return self._last_drift_check is None or timestamp - self._last_drift_check >= wait
 
     def _check_drift(
         self, drift: DriftCheckerLike, frame: Frame, *, refit_only: bool = False
@@ -435,6 +437,7 @@ class Pipeline:
         except Exception:  # a drift check must never stop the game being watched
             logger.exception("drift check failed on frame %d", frame.seq)
             return []
+        self._view_blocked = refit_only and result.refit is None and not result.ok
         if refit_only and result.refit is None:
             if result.ok and hasattr(self._observer, "settle"):
                 # The camera is where it was: what the observer took for a hand all that time

@@ -1016,11 +1016,17 @@ class Observer:
         read now and not before the hand came or the other way round (their pixels are
         theirs), and neither where a token is or was nor in line with one (a token taken
         away there changes the same pixels). Darkening counts half, as against
-        the empty board: a token laid on an upper tier under a lamp darkens its shadow too.
+        the empty board: a token laid on an upper tier under a lamp darkens its shadow too;
+        where the light is known, the new tokens' shadows are left out (seen through tinted
+        plates a shadow shifts the colour as well, and filled a point's core).
         Also the ``(k, 2)`` toss-ups: an added point and one in line with it that fits the
         change within ``ADDED_TIE`` as well."""
         changed = _distance(feats - before_feats, SHADOW_WEIGHT) > FOREGROUND_DISTANCE
         changed &= ~self._covered(accepted ^ before_accepted)
+        if self.last_shadows is not None:  # the shadows the new tokens throw are theirs
+            changed &= ~self._shadow_model.mask_at(
+                self.last_shadows.slope, accepted & ~before_accepted
+            )
         if not changed.any():
             return np.zeros(N_POINTS, bool), np.zeros((0, 2), np.int64)
         _, fit = self._fit_to(changed)
@@ -1914,9 +1920,12 @@ class Observer:
         come from? A token whose top the predicted shadows cross in part must be darker in
         that part, by at least a quarter of the shadows' depth on the base: at least half
         of them must be. A wrong light (found from dark patches of a table) puts its
-        shadows anywhere, and they then cross tops no darker there. None when no top is
-        crossed in part: the tokens cannot tell. (A read asks up to three times about the
-        same tokens: the last answer is kept.)"""
+        shadows anywhere, and they then cross tops no darker there. A token the last hand
+        visit added, read mostly on the shadows found, is no witness: it may be a new
+        token's shadow, evenly dark, read as a token (the second of two new tokens under a
+        bare lamp refuted the right light so; in still pictures, where nothing is new, every
+        token counts). None when no top is crossed in part: the tokens cannot tell. (A read
+        asks up to three times about the same tokens: the last answer is kept.)"""
         key = accepted.tobytes()
         memo = self._verdict_memo
         if memo is not None and memo[0] is found and memo[1] is feats and memo[2] == key:
@@ -1926,6 +1935,9 @@ class Observer:
         return verdict
 
     def _judge_light(self, feats: np.ndarray, found: Shadows, accepted: np.ndarray) -> bool | None:
+        if self._before is not None:
+            new = accepted & ~self._before[2]
+            accepted = accepted & ~(new & (self._share_on(found.mask) >= SHADOW_COVERS))
         shaded = self._shaded_tops.shaded(found.slope, accepted)
         depth = float(found.shift[2])
         nearest = self._nearest_tier(accepted)

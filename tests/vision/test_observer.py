@@ -316,6 +316,32 @@ def test_a_change_that_stays_longer_than_a_hand_is_the_board_once_the_pipeline_s
     assert not show(board, None, 3).hand_present
 
 
+def test_under_a_bare_lamp_a_second_token_read_on_the_new_shadow_does_not_refute_the_light():
+    """Bench game 1404 under a bare lamp, second move E1Q (the first above the base): the
+    reading took its shadow on the base for a second new token (G1P). The search with E1Q
+    as the caster found that shadow, but the light was then judged by the tokens' tops,
+    and the phantom, evenly dark, was taken as a top its own shadow crosses that shows no
+    step: the light was refuted, and the phantom stayed. Nor may the change since the hand
+    came give the new token's shadow back as a token (through the tinted plates it shifts
+    the colour as well as darkening)."""
+    observer, rng, show = _lamp_lit_game(1404, (1640, 1232))
+    free = rng.permutation(256)  # (the bench game's own draws, as above)
+    hands = [HandSpec(target_point=free[-1 - m], scale=rng.uniform(0.8, 1.2)) for m in range(2)]
+    rng.uniform(0.8, 1.2, size=10)
+    assert [hand.target_point for hand in hands] == [parse_point("B2P"), parse_point("E1Q")]
+    board: dict[int, int] = {}
+    show(board, None, 3)
+    for colour, hand in enumerate(hands):
+        show(board, hand, 1)
+        board[hand.target_point] = colour
+        show(board, hand, 1)
+        observation = show(board, None, 4)
+        observer.known_colours = dict(board)
+    assert not observation.hand_present
+    assert set(np.flatnonzero(observation.states() >= 0).tolist()) == set(board)
+    assert observer.last_shadows is not None
+
+
 def test_settling_with_no_hand_in_view_changes_nothing(scene):
     """Told to settle when it sees no hand, the observer has nothing to take as the board:
     a hand that comes later is a hand."""
