@@ -858,12 +858,12 @@ class Observer:
             np.hypot(found.shift[0], found.shift[1]) <= SHADOW_TINT * -found.shift[2]
         )
 
-    def _share_on(self, mask: np.ndarray) -> np.ndarray:
-        """Per point: the share of its silhouette's pixels inside ``mask`` (gathered pixels)."""
-        inside = np.bincount(
-            self._silhouette.point, weights=mask[self._silhouette.index], minlength=N_POINTS
-        )
-        return inside / np.maximum(self._silhouette.count, 1)
+    def _share_on(self, mask: np.ndarray, *, core: bool = False) -> np.ndarray:
+        """Per point: the share of its silhouette's pixels (or its core's) inside ``mask``
+        (gathered pixels)."""
+        pixels = self._core if core else self._silhouette
+        inside = np.bincount(pixels.point, weights=mask[pixels.index], minlength=N_POINTS)
+        return inside / np.maximum(pixels.count, 1)
 
     @staticmethod
     def _could_pass_for_tokens(shadows: Shadows | None) -> bool:
@@ -1921,8 +1921,8 @@ class Observer:
         that part, by at least a quarter of the shadows' depth on the base: at least half
         of them must be. A wrong light (found from dark patches of a table) puts its
         shadows anywhere, and they then cross tops no darker there. A token the last hand
-        visit added, read mostly on the shadows found, is no witness: it may be a new
-        token's shadow, evenly dark, read as a token (the second of two new tokens under a
+        visit added whose core lies mostly in the shadows found is no witness: it may be a
+        new token's shadow, evenly dark, read as a token (the second of two new tokens under a
         bare lamp refuted the right light so; in still pictures, where nothing is new, every
         token counts). None when no top is crossed in part: the tokens cannot tell. (A read
         asks up to three times about the same tokens: the last answer is kept.)"""
@@ -1937,7 +1937,8 @@ class Observer:
     def _judge_light(self, feats: np.ndarray, found: Shadows, accepted: np.ndarray) -> bool | None:
         if self._before is not None:
             new = accepted & ~self._before[2]
-            accepted = accepted & ~(new & (self._share_on(found.mask) >= SHADOW_COVERS))
+            on_shadows = self._share_on(found.mask, core=True) >= SHADOW_COVERS
+            accepted = accepted & ~(new & on_shadows)
         shaded = self._shaded_tops.shaded(found.slope, accepted)
         depth = float(found.shift[2])
         nearest = self._nearest_tier(accepted)

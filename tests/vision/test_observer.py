@@ -267,6 +267,24 @@ def _lamp_lit_game(
     return observer, rng, show
 
 
+def _bench_hands(rng: np.random.Generator, moves: int) -> list[HandSpec]:
+    """The first ``moves`` hands of a 12-move bench game, from the game's own draws (its
+    points, then its hands' sizes); ``rng`` is left where the frames' noise begins."""
+    free = rng.permutation(256)
+    hands = [HandSpec(target_point=free[-1 - m], scale=rng.uniform(0.8, 1.2)) for m in range(moves)]
+    rng.uniform(0.8, 1.2, size=12 - moves)
+    return hands
+
+
+def _lay(
+    show: Callable[..., Observation], board: dict[int, int], hand: HandSpec, colour: int
+) -> None:
+    """A bench move: the hand reaches in, lays its token and is still in view once."""
+    show(board, hand, 1)
+    board[hand.target_point] = colour
+    show(board, hand, 1)
+
+
 def test_under_a_bare_lamp_the_first_tokens_shadow_is_not_a_hand_that_stays():
     """The first token of a game, laid on the top tier under a bare lamp, throws the only
     shadow on the base. The reading found the token and left its shadow unexplained; against
@@ -275,16 +293,12 @@ def test_under_a_bare_lamp_the_first_tokens_shadow_is_not_a_hand_that_stays():
     first move so). The shadow of the one new token is searched for with that token alone
     as the caster, and is no hand."""
     observer, rng, show = _lamp_lit_game(1305, (1280, 960))
-    # (the bench game's own draws: its points, its hands' sizes, then each frame's noise)
-    laid = rng.permutation(256)[-1]
-    hand = HandSpec(target_point=laid, scale=rng.uniform(0.8, 1.2))
-    rng.uniform(0.8, 1.2, size=11)
+    (hand,) = _bench_hands(rng, 1)
+    laid = hand.target_point
     assert laid == parse_point("D5S")
     board: dict[int, int] = {}
     show(board, None, 3)
-    show(board, hand, 1)
-    board[laid] = 0
-    show(board, hand, 1)
+    _lay(show, board, hand, 0)
     observation = show(board, None, 3)
     assert not observation.hand_present
     assert set(np.flatnonzero(observation.states() >= 0).tolist()) == {laid}
@@ -299,15 +313,12 @@ def test_a_change_that_stays_longer_than_a_hand_is_the_board_once_the_pipeline_s
     stayed too long with the camera in place, the board as read is the calm board, and the
     move the hand made is read."""
     observer, rng, show = _lamp_lit_game(1407, (1280, 960))
-    laid = rng.permutation(256)[-1]  # (the bench game's own draws, as above)
-    hand = HandSpec(target_point=laid, scale=rng.uniform(0.8, 1.2))
-    rng.uniform(0.8, 1.2, size=11)
+    (hand,) = _bench_hands(rng, 1)
+    laid = hand.target_point
     assert laid == parse_point("C5Q")
     board: dict[int, int] = {}
     show(board, None, 3)
-    show(board, hand, 1)
-    board[laid] = 0
-    show(board, hand, 1)
+    _lay(show, board, hand, 0)
     assert show(board, None, 12).hand_present, "the case this guards: a hand that stays"
     observer.settle()
     observation = show(board, None, 1)
@@ -325,16 +336,12 @@ def test_under_a_bare_lamp_a_second_token_read_on_the_new_shadow_does_not_refute
     came give the new token's shadow back as a token (through the tinted plates it shifts
     the colour as well as darkening)."""
     observer, rng, show = _lamp_lit_game(1404, (1640, 1232))
-    free = rng.permutation(256)  # (the bench game's own draws, as above)
-    hands = [HandSpec(target_point=free[-1 - m], scale=rng.uniform(0.8, 1.2)) for m in range(2)]
-    rng.uniform(0.8, 1.2, size=10)
+    hands = _bench_hands(rng, 2)
     assert [hand.target_point for hand in hands] == [parse_point("B2P"), parse_point("E1Q")]
     board: dict[int, int] = {}
     show(board, None, 3)
     for colour, hand in enumerate(hands):
-        show(board, hand, 1)
-        board[hand.target_point] = colour
-        show(board, hand, 1)
+        _lay(show, board, hand, colour)
         observation = show(board, None, 4)
         observer.known_colours = dict(board)
     assert not observation.hand_present
