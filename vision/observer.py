@@ -987,13 +987,18 @@ class Observer:
             logger.debug("tokens the hand visit left alone kept: %s", np.flatnonzero(kept).tolist())
             accepted |= kept
             score[kept] = np.maximum(score[kept], TOKEN_SCORE)
+            # A token new since the hand came on a point in front of a kept one, in line with
+            # it, is that token read there: a new token there would have changed its footprint.
+            twins = self._nms_near[kept[self._nms_far]]
+            twins = twins[~before_accepted[twins] & (self._vouched(twins) < 0)]
+            accepted[twins] = False
         added, ties = self._added_by_the_hand(feats, before_feats, accepted, before_accepted)
         if added.any():
             logger.debug("tokens the hand visit added: %s", np.flatnonzero(added).tolist())
             accepted |= added
             score[added] = np.maximum(score[added], TOKEN_SCORE)
             in_line = np.concatenate([in_line, ties])
-        open_core = self._recount_open_core(accepted, open_core, accepted & ~before_accepted)
+        open_core = self._recount_open_core(accepted, open_core, accepted & ~before_accepted | kept)
         if disputed:
             in_line = np.concatenate([in_line, np.array(disputed, np.int64)])
         return dataclasses.replace(
@@ -1072,9 +1077,9 @@ class Observer:
         self, accepted: np.ndarray, open_core: np.ndarray, moved_in: np.ndarray
     ) -> np.ndarray:
         """``open_core`` with the core pixels of the ``moved_in`` points that have none
-        counted again. A token moved to the point in line with the one first taken had its
-        core counted as covered by that first token: with no open core, the token it now
-        holds would read as none."""
+        counted again. A token moved to the point in line with the one first taken (or kept
+        there, the one first taken dropped) had its core counted as covered by that first
+        token: with no open core, the token it now holds would read as none."""
         moved_in = moved_in & (open_core <= 0)
         if not moved_in.any():
             return open_core

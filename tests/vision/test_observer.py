@@ -246,13 +246,14 @@ def test_under_a_bare_lamp_the_first_tokens_shadow_is_not_a_second_token():
         assert observer.last_shadows is not None
 
 
-def _lamp_lit_game(
-    seed: int, size: tuple[int, int]
+def _bench_game(
+    seed: int, size: tuple[int, int], *, hard_light: bool = True
 ) -> tuple[Observer, np.random.Generator, Callable[..., Observation]]:
-    """A camera stream's observer of the vision bench's game ``seed`` under a bare lamp, the
-    game's random draws (the reference's noise already drawn), and ``show(tokens, hand,
-    frames)``: the observation of the last of that many noisy frames of that board."""
-    camera, style, colours = bench_scene(seed, size, hard_light=True)
+    """A camera stream's observer of the vision bench's game ``seed`` (by default under a
+    bare lamp), the game's random draws (the reference's noise already drawn), and
+    ``show(tokens, hand, frames)``: the observation of the last of that many noisy frames
+    of that board."""
+    camera, style, colours = bench_scene(seed, size, hard_light=hard_light)
     rng = np.random.default_rng(seed)
     renderings = _Renderings(camera, style, colours, seed)
     empty = renderings.get({}, None).image_bgr
@@ -292,7 +293,7 @@ def test_under_a_bare_lamp_the_first_tokens_shadow_is_not_a_hand_that_stays():
     and the move waited for a calm board until the next hand came (a bench game lost its
     first move so). The shadow of the one new token is searched for with that token alone
     as the caster, and is no hand."""
-    observer, rng, show = _lamp_lit_game(1305, (1280, 960))
+    observer, rng, show = _bench_game(1305, (1280, 960))
     (hand,) = _bench_hands(rng, 1)
     laid = hand.target_point
     assert laid == parse_point("D5S")
@@ -312,7 +313,7 @@ def test_a_change_that_stays_longer_than_a_hand_is_the_board_once_the_pipeline_s
     and the game was lost to the camera to its end. Once the pipeline says the "hand" has
     stayed too long with the camera in place, the board as read is the calm board, and the
     move the hand made is read."""
-    observer, rng, show = _lamp_lit_game(1407, (1280, 960))
+    observer, rng, show = _bench_game(1407, (1280, 960))
     (hand,) = _bench_hands(rng, 1)
     laid = hand.target_point
     assert laid == parse_point("C5Q")
@@ -335,7 +336,7 @@ def test_under_a_bare_lamp_a_second_token_read_on_the_new_shadow_does_not_refute
     step: the light was refuted, and the phantom stayed. Nor may the change since the hand
     came give the new token's shadow back as a token (through the tinted plates it shifts
     the colour as well as darkening)."""
-    observer, rng, show = _lamp_lit_game(1404, (1640, 1232))
+    observer, rng, show = _bench_game(1404, (1640, 1232))
     hands = _bench_hands(rng, 2)
     assert [hand.target_point for hand in hands] == [parse_point("B2P"), parse_point("E1Q")]
     board: dict[int, int] = {}
@@ -347,6 +348,31 @@ def test_under_a_bare_lamp_a_second_token_read_on_the_new_shadow_does_not_refute
     assert not observation.hand_present
     assert set(np.flatnonzero(observation.states() >= 0).tolist()) == set(board)
     assert observer.last_shadows is not None
+
+
+def test_a_token_read_in_front_of_one_the_hand_visit_left_alone_is_that_token():
+    """Bench game 1601 (usual light), ninth move G3P: laid beside H2P, it hid a little of
+    H2P's top, and the reading took H2P's token for one on F4Q, in line in front of it. The
+    hand visit left H2P's footprint as it was, so H2P was kept; but F4Q stayed too, and the
+    referee took the game's H2P move to have gone to F4Q (then G3R, hidden behind F4Q, read
+    as a token moved there: three false alerts). A token new on a point in front of a kept
+    one could not have left its footprint alone: it is the kept token, read there."""
+    observer, rng, show = _bench_game(1601, (1280, 960), hard_light=False)
+    hands = _bench_hands(rng, 9)
+    assert [hand.target_point for hand in hands][-1] == parse_point("G3P")
+    board: dict[int, int] = {}
+    show(board, None, 3)
+    for move, hand in enumerate(hands):
+        if move % 4 == 3:  # the bench's hovering hand, over the point played next
+            show(board, HandSpec(target_point=hand.target_point), 2)
+            show(board, None, 4)
+        observer.expected_colour = move % 3
+        _lay(show, board, hand, move % 3)
+        observation = show(board, None, 4)
+        observer.known_colours = dict(board)
+    kept, twin = parse_point("H2P"), parse_point("F4Q")
+    assert observation.states()[twin] < 0
+    assert observation.states()[kept] >= 0 or observation.visibility[kept] < 0.5  # (hidden)
 
 
 def test_settling_with_no_hand_in_view_changes_nothing(scene):
@@ -373,7 +399,7 @@ def test_a_dark_token_the_empty_board_hardly_tells_is_found_by_the_hand_visit_an
     (or on G3Q in line in front of it, and then the two are a toss-up for the players). And
     a token the game holds whose footprint no later hand visit changed stays, however weakly
     the picture shows it."""
-    observer, _, show = _lamp_lit_game(1308, (1640, 1232))
+    observer, _, show = _bench_game(1308, (1640, 1232))
     board: dict[int, int] = {}
     show(board, None, 3)
     laid, in_front = parse_point("E1P"), parse_point("G3Q")
