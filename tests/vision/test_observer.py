@@ -286,6 +286,19 @@ def _lay(
     show(board, hand, 1)
 
 
+def _first_move_under_a_lamp(
+    seed: int,
+) -> tuple[Observer, Callable[..., Observation], dict[int, int]]:
+    """Bench game ``seed`` (1280x960, bare lamp) up to its first token laid, the hand still
+    in view: the observer, ``show`` (see :func:`_bench_game`) and the board."""
+    observer, rng, show = _bench_game(seed, (1280, 960))
+    (hand,) = _bench_hands(rng, 1)
+    board: dict[int, int] = {}
+    show(board, None, 3)
+    _lay(show, board, hand, 0)
+    return observer, show, board
+
+
 def test_under_a_bare_lamp_the_first_tokens_shadow_is_not_a_hand_that_stays():
     """The first token of a game, laid on the top tier under a bare lamp, throws the only
     shadow on the base. The reading found the token and left its shadow unexplained; against
@@ -293,13 +306,9 @@ def test_under_a_bare_lamp_the_first_tokens_shadow_is_not_a_hand_that_stays():
     and the move waited for a calm board until the next hand came (a bench game lost its
     first move so). The shadow of the one new token is searched for with that token alone
     as the caster, and is no hand."""
-    observer, rng, show = _bench_game(1305, (1280, 960))
-    (hand,) = _bench_hands(rng, 1)
-    laid = hand.target_point
+    observer, show, board = _first_move_under_a_lamp(1305)
+    (laid,) = board
     assert laid == parse_point("D5S")
-    board: dict[int, int] = {}
-    show(board, None, 3)
-    _lay(show, board, hand, 0)
     observation = show(board, None, 3)
     assert not observation.hand_present
     assert set(np.flatnonzero(observation.states() >= 0).tolist()) == {laid}
@@ -313,13 +322,9 @@ def test_a_change_that_stays_longer_than_a_hand_is_the_board_once_the_pipeline_s
     and the game was lost to the camera to its end. Once the pipeline says the "hand" has
     stayed too long with the camera in place, the board as read is the calm board, and the
     move the hand made is read."""
-    observer, rng, show = _bench_game(1407, (1280, 960))
-    (hand,) = _bench_hands(rng, 1)
-    laid = hand.target_point
+    observer, show, board = _first_move_under_a_lamp(1407)
+    (laid,) = board
     assert laid == parse_point("C5Q")
-    board: dict[int, int] = {}
-    show(board, None, 3)
-    _lay(show, board, hand, 0)
     assert show(board, None, 12).hand_present, "the case this guards: a hand that stays"
     observer.settle()
     observation = show(board, None, 1)
