@@ -989,9 +989,11 @@ class Observer:
             score[kept] = np.maximum(score[kept], TOKEN_SCORE)
             # A token new since the hand came on a point in front of a kept one, in line with
             # it, is that token read there: a new token there would have changed its footprint.
+            # (and the two are no toss-up)
             twins = self._nms_near[kept[self._nms_far]]
             twins = twins[~before_accepted[twins] & (self._vouched(twins) < 0)]
             accepted[twins] = False
+            in_line = in_line[~np.isin(in_line, twins).any(axis=1)]
         added, ties = self._added_by_the_hand(feats, before_feats, accepted, before_accepted)
         if added.any():
             logger.debug("tokens the hand visit added: %s", np.flatnonzero(added).tolist())
@@ -1153,8 +1155,10 @@ class Observer:
         the calm board takes that change for the board's own and its board for the calm one.
         Without it such a change (a new token's shadow the shadow search could not find, a
         shade that stays) would be "a hand" for the rest of the game, since the calm board is
-        only taken with no hand in view. A hand visit that it closes is attributed as any."""
-        self._settling = True
+        only taken with no hand in view. A hand visit that it closes is attributed as any.
+        Asked with no hand in view, there is nothing to settle: the request is dropped."""
+        last = self._last_observation
+        self._settling = last is not None and last.hand_present
         if self._hand_only_since_calm:
             self._last_read = None  # read the next frame afresh, even if nothing is new
 
