@@ -2225,7 +2225,7 @@ class Observer:
             dark = self._shaded_cores.shaded(shade[0], accepted, asked)[entries]
             token = self._relit(pixel, dark, points, shade[1])
         to_token = self._to_sets(token, points, protos).min(axis=1)
-        to_board = pair_distance(pixel, _rows(self._ref_features, idx))
+        to_board = self._to_empty_board(pixel, idx)
         out = np.zeros(len(self._core.index), np.float32)
         better = np.clip((to_board - to_token - COLOUR_MARGIN) / COLOUR_RAMP, -1.0, 1.0)
         if neutral:
@@ -2236,6 +2236,22 @@ class Observer:
         else:
             out[entries] = np.maximum(better, 0.0)
         return out
+
+    def _to_empty_board(self, pixel: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """Colour distance of each of ``pixel`` (features of the gathered pixels ``idx``) from
+        the empty board there: as the reference shows it or, inside the shadows found on
+        the base, darkened by them, whichever is nearer. A shadow too faint to be taken out of
+        the change is still the board's (a point under a new token's shadow, its pixels
+        relit, matched a pale set better than the unshaded board: bench game 1602 announced
+        a phantom there)."""
+        board = _rows(self._ref_features, idx)
+        distance = pair_distance(pixel, board)
+        found = self._shadows_seen
+        if found is not None:
+            under = np.flatnonzero(found.mask[idx])
+            shaded = pair_distance(pixel[under], board[under] + found.shift.astype(np.float32))
+            distance[under] = np.minimum(distance[under], shaded)
+        return distance
 
     def _probabilities(
         self,

@@ -360,16 +360,14 @@ def test_under_a_bare_lamp_a_second_token_read_on_the_new_shadow_does_not_refute
     assert observer.last_shadows is not None
 
 
-def test_a_token_read_in_front_of_one_the_hand_visit_left_alone_is_that_token():
-    """Bench game 1601 (usual light), ninth move G3P: laid beside H2P, it hid a little of
-    H2P's top, and the reading took H2P's token for one on F4Q, in line in front of it. The
-    hand visit left H2P's footprint as it was, so H2P was kept; but F4Q stayed too, and the
-    referee took the game's H2P move to have gone to F4Q (then G3R, hidden behind F4Q, read
-    as a token moved there: three false alerts). A token new on a point in front of a kept
-    one could not have left its footprint alone: it is the kept token, read there."""
-    observer, rng, show = _bench_game(1601, (1280, 960), hard_light=False)
-    hands = _bench_hands(rng, 9)
-    assert [hand.target_point for hand in hands][-1] == parse_point("G3P")
+def _bench_moves(
+    seed: int, size: tuple[int, int], moves: int
+) -> tuple[Observation, dict[int, int]]:
+    """Bench game ``seed`` (usual light) played as the bench plays it up to its move
+    ``moves``, the players telling the game each move: the observation once the last hand
+    has gone (four calm frames) and the board (point: colour)."""
+    observer, rng, show = _bench_game(seed, size, hard_light=False)
+    hands = _bench_hands(rng, moves)
     board: dict[int, int] = {}
     show(board, None, 3)
     for move, hand in enumerate(hands):
@@ -380,9 +378,35 @@ def test_a_token_read_in_front_of_one_the_hand_visit_left_alone_is_that_token():
         _lay(show, board, hand, move % 3)
         observation = show(board, None, 4)
         observer.known_colours = dict(board)
+    return observation, board
+
+
+def test_a_token_read_in_front_of_one_the_hand_visit_left_alone_is_that_token():
+    """Bench game 1601 (usual light), ninth move G3P: laid beside H2P, it hid a little of
+    H2P's top, and the reading took H2P's token for one on F4Q, in line in front of it. The
+    hand visit left H2P's footprint as it was, so H2P was kept; but F4Q stayed too, and the
+    referee took the game's H2P move to have gone to F4Q (then G3R, hidden behind F4Q, read
+    as a token moved there: three false alerts). A token new on a point in front of a kept
+    one could not have left its footprint alone: it is the kept token, read there."""
+    observation, board = _bench_moves(1601, (1280, 960), 9)
+    assert board[parse_point("G3P")] == 2
     kept, twin = parse_point("H2P"), parse_point("F4Q")
     assert observation.states()[twin] < 0
     assert observation.states()[kept] >= 0 or observation.visibility[kept] < 0.5  # (hidden)
+
+
+def test_a_point_under_a_new_tokens_faint_shadow_is_not_read_as_a_token():
+    """Bench game 1602 (usual light), tenth move E5R: its shadow fell on F5P, empty, on the
+    base. The shadow search found it, too faint to be taken out of the change, and the
+    colour check then matched F5P's pixels, relit out of E5R's shade, to a pale set better
+    than to the board as the reference shows it, unshaded: a phantom move announced with
+    E5R (it took colour 1's turn, and the next two moves were alerts). In the shadows found
+    the empty board is the board darkened by them."""
+    observation, board = _bench_moves(1602, (1640, 1232), 10)
+    assert board[parse_point("E5R")] == 0
+    read = set(np.flatnonzero(observation.states() >= 0).tolist())
+    assert parse_point("F5P") not in read
+    assert parse_point("E5R") in read
 
 
 def test_a_dark_token_the_empty_board_hardly_tells_is_found_by_the_hand_visit_and_kept():
