@@ -102,7 +102,7 @@ from vision.footprint import (
 from vision.hands import HandGrid, MotionDetector
 from vision.illumination import UNCHANGED, LightField, coordinates
 from vision.observation import FrameError, Observation, check_frame
-from vision.shadows import MIN_CASTERS, ShadedTops, ShadowModel, Shadows
+from vision.shadows import MIN_CASTERS, MIN_DEPTH, ShadedTops, ShadowModel, Shadows
 from vision.tracker import MIN_VISIBILITY
 
 logger = logging.getLogger(__name__)
@@ -114,6 +114,7 @@ CLEAR_OF_PLATES = 0.5  # a token seen through less plate than this (summed over 
 SET_PLATE_ROUNDS = 4  # a still picture learns the plates again at most this often, held to its sets
 SHADOW_TINT = 3.0  # a lone token's shadow changes colour at most this many times its darkening
 SHADOW_COVERS = 0.5  # a token this much on another's shadow may be that shadow
+MIN_DISC_PIXELS = 10  # pixels of a shadow disc that tell its darkening (noise well under its depth)
 SHADOW_WEIGHT = 0.5  # darkening counts half as much as brightening (shadows are not tokens)
 MAX_SHADOW_GAIN = 10.0  # no shadow on the tokens is taken to keep less than a tenth of the light
 TOKEN_SCORE = 0.55  # fit score (filled core minus half the filled ring) that means "token"
@@ -769,6 +770,8 @@ class Observer:
                 found = self._shadows_at(delta, first, self._light_slope)
             if not self._could_pass_for_tokens(found):
                 found = self._shadow_model.find(delta, ~self._covered(first), first)
+                if stream and not self._old_shadows_stayed(feats, found, first):
+                    found = None
             if stream and not self._could_pass_for_tokens(found):
                 new, lone = self._shadow_of_a_new_token(delta, first)
                 found = new or found
@@ -790,6 +793,26 @@ class Observer:
             chroma_a[at] * chroma_a[at] + chroma_b[at] * chroma_b[at], light[at], at
         )
         return Difference(chroma_a, chroma_b, light, significant, shadowed)
+
+    def _old_shadows_stayed(
+        self, feats: np.ndarray, found: Shadows | None, first: np.ndarray
+    ) -> bool:
+        """Were the shadows ``found`` of the ``first`` reading's tokens that stood before the
+        hand came there before it came too? Neither the light nor those tokens moved: a
+        disc of theirs the base shows darker since (by a shadow's ``MIN_DEPTH``) holds
+        something new, and the light that put their shadow there is wrong (a brown token
+        laid on the wooden base passed for an old token's shadow, and the light, kept for
+        the stream, hid it to the end of bench game 1803)."""
+        if found is None or self._before is None:
+            return True
+        before_feats, _, before_accepted = self._before
+        old = self._shadow_model.casters(first & before_accepted)
+        if not len(old):
+            return True
+        darker = before_feats[:, 2] - feats[:, 2]
+        usable = ~self._covered(first | before_accepted)
+        mean, seen = self._shadow_model.disc_means(darker, usable, old, found.slope)
+        return not np.any((seen >= MIN_DISC_PIXELS) & (mean >= MIN_DEPTH))
 
     def _shadows_at(
         self,

@@ -146,14 +146,7 @@ class ShadowModel:
         seen = usable & self._on_base
         prior = float(np.median(darkening[seen])) if seen.any() else 0.0
         if slope is None:
-            n = self._cells_per_side
-            cells = self._cell[seen]
-            total = np.bincount(cells, weights=darkening[seen], minlength=n * n).reshape(n, n)
-            count = np.bincount(cells, minlength=n * n).reshape(n, n).astype(np.float32)
-            # Darkening and data summed over a token-sized disc around every cell.
-            total = cv2.filter2D(total.astype(np.float32), -1, self._disc_kernel, borderType=0)
-            count = cv2.filter2D(count, -1, self._disc_kernel, borderType=0)
-            total, count = (np.append(m.reshape(-1), np.float32(0.0)) for m in (total, count))
+            total, count = self._disc_sums(darkening, seen)
             slope, pixels = self._search(total, count, casters, prior)
             if pixels < MIN_PIXELS:
                 return None
@@ -177,6 +170,32 @@ class ShadowModel:
         if -shift[2] - prior < MIN_DEPTH:
             return None
         return Shadows(mask=mask, shift=shift, slope=(float(slope[0]), float(slope[1])))
+
+    def disc_means(
+        self,
+        values: np.ndarray,
+        usable: np.ndarray,
+        casters: np.ndarray,
+        slope: tuple[float, float],
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Per caster (point indices): the mean of ``values`` (per gathered pixel) over the
+        pixels of the base seen (``usable``) in its shadow disc under the light of ``slope``,
+        and how many pixels that is."""
+        total, count = self._disc_sums(values, usable & self._on_base)
+        flat = self._disc_cells(casters, np.asarray(slope, np.float32)[None, :])[0]
+        return total[flat] / np.maximum(count[flat], 1.0), count[flat]
+
+    def _disc_sums(self, values: np.ndarray, seen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``values`` (per gathered pixel) summed, and the pixels ``seen`` counted, over a
+        token-sized disc of the base around every cell: flat, with one more zero cell at the
+        end that stands for every cell off the base."""
+        n = self._cells_per_side
+        cells = self._cell[seen]
+        total = np.bincount(cells, weights=values[seen], minlength=n * n).reshape(n, n)
+        count = np.bincount(cells, minlength=n * n).reshape(n, n).astype(np.float32)
+        total = cv2.filter2D(total.astype(np.float32), -1, self._disc_kernel, borderType=0)
+        count = cv2.filter2D(count, -1, self._disc_kernel, borderType=0)
+        return tuple(np.append(m.reshape(-1), np.float32(0.0)) for m in (total, count))
 
     def _search(
         self, total: np.ndarray, count: np.ndarray, casters: np.ndarray, prior: float
@@ -220,10 +239,16 @@ class ShadowModel:
         prior: float,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Per slope: the shrunk mean darkening under the casters' shadow discs, and the
-        pixels seen there (``total``, ``count``: the disc sums per cell, flat, with one more
-        zero cell at the end that stands for every cell off the base)."""
+        pixels seen there (``total``, ``count``: as :meth:`_disc_sums` gives them)."""
+        flat = self._disc_cells(casters, slopes)
+        dark = total[flat].sum(axis=1)
+        data = count[flat].sum(axis=1)
+        return (dark + PRIOR_PIXELS * prior) / (data + PRIOR_PIXELS), data
+
+    def _disc_cells(self, casters: np.ndarray, slopes: np.ndarray) -> np.ndarray:
+        """``(slopes, casters)``: the flat cell of the base each caster's shadow disc is
+        centred on under each light (one past the last: off the base)."""
         n = self._cells_per_side
-        # (slopes, casters) shadow centres on the base, in cells.
         to_cells = np.float32(1.0 / CELL_MM)
         height = (self._height[casters] * to_cells).astype(np.float32)[None, :]
         x = ((self._xy[casters, 0] + self._half) * to_cells).astype(np.float32)[None, :]
@@ -231,10 +256,7 @@ class ShadowModel:
         x = x - slopes[:, :1].astype(np.float32) * height
         y = y - slopes[:, 1:].astype(np.float32) * height
         inside = (x >= 0) & (x < n) & (y >= 0) & (y < n)
-        flat = np.where(inside, y.astype(np.int32) * n + x.astype(np.int32), n * n)
-        dark = total[flat].sum(axis=1)
-        data = count[flat].sum(axis=1)
-        return (dark + PRIOR_PIXELS * prior) / (data + PRIOR_PIXELS), data
+        return np.where(inside, y.astype(np.int32) * n + x.astype(np.int32), n * n)
 
     def mask_at(self, slope: tuple[float, float], accepted: np.ndarray) -> np.ndarray:
         """Per gathered pixel: does it see the base inside the shadow of an ``accepted``

@@ -409,6 +409,20 @@ def test_a_point_under_a_new_tokens_faint_shadow_is_not_read_as_a_token():
     assert parse_point("E5R") in read
 
 
+def test_a_token_the_colour_of_the_base_is_not_the_shadow_of_a_light_found_on_it():
+    """Bench game 1803 (usual light), eighth move C7P: a brown token laid on the wooden base.
+    While the hand laid it, the shadow search found a light that threw the shadow of H3Q, a
+    token of the fourth move, onto it (the other casters' onto tokens, where nothing showed
+    them), and the light was kept for the stream: the token was taken for that shadow to
+    the end of the game (the move lost; an alert once the players' word on it met the
+    camera's). H3Q and the light stood still, so its shadow was in the board before the hand
+    came, and the base there was not dark then: the light is wrong."""
+    observation, board = _bench_moves(1803, (1280, 960), 8)
+    laid = parse_point("C7P")
+    assert board[laid] == 1
+    assert observation.states()[laid] == 1
+
+
 def test_a_dark_token_the_empty_board_hardly_tells_is_found_by_the_hand_visit_and_kept():
     """Under a bare lamp (a game of the vision bench), a dark purple token is laid on E1P on
     the wooden base: against the empty board the picture changes too little there, and the

@@ -136,6 +136,26 @@ def test_a_dark_patch_in_line_with_the_lowest_shadows_alone_does_not_hide_the_li
     assert np.hypot(*(np.array(found.slope) - light)) <= 0.03
 
 
+def test_disc_means_measure_each_casters_shadow_where_the_base_is_seen(model):
+    """Per caster, the mean of a per-pixel value over its shadow disc under a given light:
+    the shadow's depth on a disc drawn dark, none on a disc left as it was, and next to no
+    pixels where nothing shows the base there (a token over it)."""
+    camera, shadows = model
+    slope = light_slope(200, 60)
+    casters = on_base(upper_points(np.random.default_rng(2), 4), slope)
+    assert len(casters) == 4
+    dark, plain, hidden, _ = casters
+    darkening = np.where(drawn_shadows(camera, [dark], slope), 2.0, 0.0).astype(np.float32)
+    usable = ~drawn_shadows(camera, [hidden], slope)
+    mean, seen = shadows.disc_means(darkening, usable, np.array(casters), tuple(slope))
+    assert seen[0] >= 10 and mean[0] >= 1.5  # (its rim takes in a little of the base)
+    assert seen[1] >= 10 and mean[1] == 0.0
+    assert seen[2] <= seen[1] / 5  # (a disc's cells reach a little past the drawn outline)
+    # Under another light the dark disc is no caster's shadow.
+    mean, _ = shadows.disc_means(darkening, usable, np.array(casters), tuple(-slope))
+    assert np.all(mean < 0.5)
+
+
 def test_soft_light_has_no_shadows(model):
     _, shadows = model
     rng = np.random.default_rng(3)
