@@ -1941,7 +1941,7 @@ class Observer:
         shaded token is brightened by no more than the base shows."""
         if found is None:
             return None
-        lit = np.median(self._ref_features[found.mask], axis=0)
+        lit = np.median(self._ref_features[found.mask & self._shadow_model.on_base], axis=0)
         gain = light_ratio(lit, lit + found.shift)
         return min(gain, MAX_SHADOW_GAIN) if gain > 1.0 else None
 
@@ -2272,7 +2272,7 @@ class Observer:
         found = self._shadows_seen
         if found is not None:
             under = np.flatnonzero(found.mask[idx])
-            shaded = pair_distance(pixel[under], board[under] + found.shift.astype(np.float32))
+            shaded = pair_distance(pixel[under], board[under] + found.shift_at(idx[under]))
             distance[under] = np.minimum(distance[under], shaded)
         return distance
 

@@ -11,13 +11,16 @@ onto the base's plane once per read, and the slope is the one whose shadow discs
 accepted tokens are darkest together. A change there that goes the shadows' own way, up to
 their depth, is then the shadow's and no token's.
 
-The light is taken to be far (one direction for the whole board) and the base flat.
+The light is taken to be far (one direction for the whole board) and the base flat. The
+light is searched by the shadows on the base alone; where it throws a token's shadow past
+the base, onto the table around it (seen through the plates of the tiers that reach beyond
+the base in the picture), that shadow is the token's too, with a look of its own measured
+there. (Shadows farther than ``TABLE_MARGIN_MM`` past the base are not mapped.)
 
 The same light throws the shadows of the tokens above, and of the post, onto the tops of
 the tokens of lower tiers (:class:`ShadedTops`). They do not move a token, but they darken
 it: a white token in the shadow of one two tiers up looks like a grey one. Where they fall
-follows from the light's slope; how dark they are, from the shadows on the base. Shadows
-off the base onto the table are not modelled.
+follows from the light's slope; how dark they are, from the shadows on the base.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ PRIOR_PIXELS = 200.0  # a slope's mean darkening is shrunk to the base's by this
 SHADOW_COSINE = 0.9  # a change at least this much along the shadows' own look is theirs
 UMBRA_QUANTILE = 0.9  # the shadows' depth: this quantile of the darkening seen in them
 SHADOW_MARGIN_MM = 3.0  # grown around a predicted shadow disc (penumbra, refraction, fit)
+TABLE_MARGIN_MM = 150.0  # how far past the base the table's shadows are mapped
 MIN_DEPTH = 0.4  # shadows' darkening over the base's (brightness feature units) that counts
 TOP_CELL_MM = 1.0  # side of a cell of a tier's plane map of the shadows on token tops
 SHADED_MEMO = 4  # answers of ShadedTops.shaded kept
@@ -54,32 +58,49 @@ class Shadows:
     """Where the shadows fall (``mask`` per gathered pixel), how they change the base's
     look (``shift``: a feature difference from the empty board, chroma and brightness; seen
     through the plates' veil a shadow changes the colour too) and the light's slope that put
-    them there (mm of offset on the base per mm of height, x and y)."""
+    them there (mm of offset on the base per mm of height, x and y). Where they fall past the
+    base onto the table (``table``, part of ``mask``; None: nowhere seen) they change the
+    table's look by ``table_shift``: through the same veil a darker table takes on more of
+    the veil's colour, so the shift there can go the other way in chroma."""
 
     mask: np.ndarray
     shift: np.ndarray
     slope: tuple[float, float]
+    table: np.ndarray | None = None
+    table_shift: np.ndarray | None = None
+
+    def shift_at(self, pixels: np.ndarray) -> np.ndarray:
+        """``(k, 3)``: the shadows' shift at each of the gathered ``pixels`` (indices)."""
+        out = np.repeat(self.shift[None, :], len(pixels), axis=0)
+        if self.table is not None:
+            out[self.table[pixels]] = self.table_shift
+        return out
 
     def undone(
         self, delta: tuple[np.ndarray, np.ndarray, np.ndarray]
     ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
         """The feature differences ``delta`` (three arrays, per gathered pixel) with the
         shadows' part taken out, and which pixels had it: inside a shadow, a change that
-        goes mostly its ``shift``'s way loses its part along it, up to its full length (a
-        penumbra goes part of the way; a dark token beyond it keeps the rest, and what
-        change goes across it stays). A change mostly across it is no shadow's."""
-        length = float(np.linalg.norm(self.shift))
-        unit = (self.shift / length).astype(np.float32)
-        inside = np.flatnonzero(self.mask)  # (the rest is left as it is)
-        a, b, c = (d[inside] for d in delta)
-        along = a * unit[0] + b * unit[1] + c * unit[2]
-        like = along >= SHADOW_COSINE * np.sqrt(a * a + b * b + c * c)
-        taken = np.where(like, np.minimum(along, length), 0.0).astype(np.float32)
+        goes mostly its shift's way (the base's or the table's) loses its part along it, up
+        to its full length (a penumbra goes part of the way; a dark token beyond it keeps the
+        rest, and what change goes across it stays). A change mostly across it is no
+        shadow's."""
         rest = tuple(d.copy() for d in delta)
-        for part, u in zip(rest, unit):
-            part[inside] -= taken * u
         shadow_like = np.zeros(len(self.mask), bool)
-        shadow_like[inside[like]] = True
+        regions = [(self.mask, self.shift)]
+        if self.table is not None:
+            regions = [(self.mask & ~self.table, self.shift), (self.table, self.table_shift)]
+        for region, shift in regions:
+            length = float(np.linalg.norm(shift))
+            unit = (shift / length).astype(np.float32)
+            inside = np.flatnonzero(region)  # (the rest is left as it is)
+            a, b, c = (d[inside] for d in delta)
+            along = a * unit[0] + b * unit[1] + c * unit[2]
+            like = along >= SHADOW_COSINE * np.sqrt(a * a + b * b + c * c)
+            taken = np.where(like, np.minimum(along, length), 0.0).astype(np.float32)
+            for part, u in zip(rest, unit):
+                part[inside] -= taken * u
+            shadow_like[inside[like]] = True
         return rest, shadow_like  # type: ignore[return-value]
 
 
@@ -98,15 +119,27 @@ class ShadowModel:
     ) -> None:
         base_z = -spec.plate_thickness
         self._half = spec.base_size / 2
+        frame_px = working_to_frame(positions, size, scale)
         # Per gathered pixel: the cell of the base it sees (one past the last when none).
         self._cell, self._cells_per_side = _plane_cells(
-            camera, working_to_frame(positions, size, scale), base_z, self._half, CELL_MM
+            camera, frame_px, base_z, self._half, CELL_MM
         )
         self._on_base = self._cell < self._cells_per_side**2
+        # ... and of the table around the base it sees where it sees no base (a ray that
+        # would meet the table under the base sees the base's side).
+        table_half = self._half + TABLE_MARGIN_MM
+        table_cell, n = _plane_cells(
+            camera, frame_px, base_z - spec.base_height, table_half, CELL_MM
+        )
+        centre_mm = (np.stack([table_cell % n, table_cell // n], axis=1) + 0.5) * CELL_MM
+        under_base = np.all(np.abs(centre_mm - table_half) < self._half, axis=1)
+        self._table_cell = np.where(self._on_base | under_base, n * n, table_cell)
+        self._table_cells_per_side = n
         centres = spec.point_centres()
         self._xy = centres[:, :2]
         # A token's shadow is cast by its whole height: its middle stands for it.
         self._height = centres[:, 2] + spec.token_height / 2 - base_z
+        self._base_height = spec.base_height
         self._upper = centres[:, 2] > 0  # (tokens above the bottom tier)
         self._radius = spec.token_diameter / 2
         # The cells of a shadow disc grown by the margin, around its centre cell.
@@ -119,6 +152,11 @@ class ShadowModel:
         self._disc_kernel = cv2.getStructuringElement(
             cv2.MORPH_ELLIPSE, (2 * disc + 1, 2 * disc + 1)
         ).astype(np.float32)
+
+    @property
+    def on_base(self) -> np.ndarray:
+        """Per gathered pixel: does it see the base (not the table, the plates' rims...)?"""
+        return self._on_base
 
     def casters(self, accepted: np.ndarray) -> np.ndarray:
         """Which of the ``accepted`` points (a mask) stand above the bottom tier: the tokens
@@ -155,21 +193,20 @@ class ShadowModel:
         inside = seen & mask
         if inside.sum() < MIN_PIXELS:
             return None
-        # The shadows' look: its direction from the pixels seen darkened in them, its length
-        # from the darkest of those. Penumbras go part of the way along the same direction,
-        # and the darkest part may hide under a token read on a shadow (the first reading),
-        # so the median direction and a high quantile of the length are taken.
-        d = np.stack([np.asarray(c)[inside] for c in delta], axis=1)
-        dark = d[darkening[inside] > np.median(darkening[inside])]
-        if not len(dark):
+        shift = _look(delta, inside, darkening)
+        if shift is None or -shift[2] - prior < MIN_DEPTH:
             return None
-        direction = np.median(dark / np.linalg.norm(dark, axis=1, keepdims=True), axis=0)
-        direction /= max(float(np.linalg.norm(direction)), 1e-9)
-        length = float(np.quantile(d @ direction, UMBRA_QUANTILE))
-        shift = (direction * length).astype(np.float32)
-        if -shift[2] - prior < MIN_DEPTH:
-            return None
-        return Shadows(mask=mask, shift=shift, slope=(float(slope[0]), float(slope[1])))
+        table = mask & (self._table_cell < self._table_cells_per_side**2)
+        table_shift = _look(delta, usable & table, darkening)
+        if table_shift is None or -table_shift[2] < MIN_DEPTH:
+            mask, table, table_shift = mask & ~table, None, None  # (no table shadows seen)
+        return Shadows(
+            mask=mask,
+            shift=shift,
+            slope=(float(slope[0]), float(slope[1])),
+            table=table,
+            table_shift=table_shift,
+        )
 
     def disc_means(
         self,
@@ -264,17 +301,30 @@ class ShadowModel:
         return self._shadow_mask(np.asarray(slope, np.float64), np.flatnonzero(accepted))
 
     def _shadow_mask(self, slope: np.ndarray, casters: np.ndarray) -> np.ndarray:
-        """Per gathered pixel: does it see the base inside a shadow disc of the casters?"""
-        n = self._cells_per_side
-        centres = self._xy[casters] - slope[None, :] * self._height[casters][:, None]
-        cells = np.rint((centres + self._half) / CELL_MM).astype(np.int64)
+        """Per gathered pixel: does it see the base, or the table around it, inside a
+        shadow disc of the casters?"""
+        height = self._height[casters]
+        on_base = self._discs(slope, casters, height, self._half, self._cells_per_side)
+        table_half = self._half + TABLE_MARGIN_MM
+        height = height + self._base_height
+        on_table = self._discs(slope, casters, height, table_half, self._table_cells_per_side)
+        return on_base[self._cell] | on_table[self._table_cell]
+
+    def _discs(
+        self, slope: np.ndarray, casters: np.ndarray, height: np.ndarray, half: float, n: int
+    ) -> np.ndarray:
+        """The cells of a plane map (``n`` per side, ``2 * half`` mm wide, flat, with one
+        more for "off the map") inside the shadow discs of the ``casters`` standing
+        ``height`` above that plane."""
+        centres = self._xy[casters] - slope[None, :] * height[:, None]
+        cells = np.rint((centres + half) / CELL_MM).astype(np.int64)
         x = cells[:, None, 0] + self._stamp[None, :, 0]
         y = cells[:, None, 1] + self._stamp[None, :, 1]
         on = (x >= 0) & (x < n) & (y >= 0) & (y < n)
-        plane = np.zeros(n * n + 1, bool)  # (the last cell: off the base)
+        plane = np.zeros(n * n + 1, bool)  # (the last cell: off the map)
         plane[np.where(on, y * n + x, n * n)] = True
         plane[n * n] = False
-        return plane[self._cell]
+        return plane
 
 
 class ShadedTops:
@@ -369,6 +419,25 @@ class ShadedTops:
             flat = np.append(plane.reshape(-1), np.uint8(0))  # (the last: off the map)
             out[here] = flat[self._cell[here]].astype(bool)
         return out
+
+
+def _look(
+    delta: tuple[np.ndarray, np.ndarray, np.ndarray], inside: np.ndarray, darkening: np.ndarray
+) -> np.ndarray | None:
+    """How shadows change the look of the pixels ``inside`` them (a mask; None when fewer
+    than ``MIN_PIXELS``): the direction from the pixels seen darkened in them, the length
+    from the darkest of those. Penumbras go part of the way along the same direction, and
+    the darkest part may hide under a token read on a shadow (the first reading), so the
+    median direction and a high quantile of the length are taken."""
+    if inside.sum() < MIN_PIXELS:
+        return None
+    d = np.stack([np.asarray(c)[inside] for c in delta], axis=1)
+    dark = d[darkening[inside] > np.median(darkening[inside])]
+    if not len(dark):
+        return None
+    direction = np.median(dark / np.linalg.norm(dark, axis=1, keepdims=True), axis=0)
+    direction /= max(float(np.linalg.norm(direction)), 1e-9)
+    return (direction * float(np.quantile(d @ direction, UMBRA_QUANTILE))).astype(np.float32)
 
 
 def _plane_cells(

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from calibration.camera import CameraModel
 from calibration.spec import load_spec
 from rules.timevectors.points import parse_point, point_coords
-from vision.shadows import ShadedTops, ShadowModel, Shadows
+from vision.shadows import TABLE_MARGIN_MM, ShadedTops, ShadowModel, Shadows
 
 SPEC = load_spec()
 WORKING = (640, 480)
@@ -50,21 +50,31 @@ def drawn_shadows(camera: CameraModel, casters: list[int], slope: np.ndarray) ->
     disc's outline (independently of the model's own ray casting)."""
     mask = np.zeros((WORKING[1], WORKING[0]), np.uint8)
     base_z = -SPEC.plate_thickness
+    for point in on_base(casters, slope):  # (off the base: drawn by drawn_table_shadows)
+        draw_disc(mask, camera, shadow_centre(point, slope, base_z), base_z)
+    return mask.reshape(-1) > 0
+
+
+def shadow_centre(point: int, slope: np.ndarray, z_plane: float) -> np.ndarray:
+    """Where the shadow of the token on ``point`` is centred on the plane at ``z_plane``."""
+    x, y, z = SPEC.point_centre(point)
+    return np.array([x, y]) - slope * (z + SPEC.token_height / 2 - z_plane)
+
+
+def draw_disc(mask: np.ndarray, camera: CameraModel, centre: np.ndarray, z_plane: float) -> None:
+    """Fill a token-wide disc centred at ``centre`` on the plane at ``z_plane`` into ``mask``
+    (its outline projected)."""
     angles = np.linspace(0, 2 * np.pi, 48, endpoint=False)
     radius = SPEC.token_diameter / 2
-    for point in on_base(casters, slope):  # (off the base: not modelled)
-        x, y, z = SPEC.point_centre(point)
-        centre = np.array([x, y]) - slope * (z + SPEC.token_height / 2 - base_z)
-        outline = np.column_stack(
-            [
-                centre[0] + radius * np.cos(angles),
-                centre[1] + radius * np.sin(angles),
-                np.full(len(angles), base_z),
-            ]
-        )
-        pixels = camera.project(outline)
-        cv2.fillPoly(mask, [np.round(pixels * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
-    return mask.reshape(-1) > 0
+    outline = np.column_stack(
+        [
+            centre[0] + radius * np.cos(angles),
+            centre[1] + radius * np.sin(angles),
+            np.full(len(angles), z_plane),
+        ]
+    )
+    pixels = camera.project(outline)
+    cv2.fillPoly(mask, [np.round(pixels * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
 
 
 def change_with(mask: np.ndarray, shift: np.ndarray, rng: np.random.Generator) -> tuple:
@@ -156,6 +166,57 @@ def test_disc_means_measure_each_casters_shadow_where_the_base_is_seen(model):
     assert np.all(mean < 0.5)
 
 
+def drawn_table_shadows(camera: CameraModel, casters: list[int], slope: np.ndarray) -> np.ndarray:
+    """Working-image mask of the casters' shadow discs on the table around the base, as far
+    past it as the model maps the table, where the base box does not hide the table (drawn
+    by projection, as :func:`drawn_shadows`)."""
+    mask = np.zeros((WORKING[1], WORKING[0]), np.uint8)
+    base_z = -SPEC.plate_thickness
+    table_z = base_z - SPEC.base_height
+    reach = SPEC.base_size / 2 + TABLE_MARGIN_MM - SPEC.token_diameter / 2
+    for point in casters:
+        centre = shadow_centre(point, slope, table_z)
+        if np.all(np.abs(centre) <= reach):  # (as far past the base as the model maps it)
+            draw_disc(mask, camera, centre, table_z)
+    half = SPEC.base_size / 2
+    box = np.array(
+        [[sx * half, sy * half, z] for sx in (-1, 1) for sy in (-1, 1) for z in (table_z, base_z)]
+    )
+    hull = cv2.convexHull(np.round(camera.project(box)).astype(np.int32))
+    cv2.fillConvexPoly(mask, hull, 0)
+    return mask.reshape(-1) > 0
+
+
+def test_shadows_past_the_base_on_the_table_are_the_tokens_too(model):
+    """A low lamp throws the shadows of tokens near the base's edge past it, onto the table
+    (seen through the plates that reach beyond the base in the picture). The light is found
+    by the shadows on the base; those on the table are the tokens' too, with a look of their
+    own (through the plates' veil a darker table takes on more of the veil's colour: here
+    the chroma goes the other way), measured there and taken out there."""
+    camera, shadows = model
+    rng = np.random.default_rng(7)
+    slope = light_slope(30, 42)
+    casters = upper_points(rng, 30)
+    assert len(on_base(casters, slope)) >= 8
+    base, table = drawn_shadows(camera, casters, slope), drawn_table_shadows(camera, casters, slope)
+    table &= ~base
+    assert table.sum() >= 200
+    table_shift = np.array([-0.2, 0.8, -1.8], np.float32)
+    delta = change_with(base, SHIFT, rng)
+    for k in range(3):
+        delta[k][table] += table_shift[k]
+    accepted = np.zeros(256, bool)
+    accepted[casters] = True
+    found = shadows.find(delta, np.ones(base.size, bool), accepted)
+    assert found is not None and found.table is not None
+    assert np.hypot(*(np.array(found.slope) - slope)) <= 0.03
+    assert np.linalg.norm(found.table_shift - table_shift) <= 0.3
+    assert found.table[table].mean() >= 0.8
+    (a, b, c), _ = found.undone(delta)
+    assert np.median(np.abs(c[table & found.table])) <= 0.2
+    assert np.allclose(found.shift_at(np.flatnonzero(table & found.table)), found.table_shift)
+
+
 def test_soft_light_has_no_shadows(model):
     _, shadows = model
     rng = np.random.default_rng(3)
@@ -196,7 +257,11 @@ def test_a_known_light_shows_even_one_tokens_shadow(model):
     assert found is not None and np.allclose(found.slope, slope)
     assert np.linalg.norm(found.shift - SHIFT) <= 0.3
     assert found.mask[drawn].mean() >= 0.9 and found.mask[~drawn].mean() <= 0.01
-    assert np.array_equal(shadows.mask_at(tuple(slope), accepted), found.mask)
+    # (on the base: the map also takes in where the shadow would fall on the table, and
+    # none is drawn there)
+    base = shadows.on_base
+    assert np.array_equal(shadows.mask_at(tuple(slope), accepted)[base], found.mask[base])
+    assert found.table is None and not found.mask[~base].any()
     # The light moved (or went soft): nothing dark where the old slope puts the shadow.
     elsewhere = drawn_shadows(camera, lone, light_slope(300, 50))
     assert not (elsewhere & drawn).any()
