@@ -102,7 +102,14 @@ from vision.footprint import (
 from vision.hands import HandGrid, MotionDetector
 from vision.illumination import UNCHANGED, LightField, coordinates
 from vision.observation import FrameError, Observation, check_frame
-from vision.shadows import MIN_CASTERS, MIN_DEPTH, ShadedTops, ShadowModel, Shadows
+from vision.shadows import (
+    MIN_CASTERS,
+    MIN_DEPTH,
+    MIN_DISC_PIXELS,
+    ShadedTops,
+    ShadowModel,
+    Shadows,
+)
 from vision.tracker import MIN_VISIBILITY
 
 logger = logging.getLogger(__name__)
@@ -114,7 +121,6 @@ CLEAR_OF_PLATES = 0.5  # a token seen through less plate than this (summed over 
 SET_PLATE_ROUNDS = 4  # a still picture learns the plates again at most this often, held to its sets
 SHADOW_TINT = 3.0  # a lone token's shadow changes colour at most this many times its darkening
 SHADOW_COVERS = 0.5  # a token this much on another's shadow may be that shadow
-MIN_DISC_PIXELS = 10  # pixels of a shadow disc that tell its darkening (noise well under its depth)
 SHADOW_WEIGHT = 0.5  # darkening counts half as much as brightening (shadows are not tokens)
 MAX_SHADOW_GAIN = 10.0  # no shadow on the tokens is taken to keep less than a tenth of the light
 TOKEN_SCORE = 0.55  # fit score (filled core minus half the filled ring) that means "token"
@@ -2262,8 +2268,8 @@ class Observer:
 
     def _to_empty_board(self, pixel: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """Colour distance of each of ``pixel`` (features of the gathered pixels ``idx``) from
-        the empty board there: as the reference shows it or, inside the shadows found on
-        the base, darkened by them, whichever is nearer. A shadow too faint to be taken out of
+        the empty board there: as the reference shows it or, inside the shadows found (on
+        the base or the table around it), darkened by them, whichever is nearer. A shadow too faint to be taken out of
         the change is still the board's (a point under a new token's shadow, its pixels
         relit, matched a pale set better than the unshaded board: bench game 1602 announced
         a phantom there)."""

@@ -48,6 +48,7 @@ UMBRA_QUANTILE = 0.9  # the shadows' depth: this quantile of the darkening seen 
 SHADOW_MARGIN_MM = 3.0  # grown around a predicted shadow disc (penumbra, refraction, fit)
 TABLE_MARGIN_MM = 150.0  # how far past the base the table's shadows are mapped
 MIN_DEPTH = 0.4  # shadows' darkening over the base's (brightness feature units) that counts
+MIN_DISC_PIXELS = 10  # pixels of a shadow disc that tell its darkening (noise well under its depth)
 TOP_CELL_MM = 1.0  # side of a cell of a tier's plane map of the shadows on token tops
 SHADED_MEMO = 4  # answers of ShadedTops.shaded kept
 _SHIFT_BITS = 4  # fractional bits of the points handed to OpenCV's drawing
@@ -127,12 +128,12 @@ class ShadowModel:
         self._on_base = self._cell < self._cells_per_side**2
         # ... and of the table around the base it sees where it sees no base (a ray that
         # would meet the table under the base sees the base's side).
-        table_half = self._half + TABLE_MARGIN_MM
+        self._table_half = self._half + TABLE_MARGIN_MM
         table_cell, n = _plane_cells(
-            camera, frame_px, base_z - spec.base_height, table_half, CELL_MM
+            camera, frame_px, base_z - spec.base_height, self._table_half, CELL_MM
         )
         centre_mm = (np.stack([table_cell % n, table_cell // n], axis=1) + 0.5) * CELL_MM
-        under_base = np.all(np.abs(centre_mm - table_half) < self._half, axis=1)
+        under_base = np.all(np.abs(centre_mm - self._table_half) < self._half, axis=1)
         self._table_cell = np.where(self._on_base | under_base, n * n, table_cell)
         self._table_cells_per_side = n
         centres = spec.point_centres()
@@ -190,10 +191,7 @@ class ShadowModel:
                 return None
         slope = np.asarray(slope, np.float64)
         mask = self._shadow_mask(slope, np.flatnonzero(accepted))
-        inside = seen & mask
-        if inside.sum() < MIN_PIXELS:
-            return None
-        shift = _look(delta, inside, darkening)
+        shift = _look(delta, seen & mask, darkening)
         if shift is None or -shift[2] - prior < MIN_DEPTH:
             return None
         table = mask & (self._table_cell < self._table_cells_per_side**2)
@@ -296,8 +294,8 @@ class ShadowModel:
         return np.where(inside, y.astype(np.int32) * n + x.astype(np.int32), n * n)
 
     def mask_at(self, slope: tuple[float, float], accepted: np.ndarray) -> np.ndarray:
-        """Per gathered pixel: does it see the base inside the shadow of an ``accepted``
-        token (a point mask) under a light of ``slope``?"""
+        """Per gathered pixel: does it see the base, or the table around it, inside the
+        shadow of an ``accepted`` token (a point mask) under a light of ``slope``?"""
         return self._shadow_mask(np.asarray(slope, np.float64), np.flatnonzero(accepted))
 
     def _shadow_mask(self, slope: np.ndarray, casters: np.ndarray) -> np.ndarray:
@@ -305,9 +303,9 @@ class ShadowModel:
         shadow disc of the casters?"""
         height = self._height[casters]
         on_base = self._discs(slope, casters, height, self._half, self._cells_per_side)
-        table_half = self._half + TABLE_MARGIN_MM
         height = height + self._base_height
-        on_table = self._discs(slope, casters, height, table_half, self._table_cells_per_side)
+        n = self._table_cells_per_side
+        on_table = self._discs(slope, casters, height, self._table_half, n)
         return on_base[self._cell] | on_table[self._table_cell]
 
     def _discs(

@@ -212,8 +212,8 @@ def test_shadows_past_the_base_on_the_table_are_the_tokens_too(model):
     assert np.hypot(*(np.array(found.slope) - slope)) <= 0.03
     assert np.linalg.norm(found.table_shift - table_shift) <= 0.3
     assert found.table[table].mean() >= 0.8
-    (a, b, c), _ = found.undone(delta)
-    assert np.median(np.abs(c[table & found.table])) <= 0.2
+    (_, _, light), _ = found.undone(delta)
+    assert np.median(np.abs(light[table & found.table])) <= 0.2
     assert np.allclose(found.shift_at(np.flatnonzero(table & found.table)), found.table_shift)
 
 
