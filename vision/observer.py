@@ -106,6 +106,7 @@ from vision.shadows import (
     MIN_CASTERS,
     MIN_DEPTH,
     MIN_DISC_PIXELS,
+    SHADOW_COSINE,
     ShadedTops,
     ShadowModel,
     Shadows,
@@ -538,9 +539,18 @@ class Observer:
         reference = self._ref_features[self._top.index, 2].astype(np.float64)
         noise2 = 1.0 / self._inv_light_noise2[self._top.index].astype(np.float64)
         self._top_reference_light = reference
-        self._texture_reference = [
-            self._texture_sums(w) for w in (None, reference, reference * reference, noise2)
-        ]
+        self._top_noise2 = noise2
+        self._texture_reference = self._reference_texture_sums(None)
+
+    def _reference_texture_sums(self, kept: np.ndarray | None) -> list[np.ndarray]:
+        """:meth:`_texture_sums` of the empty board's top-disc samples (count, brightness,
+        its square, noise variance), of the ``kept`` ones only (a sample mask; None: all)."""
+        reference, noise2 = self._top_reference_light, self._top_noise2
+        weights = (None, reference, reference * reference, noise2)
+        if kept is not None:
+            share = kept.astype(np.float64)
+            weights = tuple(share if w is None else w * share for w in weights)
+        return [self._texture_sums(w) for w in weights]
 
     def _texture_sums(self, weights: np.ndarray | None) -> np.ndarray:
         """``(N_POINTS, 3)`` sums of ``weights`` (per top-disc sample; None: counts) by point
@@ -649,7 +659,8 @@ class Observer:
                 evidence = _evidence(change)
         foreground = change > FOREGROUND_DISTANCE
         reading, core_evidence = self._read(
-            feats, evidence, foreground, unshaded, still=not compare_previous
+            feats, evidence, foreground, unshaded, still=not compare_previous,
+            shadowed=unshadowed.shadowed if self._ref_px is not None else None,
         )
         score, accepted, visible_core = reading.score, reading.accepted, reading.open_core
         explained = self._covered(accepted)
@@ -721,12 +732,14 @@ class Observer:
         unshaded: np.ndarray,
         *,
         still: bool,
+        shadowed: np.ndarray | None = None,
     ) -> tuple[Selection, np.ndarray]:
         """The tokens the change from the empty board shows (``evidence`` of it per gathered
         pixel, ``foreground`` where it is sure, ``unshaded``: its distance with darkening in
-        full), and the evidence over the points' cores it was read from."""
+        full; ``shadowed``: where a modelled shadow was taken out of it), and the evidence
+        over the points' cores it was read from."""
         # Where a point's printed texture is gone (not merely darker), darkening is a token.
-        replaced, flattened = self._texture_replaced(feats)
+        replaced, flattened = self._texture_replaced(feats, shadowed)
         core_evidence = evidence[self._core.index]
         if replaced.any():
             mine = spread(replaced, self._core.count)
@@ -1029,12 +1042,70 @@ class Observer:
             accepted |= added
             score[added] = np.maximum(score[added], TOKEN_SCORE)
             in_line = np.concatenate([in_line, ties])
+        shadows = self._on_new_shadows(feats, before_feats, accepted, before_accepted)
+        if shadows.any():
+            logger.debug("new shadows read as tokens: %s", np.flatnonzero(shadows).tolist())
+            accepted &= ~shadows
+            in_line = in_line[~np.isin(in_line, np.flatnonzero(shadows)).any(axis=1)]
         open_core = self._recount_open_core(accepted, open_core, accepted & ~before_accepted | kept)
         if disputed:
             in_line = np.concatenate([in_line, np.array(disputed, np.int64)])
         return dataclasses.replace(
             reading, accepted=accepted, score=score, open_core=open_core, in_line=in_line
         )
+
+    def _on_new_shadows(
+        self,
+        feats: np.ndarray,
+        before_feats: np.ndarray,
+        accepted: np.ndarray,
+        before_accepted: np.ndarray,
+    ) -> np.ndarray:
+        """Which of the ``accepted`` tokens on the bottom tier new since the hand came (not
+        in ``before_accepted``) are a shadow on the base: the core mostly (by
+        ``SHADOW_COVERS``) in the shadows found of the tokens above the bottom tier (not its
+        own), and, over its pixels there, unchanged since the hand came (most of them within
+        the sensor noise: an old token's shadow, read as a token this time; a brown token
+        laid on the wooden base in a shadow changes it little, but beyond the noise). Or, in
+        the shadow of a token the visit laid, or of a point above hidden from the camera (a
+        token laid there shows its shadow only), changed the way the shadows look and no
+        farther than the deepest of their looks: that shadow is as new as its token, and one
+        visit lays one token. (A dark token laid in an old token's shadow changes the same
+        way: there a change is a token's.) Judged by the median: a sharp shadow's edge and
+        the JPEG's coarser colour leave single pixels off its look, which read token-like
+        where the shadow was taken out pixel by pixel. (A token laid on a hidden point whose
+        shadow was read as a token in view went down as that point's move, with the right
+        colour: no alert, a wrong board.)"""
+        out = np.zeros(N_POINTS, bool)
+        found = self.last_shadows
+        low = accepted & ~before_accepted & (self.footprints.tier == 0)
+        if found is None or not low.any():
+            return out
+        upper = self.footprints.tier > 0
+        hidden = self.footprints.token_visibility(accepted) < MIN_VISIBILITY
+        new_cast = self._shadow_model.mask_at(
+            found.slope, upper & ((accepted & ~before_accepted) | (hidden & ~accepted))
+        )
+        cast = new_cast | self._shadow_model.mask_at(found.slope, upper & accepted)
+        suspects = np.flatnonzero(low & (self._share_on(cast, core=True) >= SHADOW_COVERS))
+        for point in suspects:  # (a handful at most)
+            pixels = self._core.index[(self._core.point == point) & cast[self._core.index]]
+            since = _rows(feats, pixels) - _rows(before_feats, pixels)
+            chroma2 = since[:, 0] * since[:, 0] + since[:, 1] * since[:, 1]
+            if self._beyond_noise(chroma2, since[:, 2], pixels).mean() < 0.5:
+                out[point] = True  # (unchanged)
+                continue
+            pixels = pixels[new_cast[pixels]]
+            if len(pixels) < SHADOW_COVERS * self._core.count[point]:
+                continue  # (not mostly in a new shadow)
+            change = np.median(_rows(feats, pixels) - _rows(before_feats, pixels), axis=0)
+            size = float(np.linalg.norm(change))
+            look = np.median(found.shift_at(pixels), axis=0)
+            length = float(np.linalg.norm(look))
+            along = float(change @ look) / max(length, 1e-9)
+            deepest = max(length, float(np.linalg.norm(found.shift)))
+            out[point] = along >= SHADOW_COSINE * size and size <= deepest
+        return out
 
     def _added_by_the_hand(
         self,
@@ -1311,7 +1382,9 @@ class Observer:
         has its ring filled too, which is what tells the two apart)."""
         return core_fg / np.maximum(core_n, 1) - RING_WEIGHT * ring_fg / np.maximum(ring_n, 1)
 
-    def _texture_replaced(self, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _texture_replaced(
+        self, feats: np.ndarray, shadowed: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Points whose top disc had texture (printed lines, grain) in the reference that the
         frame no longer follows, now plainer: a shadow darkens texture and keeps it, a token's
         plain top hides it, and a nearer token's edge or a farther one's rim crossing the disc
@@ -1321,12 +1394,20 @@ class Observer:
         look whatever it holds), with texture counted against the sensor noise. Also which
         points are now plain (judged beside the lines, rim included, and their brightness
         spread over the whole disc mostly gone): an opaque surface covers the whole disc
-        there, not a hand's edge or a nearer token's rim."""
+        there, not a hand's edge or a nearer token's rim.
+        Samples a modelled shadow was taken out of (``shadowed``, per gathered pixel) do not
+        testify: a new shadow flattens what the reference shows as texture where it meets an
+        old one (the post's, on the empty board under a bare lamp) or sinks the grain under
+        the plates' veil, and a shadow read as a token there founded a wrong colour."""
         if self._ref_features is None:
             return np.zeros(N_POINTS, bool), np.zeros(N_POINTS, bool)
         f, r = feats[self._top.index, 2].astype(np.float64), self._top_reference_light
         # One pass of sums, by point and by part of the disc (see ``_top_part``).
         count, sr, srr, noise = self._texture_reference
+        kept = None if shadowed is None else ~shadowed[self._top.index]
+        if kept is not None and not kept.all():
+            count, sr, srr, noise = self._reference_texture_sums(kept)
+            f = f * kept
         sf, sff, sfr = (self._texture_sums(w) for w in (f, f * f, f * r))
         sums = (count, sf, sr, sff, srr, sfr, noise)
 
@@ -1957,13 +2038,17 @@ class Observer:
         """Do the ``accepted`` tokens show the light the base's shadows were ``found`` to
         come from? A token whose top the predicted shadows cross in part must be darker in
         that part, by at least a quarter of the shadows' depth on the base: at least half
-        of them must be. A wrong light (found from dark patches of a table) puts its
-        shadows anywhere, and they then cross tops no darker there. A token the last hand
-        visit added whose core lies mostly in the shadows found is no witness: it may be a
-        new token's shadow, evenly dark, read as a token (the second of two new tokens under a
-        bare lamp refuted the right light so; in still pictures, where nothing is new, every
-        token counts). None when no top is crossed in part: the tokens cannot tell. (A read
-        asks up to three times about the same tokens: the last answer is kept.)"""
+        of those that tell must be. A wrong light (found from dark patches of a table) puts
+        its shadows anywhere, and they then cross tops no darker there: a top whose step is
+        under half the quarter tells against the light; between the two it tells nothing
+        (three samples of a top at the edge of the post's shadow, partly lit, made a step of
+        0.39 where 0.40 confirms, and refuted the right light, found 0.03 off: the shadows of
+        a bench game's tokens were then read as tokens). A token the last hand visit added is
+        no witness (it still casts its shadow): it may be a new token's shadow, evenly dark,
+        read as a token (the second of two new tokens under a bare lamp refuted the right
+        light so, one with 43% of its core in the shadows found another; in still pictures,
+        where nothing is new, every token counts). None when no top tells: the tokens cannot tell. (A read asks up to three
+        times about the same tokens: the last answer is kept.)"""
         key = accepted.tobytes()
         memo = self._verdict_memo
         if memo is not None and memo[0] is found and memo[1] is feats and memo[2] == key:
@@ -1973,10 +2058,7 @@ class Observer:
         return verdict
 
     def _judge_light(self, feats: np.ndarray, found: Shadows, accepted: np.ndarray) -> bool | None:
-        if self._before is not None:
-            new = accepted & ~self._before[2]
-            on_shadows = self._share_on(found.mask, core=True) >= SHADOW_COVERS
-            accepted = accepted & ~(new & on_shadows)
+        witnesses = accepted if self._before is None else accepted & self._before[2]
         shaded = self._shaded_tops.shaded(found.slope, accepted)
         depth = float(found.shift[2])
         nearest = self._nearest_tier(accepted)
@@ -1984,7 +2066,7 @@ class Observer:
         seen = (
             self._top_inside
             & (self._top_part < 2)
-            & accepted[top.point]
+            & witnesses[top.point]
             & (nearest[top.index] <= self._top_tier)
         )
         count = [
@@ -1999,8 +2081,11 @@ class Observer:
             use = seen & part & crossed[top.point]
             median, _ = _grouped_median(top.point[use], light[top.index[use]][:, None])
             medians.append(median[crossed, 0])
-        inside, outside = medians
-        return bool(np.mean(inside - outside <= depth / 4) >= 0.5)
+        step = medians[0] - medians[1]
+        dark, flat = step <= depth / 4, step > depth / 8
+        if not (dark | flat).any():
+            return None
+        return bool(np.mean(dark[dark | flat]) >= 0.5)
 
     def _learn_plates(self, mean: np.ndarray, points: np.ndarray, sets: np.ndarray) -> None:
         """Learn what the plates above each point take and add (see

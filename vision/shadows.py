@@ -51,6 +51,7 @@ MIN_DEPTH = 0.4  # shadows' darkening over the base's (brightness feature units)
 MIN_DISC_PIXELS = 10  # pixels of a shadow disc that tell its darkening (noise well under its depth)
 TOP_CELL_MM = 1.0  # side of a cell of a tier's plane map of the shadows on token tops
 SHADED_MEMO = 4  # answers of ShadedTops.shaded kept
+LIGHT_DOUBT = 0.05  # a light's slope found is known to within this (searched again there)
 _SHIFT_BITS = 4  # fractional bits of the points handed to OpenCV's drawing
 
 
@@ -177,18 +178,24 @@ class ShadowModel:
         feature difference from the empty board (``delta``: chroma 1, chroma 2, brightness)
         where ``usable`` (seen clear of every accepted token). None when the picture shows
         no shadows to speak of (soft light, or fewer than ``min_casters`` tokens above the
-        bottom tier). With ``slope`` the light is known (found earlier) and not searched."""
+        bottom tier). With ``slope`` the light is known (found earlier), to within
+        ``LIGHT_DOUBT``: it is searched near there only, with every caster (a light found
+        from a game's first few tokens was 0.03 off, which throws the shadow of one on the top
+        tier a third of a token aside, and the tokens laid since showed it better)."""
         casters = self.casters(accepted)
         if len(casters) < min_casters:
             return None
         darkening = np.maximum(-delta[2], 0.0)
         seen = usable & self._on_base
         prior = float(np.median(darkening[seen])) if seen.any() else 0.0
+        total, count = self._disc_sums(darkening, seen)
         if slope is None:
-            total, count = self._disc_sums(darkening, seen)
             slope, pixels = self._search(total, count, casters, prior)
             if pixels < MIN_PIXELS:
                 return None
+        else:
+            known = np.asarray(slope, np.float64)[None, :]
+            slope, _ = self._best_near(total, count, casters, prior, known, LIGHT_DOUBT, FINE_STEP)
         slope = np.asarray(slope, np.float64)
         mask = self._shadow_mask(slope, np.flatnonzero(accepted))
         shift = _look(delta, seen & mask, darkening)
@@ -257,12 +264,28 @@ class ShadowModel:
         every, _ = self._scores(total, count, casters, grid, prior)
         seeds = np.concatenate([grid[np.argsort(-m, kind="stable")[:SEEDS]] for m in (mean, every)])
         for span, fine in ((step, step / 4), (step / 4, FINE_STEP)):
-            offsets = np.arange(-span, span + 1e-9, fine)
-            square = np.stack(np.meshgrid(offsets, offsets), axis=-1).reshape(-1, 2)
-            grid = (seeds[:, None, :] + square[None]).reshape(-1, 2)
-            mean, data = self._scores(total, count, casters, grid, prior)
-            best = int(np.argmax(mean))
-            seeds = grid[best : best + 1]
+            best, pixels = self._best_near(total, count, casters, prior, seeds, span, fine)
+            seeds = best[None, :]
+        return best, pixels
+
+    def _best_near(
+        self,
+        total: np.ndarray,
+        count: np.ndarray,
+        casters: np.ndarray,
+        prior: float,
+        seeds: np.ndarray,
+        span: float,
+        step: float,
+    ) -> tuple[np.ndarray, int]:
+        """The slope within ``span`` of one of the ``seeds`` (``(k, 2)``, in ``step`` steps)
+        whose shadow discs of the ``casters`` are darkest (see :meth:`_scores`), and the
+        pixels measured there; a tie goes to the first seed itself."""
+        offsets = np.arange(-span, span + 1e-9, step)
+        square = np.stack(np.meshgrid(offsets, offsets), axis=-1).reshape(-1, 2)
+        grid = np.concatenate([seeds, (seeds[:, None, :] + square[None]).reshape(-1, 2)])
+        mean, data = self._scores(total, count, casters, grid, prior)
+        best = int(np.argmax(mean))
         return grid[best], int(data[best])
 
     def _scores(
