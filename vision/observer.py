@@ -1095,12 +1095,12 @@ class Observer:
             if self._beyond_noise(chroma2, since[:, 2], pixels).mean() < 0.5:
                 out[point] = True  # (unchanged)
                 continue
-            pixels = pixels[new_cast[pixels]]
-            if len(pixels) < SHADOW_COVERS * self._core.count[point]:
+            in_new = new_cast[pixels]
+            if in_new.sum() < SHADOW_COVERS * self._core.count[point]:
                 continue  # (not mostly in a new shadow)
-            change = np.median(_rows(feats, pixels) - _rows(before_feats, pixels), axis=0)
+            change = np.median(since[in_new], axis=0)
             size = float(np.linalg.norm(change))
-            look = np.median(found.shift_at(pixels), axis=0)
+            look = np.median(found.shift_at(pixels[in_new]), axis=0)
             length = float(np.linalg.norm(look))
             along = float(change @ look) / max(length, 1e-9)
             deepest = max(length, float(np.linalg.norm(found.shift)))
@@ -2047,8 +2047,8 @@ class Observer:
         no witness (it still casts its shadow): it may be a new token's shadow, evenly dark,
         read as a token (the second of two new tokens under a bare lamp refuted the right
         light so, one with 43% of its core in the shadows found another; in still pictures,
-        where nothing is new, every token counts). None when no top tells: the tokens cannot tell. (A read asks up to three
-        times about the same tokens: the last answer is kept.)"""
+        where nothing is new, every token counts). None when no top tells: the tokens cannot
+        tell. (A read asks up to three times about the same tokens: the last answer is kept.)"""
         key = accepted.tobytes()
         memo = self._verdict_memo
         if memo is not None and memo[0] is found and memo[1] is feats and memo[2] == key:

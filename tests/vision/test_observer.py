@@ -465,6 +465,26 @@ def test_the_shadow_of_a_token_laid_on_a_hidden_point_is_no_token_in_view():
     assert {p for p in board if observation.visibility[p] >= 0.5} <= read
 
 
+@pytest.mark.parametrize(
+    "seed, size, moves, name",
+    [
+        # (a brown token laid on the wooden base in a shadow: its pixels change little, but
+        # all of them beyond the noise)
+        (1805, (1280, 960), 12, "C7P"),
+        # (a dark token laid into the old shadow of F4R: it darkens it the shadows' way)
+        (1808, (1640, 1232), 2, "G7P"),
+    ],
+)
+def test_a_token_laid_in_a_shadow_is_no_shadow(seed, size, moves, name):
+    """Under a bare lamp, a token laid on the base where a shadow already lies is a token:
+    only a change since the hand came within the sensor noise, or one the way a new shadow
+    looks where a token laid in the same visit throws it, is a shadow's."""
+    observation, board = _bench_moves(seed, size, moves, hard_light=True)
+    laid = parse_point(name)
+    assert laid in board and observation.visibility[laid] >= 0.5
+    assert observation.states()[laid] == board[laid]
+
+
 def test_a_dark_token_the_empty_board_hardly_tells_is_found_by_the_hand_visit_and_kept():
     """Under a bare lamp (a game of the vision bench), a dark purple token is laid on E1P on
     the wooden base: against the empty board the picture changes too little there, and the
