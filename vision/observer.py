@@ -540,17 +540,21 @@ class Observer:
         noise2 = 1.0 / self._inv_light_noise2[self._top.index].astype(np.float64)
         self._top_reference_light = reference
         self._top_noise2 = noise2
-        self._texture_reference = self._reference_texture_sums(None)
+        self._texture_reference = [
+            self._texture_sums(w) for w in (None, reference, reference * reference, noise2)
+        ]
 
-    def _reference_texture_sums(self, kept: np.ndarray | None) -> list[np.ndarray]:
-        """:meth:`_texture_sums` of the empty board's top-disc samples (count, brightness,
-        its square, noise variance), of the ``kept`` ones only (a sample mask; None: all)."""
-        reference, noise2 = self._top_reference_light, self._top_noise2
-        weights = (None, reference, reference * reference, noise2)
-        if kept is not None:
-            share = kept.astype(np.float64)
-            weights = tuple(share if w is None else w * share for w in weights)
-        return [self._texture_sums(w) for w in weights]
+    def _texture_reference_without(self, dropped: np.ndarray) -> list[np.ndarray]:
+        """The empty board's :meth:`_texture_sums` (count, brightness, its square, noise
+        variance) less those of the top-disc samples ``dropped`` (indices): the sums made
+        once, less the few samples a frame leaves out."""
+        key = self._texture_key[dropped]
+        reference, noise2 = self._top_reference_light[dropped], self._top_noise2[dropped]
+        less = [
+            np.bincount(key, weights=w, minlength=3 * N_POINTS).reshape(N_POINTS, 3)
+            for w in (None, reference, reference * reference, noise2)
+        ]
+        return [total - part for total, part in zip(self._texture_reference, less)]
 
     def _texture_sums(self, weights: np.ndarray | None) -> np.ndarray:
         """``(N_POINTS, 3)`` sums of ``weights`` (per top-disc sample; None: counts) by point
@@ -652,15 +656,16 @@ class Observer:
         feats, difference = self._change(px)
         change, unshaded = difference.distances()
         evidence = _evidence(change)
+        shadowed = None
         if self._ref_px is not None:
             unshadowed = self._without_shadows(feats, difference, evidence, stream=compare_previous)
             if unshadowed is not difference:
                 change, unshaded = unshadowed.distances()
                 evidence = _evidence(change)
+                shadowed = unshadowed.shadowed
         foreground = change > FOREGROUND_DISTANCE
         reading, core_evidence = self._read(
-            feats, evidence, foreground, unshaded, still=not compare_previous,
-            shadowed=unshadowed.shadowed if self._ref_px is not None else None,
+            feats, evidence, foreground, unshaded, still=not compare_previous, shadowed=shadowed
         )
         score, accepted, visible_core = reading.score, reading.accepted, reading.open_core
         explained = self._covered(accepted)
@@ -982,7 +987,8 @@ class Observer:
         if self._before is None:
             return reading
         before_feats, _, before_accepted = self._before
-        changed_core, fit = self._fit_to(_distance(feats - before_feats) > FOREGROUND_DISTANCE)
+        since = feats - before_feats
+        changed_core, fit = self._fit_to(_distance(since) > FOREGROUND_DISTANCE)
         accepted, score, open_core = (
             reading.accepted.copy(),
             reading.score.copy(),
@@ -1042,7 +1048,7 @@ class Observer:
             accepted |= added
             score[added] = np.maximum(score[added], TOKEN_SCORE)
             in_line = np.concatenate([in_line, ties])
-        shadows = self._on_new_shadows(feats, before_feats, accepted, before_accepted)
+        shadows = self._on_new_shadows(since, accepted, before_accepted)
         if shadows.any():
             logger.debug("new shadows read as tokens: %s", np.flatnonzero(shadows).tolist())
             accepted &= ~shadows
@@ -1055,14 +1061,11 @@ class Observer:
         )
 
     def _on_new_shadows(
-        self,
-        feats: np.ndarray,
-        before_feats: np.ndarray,
-        accepted: np.ndarray,
-        before_accepted: np.ndarray,
+        self, since: np.ndarray, accepted: np.ndarray, before_accepted: np.ndarray
     ) -> np.ndarray:
         """Which of the ``accepted`` tokens on the bottom tier new since the hand came (not
-        in ``before_accepted``) are a shadow on the base: the core mostly (by
+        in ``before_accepted``; ``since``: each gathered pixel's change since the hand came)
+        are a shadow on the base: the core mostly (by
         ``SHADOW_COVERS``) in the shadows found of the tokens above the bottom tier (not its
         own), and, over its pixels there, unchanged since the hand came (most of them within
         the sensor noise: an old token's shadow, read as a token this time; a brown token
@@ -1086,19 +1089,19 @@ class Observer:
         new_cast = self._shadow_model.mask_at(
             found.slope, upper & ((accepted & ~before_accepted) | (hidden & ~accepted))
         )
-        cast = new_cast | self._shadow_model.mask_at(found.slope, upper & accepted)
+        cast = self._shadow_model.mask_at(found.slope, upper & (accepted | hidden))
         suspects = np.flatnonzero(low & (self._share_on(cast, core=True) >= SHADOW_COVERS))
         for point in suspects:  # (a handful at most)
             pixels = self._core.index[(self._core.point == point) & cast[self._core.index]]
-            since = _rows(feats, pixels) - _rows(before_feats, pixels)
-            chroma2 = since[:, 0] * since[:, 0] + since[:, 1] * since[:, 1]
-            if self._beyond_noise(chroma2, since[:, 2], pixels).mean() < 0.5:
+            moved = _rows(since, pixels)
+            chroma2 = moved[:, 0] * moved[:, 0] + moved[:, 1] * moved[:, 1]
+            if self._beyond_noise(chroma2, moved[:, 2], pixels).mean() < 0.5:
                 out[point] = True  # (unchanged)
                 continue
             in_new = new_cast[pixels]
             if in_new.sum() < SHADOW_COVERS * self._core.count[point]:
                 continue  # (not mostly in a new shadow)
-            change = np.median(since[in_new], axis=0)
+            change = np.median(moved[in_new], axis=0)
             size = float(np.linalg.norm(change))
             look = np.median(found.shift_at(pixels[in_new]), axis=0)
             length = float(np.linalg.norm(look))
@@ -1404,10 +1407,11 @@ class Observer:
         f, r = feats[self._top.index, 2].astype(np.float64), self._top_reference_light
         # One pass of sums, by point and by part of the disc (see ``_top_part``).
         count, sr, srr, noise = self._texture_reference
-        kept = None if shadowed is None else ~shadowed[self._top.index]
-        if kept is not None and not kept.all():
-            count, sr, srr, noise = self._reference_texture_sums(kept)
-            f = f * kept
+        if shadowed is not None and shadowed[self._top.index].any():
+            dropped = np.flatnonzero(shadowed[self._top.index])
+            count, sr, srr, noise = self._texture_reference_without(dropped)
+            f = f.copy()
+            f[dropped] = 0.0
         sf, sff, sfr = (self._texture_sums(w) for w in (f, f * f, f * r))
         sums = (count, sf, sr, sff, srr, sfr, noise)
 
@@ -2354,10 +2358,10 @@ class Observer:
     def _to_empty_board(self, pixel: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """Colour distance of each of ``pixel`` (features of the gathered pixels ``idx``) from
         the empty board there: as the reference shows it or, inside the shadows found (on
-        the base or the table around it), darkened by them, whichever is nearer. A shadow too faint to be taken out of
-        the change is still the board's (a point under a new token's shadow, its pixels
-        relit, matched a pale set better than the unshaded board: bench game 1602 announced
-        a phantom there)."""
+        the base or the table around it), darkened by them, whichever is nearer. A shadow too
+        faint to be taken out of the change is still the board's (a point under a new token's
+        shadow, its pixels relit, matched a pale set better than the unshaded board: bench
+        game 1602 announced a phantom there)."""
         board = _rows(self._ref_features, idx)
         distance = pair_distance(pixel, board)
         found = self._shadows_seen

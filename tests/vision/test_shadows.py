@@ -487,6 +487,11 @@ def test_a_known_light_is_searched_near_where_it_was_found(model):
     found = shadows.find(delta, usable, accepted, min_casters=1, slope=tuple(off))
     assert found is not None
     assert np.hypot(*(np.array(found.slope) - slope)) <= FINE_STEP * 1.5
-    far = slope + np.array([0.3, 0.0])  # (its shadows fall nowhere near the drawn ones)
+    # Given a light farther off than its doubt, the search goes the true light's way only
+    # as far as the doubt reaches.
+    far = slope + np.array([0.08, 0.0])
     found = shadows.find(delta, usable, accepted, min_casters=1, slope=tuple(far))
-    assert found is None or np.abs(np.array(found.slope) - far).max() <= LIGHT_DOUBT + 1e-9
+    assert found is not None
+    assert np.abs(np.array(found.slope) - far).max() <= LIGHT_DOUBT + 1e-9
+    assert found.slope[0] < far[0] - LIGHT_DOUBT / 2
+    assert np.hypot(*(np.array(found.slope) - slope)) >= 0.02
