@@ -11,11 +11,14 @@ onto the base's plane once per read, and the slope is the one whose shadow discs
 accepted tokens are darkest together. A change there that goes the shadows' own way, up to
 their depth, is then the shadow's and no token's.
 
-The light is taken to be far (one direction for the whole board) and the base flat. The
-light is searched by the shadows on the base alone; where it throws a token's shadow past
-the base, onto the table around it (seen through the plates of the tiers that reach beyond
-the base in the picture), that shadow is the token's too, with a look of its own measured
-there. (Shadows farther than ``TABLE_MARGIN_MM`` past the base are not mapped.)
+The light is taken to be far (one direction for the whole board) and the base flat. Where
+it throws a token's shadow past the base, onto the table around it (seen through the plates
+of the tiers that reach beyond the base in the picture), that shadow is the token's too,
+with a look of its own measured there, and it tells the light as well as one on the base:
+the light is searched on both (on the base alone, the shadows of a game's first few tokens
+on a high tier fell past it, and a dark patch by a token on the base passed for one of
+them; the light found so threw every later shadow elsewhere, and they read as tokens).
+(Shadows farther than ``TABLE_MARGIN_MM`` past the base are not mapped.)
 
 The same light throws the shadows of the tokens above, and of the post, onto the tops of
 the tokens of lower tiers (:class:`ShadedTops`). They do not move a token, but they darken
@@ -106,6 +109,18 @@ class Shadows:
         return rest, shadow_like  # type: ignore[return-value]
 
 
+@dataclass(frozen=True)
+class _PlaneMap:
+    """A plane the light is searched on: the cell of its map each gathered pixel sees (one
+    past the last: none), the map's cells per side and half width (mm), and how far below
+    the base's top the plane lies (mm)."""
+
+    cell: np.ndarray
+    side: int
+    half: float
+    below: float
+
+
 class ShadowModel:
     """The base's plane under each gathered pixel (``positions``: flat working-image
     indices of an image of ``size`` working pixels, ``scale`` working pixels per frame
@@ -139,8 +154,10 @@ class ShadowModel:
         self._table_cells_per_side = n
         centres = spec.point_centres()
         self._xy = centres[:, :2]
+        self._xy32 = self._xy.astype(np.float32)
         # A token's shadow is cast by its whole height: its middle stands for it.
         self._height = centres[:, 2] + spec.token_height / 2 - base_z
+        self._height32 = self._height.astype(np.float32)
         self._base_height = spec.base_height
         self._upper = centres[:, 2] > 0  # (tokens above the bottom tier)
         self._radius = spec.token_diameter / 2
@@ -154,6 +171,11 @@ class ShadowModel:
         self._disc_kernel = cv2.getStructuringElement(
             cv2.MORPH_ELLIPSE, (2 * disc + 1, 2 * disc + 1)
         ).astype(np.float32)
+        # The light is searched on the base and on the table around it.
+        self._planes = (
+            _PlaneMap(self._cell, self._cells_per_side, self._half, 0.0),
+            _PlaneMap(self._table_cell, n, self._table_half, spec.base_height),
+        )
 
     @property
     def on_base(self) -> np.ndarray:
@@ -188,7 +210,7 @@ class ShadowModel:
         darkening = np.maximum(-delta[2], 0.0)
         seen = usable & self._on_base
         prior = float(np.median(darkening[seen])) if seen.any() else 0.0
-        total, count = self._disc_sums(darkening, seen)
+        total, count = self._disc_sums(darkening, usable)
         if slope is None:
             slope, pixels = self._search(total, count, casters, prior)
             if pixels < MIN_PIXELS:
@@ -221,33 +243,46 @@ class ShadowModel:
         slope: tuple[float, float],
     ) -> tuple[np.ndarray, np.ndarray]:
         """Per caster (point indices): the mean of ``values`` (per gathered pixel) over the
-        pixels of the base seen (``usable``) in its shadow disc under the light of ``slope``,
-        and how many pixels that is."""
-        total, count = self._disc_sums(values, usable & self._on_base)
+        pixels of the base, or of the table past it, seen (``usable``) in its shadow disc
+        under the light of ``slope``, and how many pixels that is."""
+        total, count = self._disc_sums(values, usable)
         flat = self._disc_cells(casters, np.asarray(slope, np.float32)[None, :])[0]
         return total[flat] / np.maximum(count[flat], 1.0), count[flat]
 
-    def _disc_sums(self, values: np.ndarray, seen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``values`` (per gathered pixel) summed, and the pixels ``seen`` counted, over a
-        token-sized disc of the base around every cell: flat, with one more zero cell at the
-        end that stands for every cell off the base."""
-        n = self._cells_per_side
-        cells = self._cell[seen]
-        total = np.bincount(cells, weights=values[seen], minlength=n * n).reshape(n, n)
-        count = np.bincount(cells, minlength=n * n).reshape(n, n).astype(np.float32)
-        total = cv2.filter2D(total.astype(np.float32), -1, self._disc_kernel, borderType=0)
-        count = cv2.filter2D(count, -1, self._disc_kernel, borderType=0)
-        return tuple(np.append(m.reshape(-1), np.float32(0.0)) for m in (total, count))
+    def _disc_sums(self, values: np.ndarray, usable: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``values`` (per gathered pixel) summed, and the ``usable`` pixels counted, over a
+        token-sized disc around every cell of the planes the light is searched on (the
+        base's map, then the table's around it): flat, one map after the other, with one
+        more zero cell at the end that stands for every cell off them."""
+        totals, counts = [], []
+        for plane in self._planes:
+            size = plane.side * plane.side
+            seen = usable & (plane.cell < size)
+            sums = cv2.merge(
+                [
+                    np.bincount(plane.cell[seen], weights=values[seen], minlength=size)
+                    .astype(np.float32)
+                    .reshape(plane.side, plane.side),
+                    np.bincount(plane.cell[seen], minlength=size)
+                    .astype(np.float32)
+                    .reshape(plane.side, plane.side),
+                ]
+            )
+            sums = cv2.filter2D(sums, -1, self._disc_kernel, borderType=0)
+            totals.append(sums[..., 0].reshape(-1))
+            counts.append(sums[..., 1].reshape(-1))
+        off = np.zeros(1, np.float32)
+        return np.concatenate([*totals, off]), np.concatenate([*counts, off])
 
     def _search(
         self, total: np.ndarray, count: np.ndarray, casters: np.ndarray, prior: float
     ) -> tuple[np.ndarray, int]:
         """The slope whose shadow discs of the ``casters`` are darkest on average, and the
-        pixels that was measured over. The mean is shrunk towards the
-        base's ``prior``: a slope that throws all but a few shadows off the base must not win
-        on those few. Searched coarse to fine: first with the lowest casters alone, whose
-        shadows move least as the slope changes (steps that move them a few millimetres),
-        then around the best few with every caster in finer steps."""
+        pixels that was measured over. The mean is shrunk towards the base's ``prior``: a
+        slope that throws all but a few shadows where neither the base nor the table is seen
+        must not win on those few. Searched coarse to fine: first with the lowest casters
+        alone, whose shadows move least as the slope changes (steps that move them a few
+        millimetres), then around the best few with every caster in finer steps."""
         heights = self._height[casters]
         tiers = np.unique(heights)
         # the lowest tier with casters enough (a tier's shadows move alike with the slope)
@@ -304,17 +339,26 @@ class ShadowModel:
         return (dark + PRIOR_PIXELS * prior) / (data + PRIOR_PIXELS), data
 
     def _disc_cells(self, casters: np.ndarray, slopes: np.ndarray) -> np.ndarray:
-        """``(slopes, casters)``: the flat cell of the base each caster's shadow disc is
-        centred on under each light (one past the last: off the base)."""
-        n = self._cells_per_side
+        """``(slopes, casters)``: the flat cell (as :meth:`_disc_sums` numbers them) each
+        caster's shadow disc is centred on under each light: on the base, or past it on the
+        table (one past the last: off both)."""
+        slopes = slopes.astype(np.float32)
+        height = self._height32[casters][None, :]
+        # (mm from the board's centre, on the base's plane)
+        x = self._xy32[casters, 0][None, :] - slopes[:, :1] * height
+        y = self._xy32[casters, 1][None, :] - slopes[:, 1:] * height
+        starts = np.cumsum([0] + [plane.side * plane.side for plane in self._planes])
+        flat = np.full(x.shape, starts[-1], np.int32)
         to_cells = np.float32(1.0 / CELL_MM)
-        height = (self._height[casters] * to_cells).astype(np.float32)[None, :]
-        x = ((self._xy[casters, 0] + self._half) * to_cells).astype(np.float32)[None, :]
-        y = ((self._xy[casters, 1] + self._half) * to_cells).astype(np.float32)[None, :]
-        x = x - slopes[:, :1].astype(np.float32) * height
-        y = y - slopes[:, 1:].astype(np.float32) * height
-        inside = (x >= 0) & (x < n) & (y >= 0) & (y < n)
-        return np.where(inside, y.astype(np.int32) * n + x.astype(np.int32), n * n)
+        # (the base last: a shadow it catches does not reach the table)
+        for plane, start in reversed(list(zip(self._planes, starts))):
+            below, half = np.float32(plane.below), np.float32(plane.half)
+            column = (x - slopes[:, :1] * below + half) * to_cells
+            row = (y - slopes[:, 1:] * below + half) * to_cells
+            inside = (column >= 0) & (column < plane.side) & (row >= 0) & (row < plane.side)
+            cell = row.astype(np.int32) * np.int32(plane.side) + column.astype(np.int32)
+            np.copyto(flat, cell + np.int32(start), where=inside)
+        return flat
 
     def mask_at(self, slope: tuple[float, float], accepted: np.ndarray) -> np.ndarray:
         """Per gathered pixel: does it see the base, or the table around it, inside the

@@ -196,10 +196,10 @@ def drawn_table_shadows(camera: CameraModel, casters: list[int], slope: np.ndarr
 
 def test_shadows_past_the_base_on_the_table_are_the_tokens_too(model):
     """A low lamp throws the shadows of tokens near the base's edge past it, onto the table
-    (seen through the plates that reach beyond the base in the picture). The light is found
-    by the shadows on the base; those on the table are the tokens' too, with a look of their
-    own (through the plates' veil a darker table takes on more of the veil's colour: here
-    the chroma goes the other way), measured there and taken out there."""
+    (seen through the plates that reach beyond the base in the picture). Those on the table
+    are the tokens' too, with a look of their own (through the plates' veil a darker table
+    takes on more of the veil's colour: here the chroma goes the other way), measured there
+    and taken out there."""
     camera, shadows = model
     rng = np.random.default_rng(7)
     slope = light_slope(30, 42)
@@ -223,6 +223,39 @@ def test_shadows_past_the_base_on_the_table_are_the_tokens_too(model):
     assert np.median(np.abs(light[table & found.table])) <= 0.2
     assert np.allclose(found.shift_at(np.flatnonzero(table & found.table)), found.table_shift)
 
+
+def test_shadows_past_the_base_show_the_light_too(model):
+    """Under a low lamp most shadows of a game's first few tokens above the bottom tier
+    may fall past the base, onto the table; dark patches on the base (the edges of tokens
+    there) where a wrong light would throw two of them must not pass for the light, which
+    puts only one shadow on the base. The shadows on the table show the light as well as
+    the base's do. (Searched on the base alone, a bench game's light was found so, and every
+    later shadow fell elsewhere than the light found said and read as a token.)"""
+    camera, shadows = model
+    rng = np.random.default_rng(8)
+    slope, wrong = light_slope(70, 48), light_slope(230, 55)
+    candidates = upper_points(rng, 120)
+    off = SPEC.base_size / 2 + SPEC.token_diameter / 2  # (not even an edge on the base)
+    past = [
+        p
+        for p in candidates
+        if np.abs(shadow_centre(p, slope, -SPEC.plate_thickness)).max() > off
+        and drawn_table_shadows(camera, [p], slope).sum() >= 40
+    ]
+    decoys = [p for p in past if on_base([p], wrong)][:2]
+    others = [p for p in past if p not in decoys][:1]
+    lit = [p for p in on_base(candidates, slope) if p not in decoys][:1]
+    casters = decoys + others + lit
+    assert len(casters) == 4
+    shade = drawn_table_shadows(camera, casters, slope) | drawn_shadows(camera, casters, slope)
+    patches = drawn_shadows(camera, decoys, wrong)
+    assert patches.sum() >= 80 and not (shade & patches).any()
+    accepted = np.zeros(256, bool)
+    accepted[casters] = True
+    delta = change_with(shade | patches, SHIFT, rng)
+    found = shadows.find(delta, np.ones(shade.size, bool), accepted)
+    assert found is not None and np.hypot(*(np.array(found.slope) - slope)) <= 0.03
+    assert found.table is not None and not found.mask[patches].any()
 
 def test_soft_light_has_no_shadows(model):
     _, shadows = model
