@@ -14,11 +14,16 @@ their depth, is then the shadow's and no token's.
 The light is taken to be far (one direction for the whole board) and the base flat. Where
 it throws a token's shadow past the base, onto the table around it (seen through the plates
 of the tiers that reach beyond the base in the picture), that shadow is the token's too,
-with a look of its own measured there, and it tells the light as well as one on the base:
-the light is searched on both (on the base alone, the shadows of a game's first few tokens
-on a high tier fell past it, and a dark patch by a token on the base passed for one of
-them; the light found so threw every later shadow elsewhere, and they read as tokens).
-(Shadows farther than ``TABLE_MARGIN_MM`` past the base are not mapped.)
+with a look of its own measured there. The light is searched by the shadows on the base;
+when the base shows too few of them under the light found there (fewer than
+``MIN_BASE_SHADOWS`` discs seen and darker), by those on the table as well: the first
+tokens laid high under a low lamp threw every shadow past the base, a dark patch by a token
+on the base passed for one of them, and the light found so threw every later shadow
+elsewhere, where they read as tokens. The table decides no more than that: a token on an
+upper tier that the first, quick reading missed is a dark patch over the table too, and on
+the still scenes, whose bases show many shadows, the table pulled the light wrong more often
+than it put it right. (Shadows farther than ``TABLE_MARGIN_MM`` past the base are not
+mapped.)
 
 The same light throws the shadows of the tokens above, and of the post, onto the tops of
 the tokens of lower tiers (:class:`ShadedTops`). They do not move a token, but they darken
@@ -52,6 +57,7 @@ SHADOW_MARGIN_MM = 3.0  # grown around a predicted shadow disc (penumbra, refrac
 TABLE_MARGIN_MM = 150.0  # how far past the base the table's shadows are mapped
 MIN_DEPTH = 0.4  # shadows' darkening over the base's (brightness feature units) that counts
 MIN_DISC_PIXELS = 10  # pixels of a shadow disc that tell its darkening (noise well under its depth)
+MIN_BASE_SHADOWS = 3  # shadows seen on the base that tell the light without the table's
 TOP_CELL_MM = 1.0  # side of a cell of a tier's plane map of the shadows on token tops
 SHADED_MEMO = 4  # answers of ShadedTops.shaded kept
 LIGHT_DOUBT = 0.05  # a light's slope found is known to within this (searched again there)
@@ -203,22 +209,33 @@ class ShadowModel:
         bottom tier). With ``slope`` the light is known (found earlier), to within
         ``LIGHT_DOUBT``: it is searched near there only, with every caster (a light found
         from a game's first few tokens was 0.03 off, which throws the shadow of one on the top
-        tier a third of a token aside, and the tokens laid since showed it better)."""
+        tier a third of a token aside, and the tokens laid since showed it better). Either
+        way the shadows on the table past the base count too when the base shows fewer than
+        ``MIN_BASE_SHADOWS`` of them under the light found on it."""
         casters = self.casters(accepted)
         if len(casters) < min_casters:
             return None
         darkening = np.maximum(-delta[2], 0.0)
         seen = usable & self._on_base
         prior = float(np.median(darkening[seen])) if seen.any() else 0.0
-        total, count = self._disc_sums(darkening, usable)
-        if slope is None:
-            slope, pixels = self._search(total, count, casters, prior)
-            if pixels < MIN_PIXELS:
-                return None
-        else:
-            known = np.asarray(slope, np.float64)[None, :]
-            slope, _ = self._best_near(total, count, casters, prior, known, LIGHT_DOUBT, FINE_STEP)
-        slope = np.asarray(slope, np.float64)
+        known = None if slope is None else np.asarray(slope, np.float64)[None, :]
+        on_base = self._disc_sums(darkening, usable, planes=(0,))
+        total, count = on_base
+        for past_base in (False, True):
+            if past_base:  # (the base shows too few of the shadows: the table's count too)
+                table = self._disc_sums(darkening, usable, planes=(1,))
+                total, count = on_base[0] + table[0], on_base[1] + table[1]
+            if known is None:
+                best, pixels = self._search(total, count, casters, prior)
+            else:
+                best, pixels = self._best_near(
+                    total, count, casters, prior, known, LIGHT_DOUBT, FINE_STEP
+                )
+            if self._shown(on_base, casters, best, prior) >= MIN_BASE_SHADOWS:
+                break
+        if known is None and pixels < MIN_PIXELS:
+            return None
+        slope = np.asarray(best, np.float64)
         mask = self._shadow_mask(slope, np.flatnonzero(accepted))
         shift = _look(delta, seen & mask, darkening)
         if shift is None or -shift[2] - prior < MIN_DEPTH:
@@ -249,14 +266,35 @@ class ShadowModel:
         flat = self._disc_cells(casters, np.asarray(slope, np.float32)[None, :])[0]
         return total[flat] / np.maximum(count[flat], 1.0), count[flat]
 
-    def _disc_sums(self, values: np.ndarray, usable: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _shown(
+        self,
+        sums: tuple[np.ndarray, np.ndarray],
+        casters: np.ndarray,
+        slope: np.ndarray,
+        prior: float,
+    ) -> int:
+        """How many of the ``casters``' shadow discs under the light of ``slope`` are seen
+        (``sums``: as :meth:`_disc_sums` gives them) and darker than the ``prior`` by half a
+        shadow's least depth."""
+        flat = self._disc_cells(casters, slope[None, :].astype(np.float32))[0]
+        dark, pixels = sums[0][flat], sums[1][flat]
+        return int(np.sum((pixels >= MIN_DISC_PIXELS) & (dark >= (prior + MIN_DEPTH / 2) * pixels)))
+
+    def _disc_sums(
+        self, values: np.ndarray, usable: np.ndarray, planes: tuple[int, ...] = (0, 1)
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``values`` (per gathered pixel) summed, and the ``usable`` pixels counted, over a
-        token-sized disc around every cell of the planes the light is searched on (the
-        base's map, then the table's around it): flat, one map after the other, with one
-        more zero cell at the end that stands for every cell off them."""
+        token-sized disc around every cell of the maps the light is searched on (the base's,
+        then the table's around it; zero on the maps not among ``planes``): flat, one map
+        after the other, with one more zero cell at the end that stands for every cell off
+        them."""
         totals, counts = [], []
-        for plane in self._planes:
+        for index, plane in enumerate(self._planes):
             size = plane.side * plane.side
+            if index not in planes:
+                totals.append(np.zeros(size, np.float32))
+                counts.append(np.zeros(size, np.float32))
+                continue
             seen = usable & (plane.cell < size)
             sums = cv2.merge(
                 [

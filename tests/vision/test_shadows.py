@@ -227,24 +227,28 @@ def test_shadows_past_the_base_on_the_table_are_the_tokens_too(model):
 def test_shadows_past_the_base_show_the_light_too(model):
     """Under a low lamp most shadows of a game's first few tokens above the bottom tier
     may fall past the base, onto the table; dark patches on the base (the edges of tokens
-    there) where a wrong light would throw two of them must not pass for the light, which
-    puts only one shadow on the base. The shadows on the table show the light as well as
-    the base's do. (Searched on the base alone, a bench game's light was found so, and every
-    later shadow fell elsewhere than the light found said and read as a token.)"""
+    there) where a wrong light would throw two of them (and the rest past the base) must
+    not pass for the light, which puts only one shadow on the base. With that few shadows
+    seen on the base, those on the table tell the light too. (Searched on the base alone, a
+    bench game's light was found so, and every later shadow fell elsewhere than the light
+    found said and read as a token.)"""
     camera, shadows = model
     rng = np.random.default_rng(8)
     slope, wrong = light_slope(70, 48), light_slope(230, 55)
+    base_z, off = -SPEC.plate_thickness, SPEC.base_size / 2 + SPEC.token_diameter / 2
+
+    def past(point: int, light: np.ndarray) -> bool:  # (not even an edge on the base)
+        return bool(np.abs(shadow_centre(point, light, base_z)).max() > off)
+
     candidates = upper_points(rng, 120)
-    off = SPEC.base_size / 2 + SPEC.token_diameter / 2  # (not even an edge on the base)
-    past = [
+    on_table = [
         p
         for p in candidates
-        if np.abs(shadow_centre(p, slope, -SPEC.plate_thickness)).max() > off
-        and drawn_table_shadows(camera, [p], slope).sum() >= 40
+        if past(p, slope) and drawn_table_shadows(camera, [p], slope).sum() >= 40
     ]
-    decoys = [p for p in past if on_base([p], wrong)][:2]
-    others = [p for p in past if p not in decoys][:1]
-    lit = [p for p in on_base(candidates, slope) if p not in decoys][:1]
+    decoys = [p for p in on_table if on_base([p], wrong)][:2]
+    others = [p for p in on_table if p not in decoys and past(p, wrong)][:1]
+    lit = [p for p in on_base(candidates, slope) if past(p, wrong)][:1]
     casters = decoys + others + lit
     assert len(casters) == 4
     shade = drawn_table_shadows(camera, casters, slope) | drawn_shadows(camera, casters, slope)
@@ -256,6 +260,34 @@ def test_shadows_past_the_base_show_the_light_too(model):
     found = shadows.find(delta, np.ones(shade.size, bool), accepted)
     assert found is not None and np.hypot(*(np.array(found.slope) - slope)) <= 0.03
     assert found.table is not None and not found.mask[patches].any()
+
+def test_a_dark_patch_on_the_table_does_not_pull_a_light_the_base_shows(model):
+    """Tokens on the upper tiers that a quick first reading missed are dark patches over the
+    table too, darker than any shadow. Where the base shows the shadows of enough casters,
+    the light is the base's, and patches on the table where a wrong light would throw three
+    of the shadows do not pull it there (searched on both at once, such patches set a wrong
+    light on still scenes that the base alone had right)."""
+    camera, shadows = model
+    rng = np.random.default_rng(10)
+    slope, wrong = light_slope(150, 60), light_slope(330, 38)
+    casters = on_base(upper_points(rng, 60), slope)[:10]
+    assert len(casters) == 10
+    base_z, off = -SPEC.plate_thickness, SPEC.base_size / 2 + SPEC.token_diameter / 2
+    lured = [
+        p
+        for p in casters
+        if np.abs(shadow_centre(p, wrong, base_z)).max() > off
+        and drawn_table_shadows(camera, [p], wrong).sum() >= 40
+    ][:3]
+    assert len(lured) == 3
+    shade, patches = drawn_shadows(camera, casters, slope), drawn_table_shadows(camera, lured, wrong)
+    accepted = np.zeros(256, bool)
+    accepted[casters] = True
+    delta = change_with(shade, SHIFT, rng)
+    delta[2][patches] += 3 * SHIFT[2]  # (a dark token, much darker than a shadow)
+    found = shadows.find(delta, np.ones(shade.size, bool), accepted)
+    assert found is not None and np.hypot(*(np.array(found.slope) - slope)) <= 0.03
+
 
 def test_soft_light_has_no_shadows(model):
     _, shadows = model
