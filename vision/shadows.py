@@ -127,6 +127,18 @@ class _PlaneMap:
     below: float
 
 
+@dataclass(frozen=True)
+class _DiscSums:
+    """A value summed, and the pixels seen counted, over a token-sized disc around every
+    cell of the first ``planes`` of the maps the light is searched on (the base's, then the
+    table's around it): flat, one map after the other, with one more zero cell at the end
+    that stands for every cell off them."""
+
+    total: np.ndarray
+    count: np.ndarray
+    planes: int
+
+
 class ShadowModel:
     """The base's plane under each gathered pixel (``positions``: flat working-image
     indices of an image of ``size`` working pixels, ``scale`` working pixels per frame
@@ -219,27 +231,20 @@ class ShadowModel:
         seen = usable & self._on_base
         prior = float(np.median(darkening[seen])) if seen.any() else 0.0
         known = None if slope is None else np.asarray(slope, np.float64)[None, :]
-        on_base = self._disc_sums(darkening, usable, planes=(0,))
-        total, count = on_base
-        for past_base in (False, True):
-            if past_base:  # (the base shows too few of the shadows: the table's count too)
-                table = self._disc_sums(darkening, usable, planes=(1,))
-                total, count = on_base[0] + table[0], on_base[1] + table[1]
-            if known is None:
-                best, pixels = self._search(total, count, casters, prior)
-            else:
-                best, pixels = self._best_near(
-                    total, count, casters, prior, known, LIGHT_DOUBT, FINE_STEP
-                )
-            if self._shown(on_base, casters, best, prior) >= MIN_BASE_SHADOWS:
+        base = self._plane_sums(darkening, usable, 0)
+        sums = on_base = self._assembled([base])
+        while True:
+            slope, pixels = self._best(sums, casters, prior, known)
+            if known is None and pixels < MIN_PIXELS:
+                return None
+            mask = self._shadow_mask(slope, np.flatnonzero(accepted))
+            shift = _look(delta, seen & mask, darkening)
+            if shift is None or -shift[2] - prior < MIN_DEPTH:
+                return None
+            if sums.planes > 1 or self._shown(on_base, casters, slope, prior) >= MIN_BASE_SHADOWS:
                 break
-        if known is None and pixels < MIN_PIXELS:
-            return None
-        slope = np.asarray(best, np.float64)
-        mask = self._shadow_mask(slope, np.flatnonzero(accepted))
-        shift = _look(delta, seen & mask, darkening)
-        if shift is None or -shift[2] - prior < MIN_DEPTH:
-            return None
+            # The base shows too few of its shadows to tell the light: the table's count too.
+            sums = self._assembled([base, self._plane_sums(darkening, usable, 1)])
         table = mask & (self._table_cell < self._table_cells_per_side**2)
         table_shift = _look(delta, usable & table, darkening)
         if table_shift is None or -table_shift[2] < MIN_DEPTH:
@@ -262,63 +267,68 @@ class ShadowModel:
         """Per caster (point indices): the mean of ``values`` (per gathered pixel) over the
         pixels of the base, or of the table past it, seen (``usable``) in its shadow disc
         under the light of ``slope``, and how many pixels that is."""
-        total, count = self._disc_sums(values, usable)
-        flat = self._disc_cells(casters, np.asarray(slope, np.float32)[None, :])[0]
-        return total[flat] / np.maximum(count[flat], 1.0), count[flat]
+        sums = self._assembled([self._plane_sums(values, usable, k) for k in range(2)])
+        flat = self._disc_cells(casters, np.asarray(slope, np.float32)[None, :], sums.planes)[0]
+        return sums.total[flat] / np.maximum(sums.count[flat], 1.0), sums.count[flat]
+
+    def _best(
+        self, sums: _DiscSums, casters: np.ndarray, prior: float, known: np.ndarray | None
+    ) -> tuple[np.ndarray, int]:
+        """The light's slope the ``casters``' shadow discs show best (in ``sums`` of the
+        darkening), searched everywhere or, when it is ``known`` (``(1, 2)``), near there;
+        and the pixels seen in those discs."""
+        if known is None:
+            return self._search(sums, casters, prior)
+        return self._best_near(sums, casters, prior, known, LIGHT_DOUBT, FINE_STEP)
 
     def _shown(
-        self,
-        sums: tuple[np.ndarray, np.ndarray],
-        casters: np.ndarray,
-        slope: np.ndarray,
-        prior: float,
+        self, sums: _DiscSums, casters: np.ndarray, slope: np.ndarray, prior: float
     ) -> int:
         """How many of the ``casters``' shadow discs under the light of ``slope`` are seen
-        (``sums``: as :meth:`_disc_sums` gives them) and darker than the ``prior`` by half a
-        shadow's least depth."""
-        flat = self._disc_cells(casters, slope[None, :].astype(np.float32))[0]
-        dark, pixels = sums[0][flat], sums[1][flat]
+        (in ``sums`` of the darkening) and darker than the ``prior`` by half a shadow's
+        least depth."""
+        flat = self._disc_cells(casters, slope[None, :].astype(np.float32), sums.planes)[0]
+        dark, pixels = sums.total[flat], sums.count[flat]
         return int(np.sum((pixels >= MIN_DISC_PIXELS) & (dark >= (prior + MIN_DEPTH / 2) * pixels)))
 
-    def _disc_sums(
-        self, values: np.ndarray, usable: np.ndarray, planes: tuple[int, ...] = (0, 1)
+    def _plane_sums(
+        self, values: np.ndarray, usable: np.ndarray, plane: int
     ) -> tuple[np.ndarray, np.ndarray]:
         """``values`` (per gathered pixel) summed, and the ``usable`` pixels counted, over a
-        token-sized disc around every cell of the maps the light is searched on (the base's,
-        then the table's around it; zero on the maps not among ``planes``): flat, one map
-        after the other, with one more zero cell at the end that stands for every cell off
-        them."""
-        totals, counts = [], []
-        for index, plane in enumerate(self._planes):
-            size = plane.side * plane.side
-            if index not in planes:
-                totals.append(np.zeros(size, np.float32))
-                counts.append(np.zeros(size, np.float32))
-                continue
-            seen = usable & (plane.cell < size)
-            sums = cv2.merge(
-                [
-                    np.bincount(plane.cell[seen], weights=values[seen], minlength=size)
-                    .astype(np.float32)
-                    .reshape(plane.side, plane.side),
-                    np.bincount(plane.cell[seen], minlength=size)
-                    .astype(np.float32)
-                    .reshape(plane.side, plane.side),
-                ]
-            )
-            sums = cv2.filter2D(sums, -1, self._disc_kernel, borderType=0)
-            totals.append(sums[..., 0].reshape(-1))
-            counts.append(sums[..., 1].reshape(-1))
+        token-sized disc around every cell of map ``plane`` of those the light is searched
+        on: flat."""
+        plane_map = self._planes[plane]
+        side = plane_map.side
+        seen = usable & (plane_map.cell < side * side)
+        cells = plane_map.cell[seen]
+        sums = cv2.merge(
+            [
+                np.bincount(cells, weights=values[seen], minlength=side * side)
+                .astype(np.float32)
+                .reshape(side, side),
+                np.bincount(cells, minlength=side * side).astype(np.float32).reshape(side, side),
+            ]
+        )
+        sums = cv2.filter2D(sums, -1, self._disc_kernel, borderType=0)
+        return sums[..., 0].reshape(-1), sums[..., 1].reshape(-1)
+
+    @staticmethod
+    def _assembled(planes: list[tuple[np.ndarray, np.ndarray]]) -> _DiscSums:
+        """The sums of the first few maps (as :meth:`_plane_sums` gives them) as one."""
         off = np.zeros(1, np.float32)
-        return np.concatenate([*totals, off]), np.concatenate([*counts, off])
+        return _DiscSums(
+            total=np.concatenate([total for total, _ in planes] + [off]),
+            count=np.concatenate([count for _, count in planes] + [off]),
+            planes=len(planes),
+        )
 
     def _search(
-        self, total: np.ndarray, count: np.ndarray, casters: np.ndarray, prior: float
+        self, sums: _DiscSums, casters: np.ndarray, prior: float
     ) -> tuple[np.ndarray, int]:
         """The slope whose shadow discs of the ``casters`` are darkest on average, and the
         pixels that was measured over. The mean is shrunk towards the base's ``prior``: a
-        slope that throws all but a few shadows where neither the base nor the table is seen
-        must not win on those few. Searched coarse to fine: first with the lowest casters
+        slope that throws all but a few shadows where the sums see nothing must not win on
+        those few. Searched coarse to fine: first with the lowest casters
         alone, whose shadows move least as the slope changes (steps that move them a few
         millimetres), then around the best few with every caster in finer steps."""
         heights = self._height[casters]
@@ -330,21 +340,20 @@ class ShadowModel:
         axis = np.arange(-MAX_SLOPE, MAX_SLOPE + 1e-9, step)
         grid = np.stack(np.meshgrid(axis, axis), axis=-1).reshape(-1, 2)
         grid = grid[np.hypot(grid[:, 0], grid[:, 1]) <= MAX_SLOPE]
-        mean, _ = self._scores(total, count, low, grid, prior)
+        mean, _ = self._scores(sums, low, grid, prior)
         # ... and the best few by every caster: when the lowest are few, a dark patch of
         # the table can line up with their shadows alone (bench scenes: the light was
         # missed in 23 of 100 that way, and was first by every caster in 13 of those).
-        every, _ = self._scores(total, count, casters, grid, prior)
+        every, _ = self._scores(sums, casters, grid, prior)
         seeds = np.concatenate([grid[np.argsort(-m, kind="stable")[:SEEDS]] for m in (mean, every)])
         for span, fine in ((step, step / 4), (step / 4, FINE_STEP)):
-            best, pixels = self._best_near(total, count, casters, prior, seeds, span, fine)
+            best, pixels = self._best_near(sums, casters, prior, seeds, span, fine)
             seeds = best[None, :]
         return best, pixels
 
     def _best_near(
         self,
-        total: np.ndarray,
-        count: np.ndarray,
+        sums: _DiscSums,
         casters: np.ndarray,
         prior: float,
         seeds: np.ndarray,
@@ -357,39 +366,35 @@ class ShadowModel:
         offsets = np.arange(-span, span + 1e-9, step)
         square = np.stack(np.meshgrid(offsets, offsets), axis=-1).reshape(-1, 2)
         grid = np.concatenate([seeds, (seeds[:, None, :] + square[None]).reshape(-1, 2)])
-        mean, data = self._scores(total, count, casters, grid, prior)
+        mean, data = self._scores(sums, casters, grid, prior)
         best = int(np.argmax(mean))
         return grid[best], int(data[best])
 
     def _scores(
-        self,
-        total: np.ndarray,
-        count: np.ndarray,
-        casters: np.ndarray,
-        slopes: np.ndarray,
-        prior: float,
+        self, sums: _DiscSums, casters: np.ndarray, slopes: np.ndarray, prior: float
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Per slope: the shrunk mean darkening under the casters' shadow discs, and the
-        pixels seen there (``total``, ``count``: as :meth:`_disc_sums` gives them)."""
-        flat = self._disc_cells(casters, slopes)
-        dark = total[flat].sum(axis=1)
-        data = count[flat].sum(axis=1)
+        """Per slope: the shrunk mean darkening under the casters' shadow discs (in ``sums``
+        of the darkening), and the pixels seen there."""
+        flat = self._disc_cells(casters, slopes, sums.planes)
+        dark = sums.total[flat].sum(axis=1)
+        data = sums.count[flat].sum(axis=1)
         return (dark + PRIOR_PIXELS * prior) / (data + PRIOR_PIXELS), data
 
-    def _disc_cells(self, casters: np.ndarray, slopes: np.ndarray) -> np.ndarray:
-        """``(slopes, casters)``: the flat cell (as :meth:`_disc_sums` numbers them) each
-        caster's shadow disc is centred on under each light: on the base, or past it on the
-        table (one past the last: off both)."""
+    def _disc_cells(self, casters: np.ndarray, slopes: np.ndarray, planes: int) -> np.ndarray:
+        """``(slopes, casters)``: the flat cell (as :class:`_DiscSums` of the first
+        ``planes`` maps number them) each caster's shadow disc is centred on under each
+        light: on the base, or past it on the table (one past the last: off them)."""
         slopes = slopes.astype(np.float32)
         height = self._height32[casters][None, :]
         # (mm from the board's centre, on the base's plane)
         x = self._xy32[casters, 0][None, :] - slopes[:, :1] * height
         y = self._xy32[casters, 1][None, :] - slopes[:, 1:] * height
-        starts = np.cumsum([0] + [plane.side * plane.side for plane in self._planes])
+        used = self._planes[:planes]
+        starts = np.cumsum([0] + [plane.side * plane.side for plane in used])
         flat = np.full(x.shape, starts[-1], np.int32)
         to_cells = np.float32(1.0 / CELL_MM)
         # (the base last: a shadow it catches does not reach the table)
-        for plane, start in reversed(list(zip(self._planes, starts))):
+        for plane, start in reversed(list(zip(used, starts))):
             below, half = np.float32(plane.below), np.float32(plane.half)
             column = (x - slopes[:, :1] * below + half) * to_cells
             row = (y - slopes[:, 1:] * below + half) * to_cells
