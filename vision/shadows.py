@@ -222,8 +222,9 @@ class ShadowModel:
         ``LIGHT_DOUBT``: it is searched near there only, with every caster (a light found
         from a game's first few tokens was 0.03 off, which throws the shadow of one on the top
         tier a third of a token aside, and the tokens laid since showed it better). Either
-        way the shadows on the table past the base count too when the base shows fewer than
-        ``MIN_BASE_SHADOWS`` of them under the light found on it."""
+        way, when the light found on the base shows its shadows there deep enough but fewer
+        than ``MIN_BASE_SHADOWS`` of them, it is searched again with the shadows on the
+        table past the base too."""
         casters = self.casters(accepted)
         if len(casters) < min_casters:
             return None
