@@ -548,20 +548,19 @@ class Observer:
         """The empty board's :meth:`_texture_sums` (count, brightness, its square, noise
         variance) less those of the top-disc samples ``dropped`` (indices): the sums made
         once, less the few samples a frame leaves out."""
-        key = self._texture_key[dropped]
         reference, noise2 = self._top_reference_light[dropped], self._top_noise2[dropped]
         less = [
-            np.bincount(key, weights=w, minlength=3 * N_POINTS).reshape(N_POINTS, 3)
-            for w in (None, reference, reference * reference, noise2)
+            self._texture_sums(w, dropped) for w in (None, reference, reference * reference, noise2)
         ]
         return [total - part for total, part in zip(self._texture_reference, less)]
 
-    def _texture_sums(self, weights: np.ndarray | None) -> np.ndarray:
-        """``(N_POINTS, 3)`` sums of ``weights`` (per top-disc sample; None: counts) by point
-        and by part of its disc."""
-        return np.bincount(self._texture_key, weights=weights, minlength=3 * N_POINTS).reshape(
-            N_POINTS, 3
-        )
+    def _texture_sums(
+        self, weights: np.ndarray | None, samples: np.ndarray | None = None
+    ) -> np.ndarray:
+        """``(N_POINTS, 3)`` sums of ``weights`` (per top-disc sample, or per one of
+        ``samples`` when given; None: counts) by point and by part of its disc."""
+        key = self._texture_key if samples is None else self._texture_key[samples]
+        return np.bincount(key, weights=weights, minlength=3 * N_POINTS).reshape(N_POINTS, 3)
 
     def _frame_indices(self, working: np.ndarray) -> np.ndarray:
         """``(k, n)`` flat indices of the frame pixels averaged into each working pixel (with
@@ -1065,11 +1064,11 @@ class Observer:
     ) -> np.ndarray:
         """Which of the ``accepted`` tokens on the bottom tier new since the hand came (not
         in ``before_accepted``; ``since``: each gathered pixel's change since the hand came)
-        are a shadow on the base: the core mostly (by
-        ``SHADOW_COVERS``) in the shadows found of the tokens above the bottom tier (not its
-        own), and, over its pixels there, unchanged since the hand came (most of them within
-        the sensor noise: an old token's shadow, read as a token this time; a brown token
-        laid on the wooden base in a shadow changes it little, but beyond the noise). Or, in
+        are a shadow on the base: the core mostly (by ``SHADOW_COVERS``) in the shadows
+        found of the tokens above the bottom tier (not its own), and, over its pixels there,
+        unchanged since the hand came (most of them within the sensor noise: an old token's
+        shadow, read as a token this time; a brown token laid on the wooden base in a shadow
+        changes it little, but beyond the noise). Or, in
         the shadow of a token the visit laid, or of a point above hidden from the camera (a
         token laid there shows its shadow only), changed the way the shadows look and no
         farther than the deepest of their looks: that shadow is as new as its token, and one
@@ -1092,7 +1091,8 @@ class Observer:
         cast = self._shadow_model.mask_at(found.slope, upper & (accepted | hidden))
         suspects = np.flatnonzero(low & (self._share_on(cast, core=True) >= SHADOW_COVERS))
         for point in suspects:  # (a handful at most)
-            pixels = self._core.index[(self._core.point == point) & cast[self._core.index]]
+            core = self._core.index[self._core.entries(np.array([point]))[1]]
+            pixels = core[cast[core]]
             moved = _rows(since, pixels)
             chroma2 = moved[:, 0] * moved[:, 0] + moved[:, 1] * moved[:, 1]
             if self._beyond_noise(chroma2, moved[:, 2], pixels).mean() < 0.5:

@@ -194,6 +194,8 @@ class ShadowModel:
             _PlaneMap(self._cell, self._cells_per_side, self._half, 0.0),
             _PlaneMap(self._table_cell, n, self._table_half, spec.base_height),
         )
+        # where each map's cells start in sums of them all, one map after the other
+        self._plane_starts = np.cumsum([0] + [plane.side * plane.side for plane in self._planes])
 
     @property
     def on_base(self) -> np.ndarray:
@@ -390,8 +392,7 @@ class ShadowModel:
         # (mm from the board's centre, on the base's plane)
         x = self._xy32[casters, 0][None, :] - slopes[:, :1] * height
         y = self._xy32[casters, 1][None, :] - slopes[:, 1:] * height
-        used = self._planes[:planes]
-        starts = np.cumsum([0] + [plane.side * plane.side for plane in used])
+        used, starts = self._planes[:planes], self._plane_starts[: planes + 1]
         flat = np.full(x.shape, starts[-1], np.int32)
         to_cells = np.float32(1.0 / CELL_MM)
         # (the base last: a shadow it catches does not reach the table)

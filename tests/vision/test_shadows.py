@@ -68,6 +68,13 @@ def shadow_centre(point: int, slope: np.ndarray, z_plane: float) -> np.ndarray:
     return np.array([x, y]) - slope * (z + SPEC.token_height / 2 - z_plane)
 
 
+def past_the_base(point: int, slope: np.ndarray) -> bool:
+    """Does the shadow of the token on ``point`` fall wholly past the base (not even its
+    edge on it)?"""
+    off = SPEC.base_size / 2 + SPEC.token_diameter / 2
+    return bool(np.abs(shadow_centre(point, slope, -SPEC.plate_thickness)).max() > off)
+
+
 def draw_disc(mask: np.ndarray, camera: CameraModel, centre: np.ndarray, z_plane: float) -> None:
     """Fill a token-wide disc centred at ``centre`` on the plane at ``z_plane`` into ``mask``
     (its outline projected)."""
@@ -235,20 +242,15 @@ def test_shadows_past_the_base_show_the_light_too(model):
     camera, shadows = model
     rng = np.random.default_rng(8)
     slope, wrong = light_slope(70, 48), light_slope(230, 55)
-    base_z, off = -SPEC.plate_thickness, SPEC.base_size / 2 + SPEC.token_diameter / 2
-
-    def past(point: int, light: np.ndarray) -> bool:  # (not even an edge on the base)
-        return bool(np.abs(shadow_centre(point, light, base_z)).max() > off)
-
     candidates = upper_points(rng, 120)
     on_table = [
         p
         for p in candidates
-        if past(p, slope) and drawn_table_shadows(camera, [p], slope).sum() >= 40
+        if past_the_base(p, slope) and drawn_table_shadows(camera, [p], slope).sum() >= 40
     ]
     decoys = [p for p in on_table if on_base([p], wrong)][:2]
-    others = [p for p in on_table if p not in decoys and past(p, wrong)][:1]
-    lit = [p for p in on_base(candidates, slope) if past(p, wrong)][:1]
+    others = [p for p in on_table if p not in decoys and past_the_base(p, wrong)][:1]
+    lit = [p for p in on_base(candidates, slope) if past_the_base(p, wrong)][:1]
     casters = decoys + others + lit
     assert len(casters) == 4
     shade = drawn_table_shadows(camera, casters, slope) | drawn_shadows(camera, casters, slope)
@@ -272,12 +274,10 @@ def test_a_dark_patch_on_the_table_does_not_pull_a_light_the_base_shows(model):
     slope, wrong = light_slope(150, 60), light_slope(330, 38)
     casters = on_base(upper_points(rng, 60), slope)[:10]
     assert len(casters) == 10
-    base_z, off = -SPEC.plate_thickness, SPEC.base_size / 2 + SPEC.token_diameter / 2
     lured = [
         p
         for p in casters
-        if np.abs(shadow_centre(p, wrong, base_z)).max() > off
-        and drawn_table_shadows(camera, [p], wrong).sum() >= 40
+        if past_the_base(p, wrong) and drawn_table_shadows(camera, [p], wrong).sum() >= 40
     ][:3]
     assert len(lured) == 3
     shade, patches = drawn_shadows(camera, casters, slope), drawn_table_shadows(camera, lured, wrong)
