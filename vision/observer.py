@@ -681,8 +681,9 @@ class Observer:
                 chroma2 = delta[:, 0] * delta[:, 0] + delta[:, 1] * delta[:, 1]
                 since_calm &= self._beyond_noise(chroma2, delta[:, 2])
             newly = since_calm & ~explained & ~calm_explained
-            if self.last_shadows is not None:  # (the shadows of new tokens are no hand)
-                newly &= ~self.last_shadows.mask
+            if self.last_shadows is not None:  # (the shadows of new tokens are no hand,
+                # on the table past the base too, where too few pixels show them to be undone)
+                newly &= ~self._shadow_model.mask_at(self.last_shadows.slope, accepted)
             only_since_calm = not hand_present and self._hand(newly)
             if only_since_calm and self._settling:  # it stayed too long for a hand (settle)
                 self._settling = only_since_calm = False

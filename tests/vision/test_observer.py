@@ -485,6 +485,20 @@ def test_under_a_bare_lamp_shadows_past_the_base_show_the_light(seed, size, move
     assert not read & {parse_point(name) for name in shadows}
     assert {p for p in board if observation.visibility[p] >= 0.5} <= read
 
+def test_a_new_tokens_shadow_on_the_table_past_the_base_is_no_hand():
+    """Bench game 2707 under a bare lamp (seed 1701, which the bench had never run before),
+    tenth move E5S: its shadow fell past the base's near edge, onto the table, where the
+    camera's samples are sparse: too few of them to tell that shadow's look, so it was not
+    taken out of the change, and the change since the calm board read as a hand that stayed
+    until the next visit (four moves lost so: the players told them). Under a light found,
+    every token's shadow disc, on the base or on the table, is no hand."""
+    observation, board = _bench_moves(2707, (1280, 960), 10, hard_light=True)
+    laid = parse_point("E5S")
+    assert board[laid] == 0 and observation.visibility[laid] >= 0.5
+    assert not observation.hand_present
+    assert observation.states()[laid] == 0
+
+
 @pytest.mark.parametrize(
     "seed, size, moves, name",
     [
