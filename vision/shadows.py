@@ -58,6 +58,7 @@ TABLE_MARGIN_MM = 150.0  # how far past the base the table's shadows are mapped
 MIN_DEPTH = 0.4  # shadows' darkening over the base's (brightness feature units) that counts
 MIN_DISC_PIXELS = 10  # pixels of a shadow disc that tell its darkening (noise well under its depth)
 MIN_BASE_SHADOWS = 3  # shadows seen on the base that tell the light without the table's
+LONE_SHARE = 0.5  # of the samples its disc holds, seen, that tell one caster's light
 TOP_CELL_MM = 1.0  # side of a cell of a tier's plane map of the shadows on token tops
 SHADED_MEMO = 4  # answers of ShadedTops.shaded kept
 LIGHT_DOUBT = 0.05  # a light's slope found is known to within this (searched again there)
@@ -196,6 +197,11 @@ class ShadowModel:
         )
         # where each map's cells start in sums of them all, one map after the other
         self._plane_starts = np.cumsum([0] + [plane.side * plane.side for plane in self._planes])
+        # Per cell, as the sums of the first one or two maps number them: the samples a
+        # token-sized disc around it holds, seen or not (they are sparse in places).
+        every = np.ones(len(positions), bool)
+        held = [self._plane_sums(every, every, k) for k in range(len(self._planes))]
+        self._held = tuple(self._assembled(held[: k + 1]).count for k in range(len(held)))
 
     @property
     def on_base(self) -> np.ndarray:
@@ -238,10 +244,11 @@ class ShadowModel:
         sums = on_base = self._assembled([base])
         while True:
             slope, pixels = self._best(sums, casters, prior, known)
-            if known is None and pixels < MIN_PIXELS:
+            enough = self._enough(sums, casters, slope)
+            if known is None and pixels < enough:
                 return None
             mask = self._shadow_mask(slope, np.flatnonzero(accepted))
-            shift = _look(delta, seen & mask, darkening)
+            shift = _look(delta, seen & mask, darkening, enough)
             if shift is None or -shift[2] - prior < MIN_DEPTH:
                 return None
             if sums.planes > 1 or self._shown(on_base, casters, slope, prior) >= MIN_BASE_SHADOWS:
@@ -283,6 +290,19 @@ class ShadowModel:
         if known is None:
             return self._search(sums, casters, prior)
         return self._best_near(sums, casters, prior, known, LIGHT_DOUBT, FINE_STEP)
+
+    def _enough(self, sums: _DiscSums, casters: np.ndarray, slope: np.ndarray) -> float:
+        """Pixels seen in the ``casters``' shadow discs under the light of ``slope`` that
+        tell a light: ``MIN_PIXELS``; or for a lone caster (the first token laid above the
+        bottom tier) whose disc holds fewer samples, ``LONE_SHARE`` of them. Samples are
+        sparse where the camera sees the base between the plates' markings, and on the
+        table: there a first token's shadow, seen whole, was too small to count, and read
+        as a hand until the next visit (bench game 2707, under a bare lamp)."""
+        if len(casters) != 1:
+            return MIN_PIXELS
+        flat = self._disc_cells(casters, slope[None, :].astype(np.float32), sums.planes)[0]
+        held = float(self._held[sums.planes - 1][flat].sum())
+        return min(MIN_PIXELS, max(MIN_DISC_PIXELS, LONE_SHARE * held))
 
     def _shown(
         self, sums: _DiscSums, casters: np.ndarray, slope: np.ndarray, prior: float
@@ -532,14 +552,17 @@ class ShadedTops:
 
 
 def _look(
-    delta: tuple[np.ndarray, np.ndarray, np.ndarray], inside: np.ndarray, darkening: np.ndarray
+    delta: tuple[np.ndarray, np.ndarray, np.ndarray],
+    inside: np.ndarray,
+    darkening: np.ndarray,
+    least: float = MIN_PIXELS,
 ) -> np.ndarray | None:
     """How shadows change the look of the pixels ``inside`` them (a mask; None when fewer
-    than ``MIN_PIXELS``): the direction from the pixels seen darkened in them, the length
+    than ``least``): the direction from the pixels seen darkened in them, the length
     from the darkest of those. Penumbras go part of the way along the same direction, and
     the darkest part may hide under a token read on a shadow (the first reading), so the
     median direction and a high quantile of the length are taken."""
-    if inside.sum() < MIN_PIXELS:
+    if inside.sum() < least:
         return None
     d = np.stack([np.asarray(c)[inside] for c in delta], axis=1)
     dark = d[darkening[inside] > np.median(darkening[inside])]

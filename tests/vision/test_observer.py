@@ -485,6 +485,20 @@ def test_under_a_bare_lamp_shadows_past_the_base_show_the_light(seed, size, move
     assert not read & {parse_point(name) for name in shadows}
     assert {p for p in board if observation.visibility[p] >= 0.5} <= read
 
+def test_the_first_tokens_shadow_where_the_samples_are_sparse_is_no_hand():
+    """Bench game 2707 under a bare lamp, first move E6R: the only shadow on the base fell
+    near its near edge, past the plates' markings, where the camera's samples are sparse:
+    its disc held 20 of them, all seen dark, fewer than a light is believed on. The shadow
+    stayed in the change since the calm board and read as a hand until the next visit
+    (the players told the move). One caster's disc tells its light when most of the samples
+    it holds are seen."""
+    observation, board = _bench_moves(2707, (1280, 960), 1, hard_light=True)
+    laid = parse_point("E6R")
+    assert board == {laid: 0}
+    assert not observation.hand_present
+    assert observation.states()[laid] == 0
+
+
 def test_a_new_tokens_shadow_on_the_table_past_the_base_is_no_hand():
     """Bench game 2707 under a bare lamp (seed 1701, which the bench had never run before),
     tenth move E5S: its shadow fell past the base's near edge, onto the table, where the
