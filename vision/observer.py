@@ -173,7 +173,9 @@ PLATE_ESTIMATES_KEPT = 8  # estimates remembered by token set (each costs millis
 TIER_MEMO = 8  # point sets whose silhouettes' tiers are remembered (see Observer._nearest_tier)
 PLATE_FOLLOW = 0.3  # how fast the learned per-plate colour loss follows new frames
 NOISE_SIGMAS = 5.0  # a change must also stand this far out of the sensor noise
+NOISE_CLASSES = 4  # the reference's pixels by how much detail surrounds them, equal shares
 MAX_NOISE = 6.0  # grey levels; more "noise" than this is a changed scene, not a sensor
+MIN_NOISE_SAMPLES = 100  # light samples of a class of detail that measure its noise
 # Pixels read per frame: a sample of each region is enough to measure how filled it is.
 CORE_SAMPLES, RING_SAMPLES, TOP_SAMPLES = 48, 32, 32
 GRID_SAMPLES = 6000  # hand-detection grid over the board's outline
@@ -257,6 +259,14 @@ class Difference:
             np.where(self.significant, np.sqrt(chroma2 + shaded * shaded), zero),
             np.where(self.significant, np.sqrt(chroma2 + light * light), zero),
         )
+
+
+def _robust_sigma(residual: np.ndarray) -> float:
+    """The noise (grey levels) of absolute pixel differences ``residual``, most of them
+    unchanged: their median, as a normal distribution's sigma, within 1..``MAX_NOISE``."""
+    if not len(residual):
+        return MAX_NOISE
+    return float(np.clip(1.4826 * np.median(residual), 1.0, MAX_NOISE))
 
 
 def _evidence(change: np.ndarray) -> np.ndarray:
@@ -374,6 +384,7 @@ class Observer:
             self._inv_light_noise2 = (1.0 / noise[:, 1] ** 2).astype(np.float32)
             self._prepare_rim(ref_small)
             self._prepare_texture()
+            self._prepare_noise_classes(ref_small.reshape(size[1], size[0], 3))
             self._textured_rows = (
                 ref_px[self._grid_local].mean(axis=1).reshape(self._grid.shape).std(axis=1) >= 1.0
             )
@@ -391,6 +402,8 @@ class Observer:
             max_colours=sets or DEFAULT_MAX_COLOURS,
         )
         self._sigma = 1.0  # the last frame's noise of a pixel difference, grey levels
+        # ... from the reference, per gathered pixel (it grows with the detail around it)
+        self._reference_sigma = np.ones(len(self._positions), np.float32)
         self._light = UNCHANGED  # ... and its light against the reference
         self._frame: np.ndarray | None = None  # the frame being read
         self._small: np.ndarray | None = None  # ... shrunk to the working size
@@ -814,7 +827,8 @@ class Observer:
         at = np.flatnonzero(shadowed)  # (elsewhere the difference is as it was)
         significant = difference.significant.copy()
         significant[at] = self._beyond_noise(
-            chroma_a[at] * chroma_a[at] + chroma_b[at] * chroma_b[at], light[at], at
+            chroma_a[at] * chroma_a[at] + chroma_b[at] * chroma_b[at], light[at], at,
+            of_reference=True,
         )
         return Difference(chroma_a, chroma_b, light, significant, shadowed)
 
@@ -1318,20 +1332,13 @@ class Observer:
         # channels clipped on neither side (a clipped channel differs by the light, not noise).
         residual = np.abs(grid_balanced - self._ref_grid_px)
         clipped_grid = (grid_px >= CLIPPED) | self._ref_grid_clipped
-        if clipped_grid.any():
-            residual = residual[~clipped_grid]
-        sigma = float(
-            np.clip(
-                1.4826 * np.median(residual) if len(residual) else MAX_NOISE,
-                1.0,
-                MAX_NOISE,
-            )
-        )
+        sigma = _robust_sigma(residual[~clipped_grid])
         self._sigma, self._light = sigma, lighting
+        self._reference_sigma = self._noise_by_detail(residual, clipped_grid, sigma)
         feats = np.stack(columns, axis=1)
         d0, d1, light = (columns[k] - self._ref_columns[k] for k in range(3))
         chroma2 = d0 * d0 + d1 * d1
-        significant = self._beyond_noise(chroma2, light)
+        significant = self._beyond_noise(chroma2, light, of_reference=True)
         # Where either side is clipped, compare only what the clipped channels allow (asked of
         # the pixels that changed: granting a clipped channel its doubt only shrinks a change).
         clipped = highest_channel(px.T) >= CLIPPED
@@ -1348,21 +1355,67 @@ class Observer:
                 delta[:, 2] -= tilt_light[hot]
             chroma2[hot] = delta[:, 0] * delta[:, 0] + delta[:, 1] * delta[:, 1]
             d0[hot], d1[hot], light[hot] = delta[:, 0], delta[:, 1], delta[:, 2]
-            significant[hot] = self._beyond_noise(chroma2[hot], light[hot], hot)
+            significant[hot] = self._beyond_noise(chroma2[hot], light[hot], hot, of_reference=True)
         return feats, Difference(d0, d1, light, significant)
 
+    def _prepare_noise_classes(self, reference: np.ndarray) -> None:
+        """Class each gathered pixel by the detail around it in the (working-size)
+        ``reference``: its grey level's range over the 3x3 pixels around, cut where the
+        light samples' quantiles fall, ``NOISE_CLASSES`` classes of equal share."""
+        grey = reference.astype(np.float32).mean(axis=2)
+        kernel = np.ones((3, 3), np.uint8)
+        detail = (cv2.dilate(grey, kernel) - cv2.erode(grey, kernel)).reshape(-1)[self._positions]
+        shares = np.arange(1, NOISE_CLASSES) / NOISE_CLASSES
+        cuts = np.quantile(detail[self._light_samples], shares)
+        self._noise_class = np.searchsorted(cuts, detail).astype(np.intp)
+        self._grid_noise_class = self._noise_class[self._light_samples]
+
+    def _noise_by_detail(
+        self, residual: np.ndarray, clipped: np.ndarray, overall: float
+    ) -> np.ndarray:
+        """Per gathered pixel: the noise of its difference from the reference, measured (as
+        the ``overall`` noise is) over the light samples' ``residual`` (``(n, 3)``; not where
+        ``clipped``) of its class of detail. The reference is a JPEG, shrunk: its own error
+        grows with the detail around a pixel (dense printed lines: four times the flat
+        table's, as measured), and judged by one noise for all, a third of the pixels of
+        an empty board behind three plates' lines stood out of it and outlined a token.
+        Differences no accepted noise could give are left out: on a crowded board the
+        tokens' changes were up to a third of the most detailed class's samples, and raised
+        its median by half."""
+        sigmas = np.full(NOISE_CLASSES, overall, np.float32)
+        # (a difference no noise accepted could give is a change: a token's, most likely)
+        noise_like = ~clipped & (residual < NOISE_SIGMAS * MAX_NOISE)
+        for k in range(NOISE_CLASSES):
+            mine = self._grid_noise_class == k
+            values = residual[mine][noise_like[mine]]
+            if len(values) >= MIN_NOISE_SAMPLES:
+                sigmas[k] = _robust_sigma(values)
+        return sigmas[self._noise_class]
+
     def _beyond_noise(
-        self, chroma2: np.ndarray, light: np.ndarray, pixels: np.ndarray | None = None
+        self,
+        chroma2: np.ndarray,
+        light: np.ndarray,
+        pixels: np.ndarray | None = None,
+        *,
+        of_reference: bool = False,
     ) -> np.ndarray:
         """Which feature differences (squared chroma and brightness, per gathered pixel, or
         per one of ``pixels``) stand out of the sensor noise of the last frame: measured in
         units of each pixel's own noise, chroma and brightness apart (a dark pixel's colour
-        is far noisier)."""
+        is far noisier). Differences ``of_reference`` (from the empty board) are measured
+        against the noise of the pixel's class of detail."""
         inv_chroma2, inv_light2 = self._inv_chroma_noise2, self._inv_light_noise2
+        sigma: float | np.ndarray = self._sigma
+        if of_reference:
+            sigma = self._reference_sigma
         if pixels is not None:
             inv_chroma2, inv_light2 = inv_chroma2[pixels], inv_light2[pixels]
+            if of_reference:
+                sigma = self._reference_sigma[pixels]
         noise_units = chroma2 * inv_chroma2 + light * light * inv_light2
-        return noise_units > np.float32((NOISE_SIGMAS * self._sigma) ** 2)
+        bar = np.float32(NOISE_SIGMAS) * sigma
+        return noise_units > bar * bar
 
     def _estimated_background(self, feats: np.ndarray) -> np.ndarray:
         """Without a reference image: the median colour of the board area stands in for it.

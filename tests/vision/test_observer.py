@@ -485,6 +485,25 @@ def test_under_a_bare_lamp_shadows_past_the_base_show_the_light(seed, size, move
     assert not read & {parse_point(name) for name in shadows}
     assert {p for p in board if observation.visibility[p] >= 0.5} <= read
 
+def test_an_empty_board_dense_with_printed_lines_shows_no_token():
+    """Bench game 3104 under a bare lamp (seed 2101, which the bench had never run before):
+    the first frame, the empty board with fresh sensor noise, read a token on B2P, where the
+    lines of three plates cross densely. The reference is a small JPEG: its error there was
+    three to four grey levels, against one or two on the plain table where the noise is
+    measured, and half of B2P's core stood "out of the noise" and outlined a token. The
+    phantom founded colour 0 and shifted every later colour (six moves wrong). Differences
+    from the reference are judged against the noise of pixels with as much detail around
+    them. (Each picture the first frame of a stream of its own: two of four showed B2P.)"""
+    size = (1640, 1232)
+    camera, style, colours = bench_scene(3104, size, hard_light=True)
+    rng = np.random.default_rng(3104)
+    empty = _Renderings(camera, style, colours, 3104).get({}, None).image_bgr
+    calibration = _calibration(camera, SPEC, _with_noise(empty, style.noise_sigma, rng))
+    for _ in range(4):
+        picture = _with_noise(empty, style.noise_sigma, rng)
+        assert Observer(calibration).observe(picture).tokens() == {}
+
+
 def test_the_first_tokens_shadow_where_the_samples_are_sparse_is_no_hand():
     """Bench game 2707 under a bare lamp, first move E6R: the only shadow on the base fell
     near its near edge, past the plates' markings, where the camera's samples are sparse:
