@@ -675,9 +675,16 @@ class Observer:
                 change, unshaded = unshadowed.distances()
                 evidence = _evidence(change)
                 shadowed = unshadowed.shadowed
+                difference = unshadowed
         foreground = change > FOREGROUND_DISTANCE
         reading, core_evidence = self._read(
-            feats, evidence, foreground, unshaded, still=not compare_previous, shadowed=shadowed
+            feats,
+            evidence,
+            foreground,
+            unshaded,
+            self._outstanding(difference),
+            still=not compare_previous,
+            shadowed=shadowed,
         )
         score, accepted, visible_core = reading.score, reading.accepted, reading.open_core
         explained = self._covered(accepted)
@@ -748,13 +755,15 @@ class Observer:
         evidence: np.ndarray,
         foreground: np.ndarray,
         unshaded: np.ndarray,
+        outstanding: np.ndarray,
         *,
         still: bool,
         shadowed: np.ndarray | None = None,
     ) -> tuple[Selection, np.ndarray]:
         """The tokens the change from the empty board shows (``evidence`` of it per gathered
         pixel, ``foreground`` where it is sure, ``unshaded``: its distance with darkening in
-        full; ``shadowed``: where a modelled shadow was taken out of it), and the evidence
+        full; ``outstanding``: where it stands out of the noise of the pixel's class of
+        detail; ``shadowed``: where a modelled shadow was taken out of it), and the evidence
         over the points' cores it was read from."""
         # Where a point's printed texture is gone (not merely darker), darkening is a token.
         replaced, flattened = self._texture_replaced(feats, shadowed)
@@ -769,7 +778,7 @@ class Observer:
         reading = self._without_stray_slivers(
             feats,
             self._read_tokens(
-                evidence, core_evidence, feats, foreground, unshaded > 0, still=still
+                evidence, core_evidence, feats, foreground, unshaded > 0, outstanding, still=still
             ),
         )
         reading = self._in_front_of_farther(feats, foreground, evidence, core_evidence, reading)
@@ -827,8 +836,7 @@ class Observer:
         at = np.flatnonzero(shadowed)  # (elsewhere the difference is as it was)
         significant = difference.significant.copy()
         significant[at] = self._beyond_noise(
-            chroma_a[at] * chroma_a[at] + chroma_b[at] * chroma_b[at], light[at], at,
-            of_reference=True,
+            chroma_a[at] * chroma_a[at] + chroma_b[at] * chroma_b[at], light[at], at
         )
         return Difference(chroma_a, chroma_b, light, significant, shadowed)
 
@@ -1338,7 +1346,7 @@ class Observer:
         feats = np.stack(columns, axis=1)
         d0, d1, light = (columns[k] - self._ref_columns[k] for k in range(3))
         chroma2 = d0 * d0 + d1 * d1
-        significant = self._beyond_noise(chroma2, light, of_reference=True)
+        significant = self._beyond_noise(chroma2, light)
         # Where either side is clipped, compare only what the clipped channels allow (asked of
         # the pixels that changed: granting a clipped channel its doubt only shrinks a change).
         clipped = highest_channel(px.T) >= CLIPPED
@@ -1355,7 +1363,7 @@ class Observer:
                 delta[:, 2] -= tilt_light[hot]
             chroma2[hot] = delta[:, 0] * delta[:, 0] + delta[:, 1] * delta[:, 1]
             d0[hot], d1[hot], light[hot] = delta[:, 0], delta[:, 1], delta[:, 2]
-            significant[hot] = self._beyond_noise(chroma2[hot], light[hot], hot, of_reference=True)
+            significant[hot] = self._beyond_noise(chroma2[hot], light[hot], hot)
         return feats, Difference(d0, d1, light, significant)
 
     def _prepare_noise_classes(self, reference: np.ndarray) -> None:
@@ -1369,6 +1377,17 @@ class Observer:
         cuts = np.quantile(detail[self._light_samples], shares)
         self._noise_class = np.searchsorted(cuts, detail).astype(np.intp)
         self._grid_noise_class = self._noise_class[self._light_samples]
+
+    def _outstanding(self, difference: Difference) -> np.ndarray:
+        """Per gathered pixel: does its ``difference`` from the empty board stand out of the
+        noise of its class of detail (see :meth:`_noise_by_detail`)? Asked of the core of a
+        point no token was read on, before its outline is looked for. (Not of the change
+        itself: judged so, the faint change of a grey token on a grey stone table, whose
+        grain is detail, fell under it.)"""
+        if self._ref_px is None:
+            return np.ones(len(difference.light), bool)
+        a, b = difference.chroma_a, difference.chroma_b
+        return self._beyond_noise(a * a + b * b, difference.light, of_reference=True)
 
     def _noise_by_detail(
         self, residual: np.ndarray, clipped: np.ndarray, overall: float
@@ -1500,6 +1519,7 @@ class Observer:
         feats: np.ndarray,
         foreground: np.ndarray,
         changed: np.ndarray,
+        outstanding: np.ndarray,
         *,
         still: bool,
     ) -> Selection:
@@ -1512,8 +1532,10 @@ class Observer:
         some change but no token are then checked against the known token colours, and
         the board is read again if that raises any of them (``changed``: the pixels that
         differ from the empty board by more than the sensor noise; pixels an accepted
-        token covers are its own and are not asked about). A ``still`` picture
-        first learns the colours from its own clearest tokens.
+        token covers are its own and are not asked about). Whether most of a point's core
+        changed, which asks for its outline, counts only the pixels also ``outstanding``
+        (out of the noise of their class of detail: the reference's own error there). A
+        ``still`` picture first learns the colours from its own clearest tokens.
         """
         reading = self._selector.select(evidence, core_evidence)
         if still:
@@ -1536,7 +1558,9 @@ class Observer:
         if colour_evidence is not None:
             boosted = np.maximum(boosted, colour_evidence)
         # Points with most of their core changed a little may be a token the table's colour.
-        changed_core = np.bincount(self._core.point, weights=asked, minlength=N_POINTS)
+        changed_core = np.bincount(
+            self._core.point, weights=asked & outstanding[self._core.index], minlength=N_POINTS
+        )
         outlined = self._outlined(
             reading.accepted, changed_core >= RIM_ASKED * self._core.count, faint=still
         )
