@@ -402,8 +402,8 @@ class Observer:
             max_colours=sets or DEFAULT_MAX_COLOURS,
         )
         self._sigma = 1.0  # the last frame's noise of a pixel difference, grey levels
-        # ... from the reference, per gathered pixel (it grows with the detail around it)
-        self._reference_sigma = np.ones(len(self._positions), np.float32)
+        # ... from the reference, per class of detail (see _noise_by_detail)
+        self._detail_sigmas = np.ones(NOISE_CLASSES, np.float32)
         self._light = UNCHANGED  # ... and its light against the reference
         self._frame: np.ndarray | None = None  # the frame being read
         self._small: np.ndarray | None = None  # ... shrunk to the working size
@@ -682,7 +682,7 @@ class Observer:
             evidence,
             foreground,
             unshaded,
-            self._outstanding(difference),
+            difference,
             still=not compare_previous,
             shadowed=shadowed,
         )
@@ -755,16 +755,15 @@ class Observer:
         evidence: np.ndarray,
         foreground: np.ndarray,
         unshaded: np.ndarray,
-        outstanding: np.ndarray,
+        difference: Difference,
         *,
         still: bool,
         shadowed: np.ndarray | None = None,
     ) -> tuple[Selection, np.ndarray]:
         """The tokens the change from the empty board shows (``evidence`` of it per gathered
         pixel, ``foreground`` where it is sure, ``unshaded``: its distance with darkening in
-        full; ``outstanding``: where it stands out of the noise of the pixel's class of
-        detail; ``shadowed``: where a modelled shadow was taken out of it), and the evidence
-        over the points' cores it was read from."""
+        full, of the ``difference`` itself; ``shadowed``: where a modelled shadow was taken
+        out of it), and the evidence over the points' cores it was read from."""
         # Where a point's printed texture is gone (not merely darker), darkening is a token.
         replaced, flattened = self._texture_replaced(feats, shadowed)
         core_evidence = evidence[self._core.index]
@@ -778,7 +777,7 @@ class Observer:
         reading = self._without_stray_slivers(
             feats,
             self._read_tokens(
-                evidence, core_evidence, feats, foreground, unshaded > 0, outstanding, still=still
+                evidence, core_evidence, feats, foreground, unshaded > 0, difference, still=still
             ),
         )
         reading = self._in_front_of_farther(feats, foreground, evidence, core_evidence, reading)
@@ -1342,7 +1341,7 @@ class Observer:
         clipped_grid = (grid_px >= CLIPPED) | self._ref_grid_clipped
         sigma = _robust_sigma(residual[~clipped_grid])
         self._sigma, self._light = sigma, lighting
-        self._reference_sigma = self._noise_by_detail(residual, clipped_grid, sigma)
+        self._detail_sigmas = self._noise_by_detail(residual, clipped_grid, sigma)
         feats = np.stack(columns, axis=1)
         d0, d1, light = (columns[k] - self._ref_columns[k] for k in range(3))
         chroma2 = d0 * d0 + d1 * d1
@@ -1378,25 +1377,27 @@ class Observer:
         self._noise_class = np.searchsorted(cuts, detail).astype(np.intp)
         self._grid_noise_class = self._noise_class[self._light_samples]
 
-    def _outstanding(self, difference: Difference) -> np.ndarray:
-        """Per gathered pixel: does its ``difference`` from the empty board stand out of the
-        noise of its class of detail (see :meth:`_noise_by_detail`)? Asked of the core of a
-        point no token was read on, before its outline is looked for. (Not of the change
-        itself: judged so, the faint change of a grey token on a grey stone table, whose
-        grain is detail, fell under it.)"""
+    def _outstanding(self, difference: Difference, pixels: np.ndarray) -> np.ndarray:
+        """Per one of the gathered ``pixels``: does its ``difference`` from the empty board
+        stand out of the noise of its class of detail (see :meth:`_noise_by_detail`)? Asked
+        of the core of a point no token was read on, before its outline is looked for. (Not
+        of the change itself: judged so, the faint change of a grey token on a grey stone
+        table, whose grain is detail, fell under it.)"""
         if self._ref_px is None:
-            return np.ones(len(difference.light), bool)
-        a, b = difference.chroma_a, difference.chroma_b
-        return self._beyond_noise(a * a + b * b, difference.light, of_reference=True)
+            return np.ones(len(pixels), bool)
+        a, b = difference.chroma_a[pixels], difference.chroma_b[pixels]
+        return self._beyond_noise(
+            a * a + b * b, difference.light[pixels], pixels, of_reference=True
+        )
 
     def _noise_by_detail(
         self, residual: np.ndarray, clipped: np.ndarray, overall: float
     ) -> np.ndarray:
-        """Per gathered pixel: the noise of its difference from the reference, measured (as
-        the ``overall`` noise is) over the light samples' ``residual`` (``(n, 3)``; not where
-        ``clipped``) of its class of detail. The reference is a JPEG, shrunk: its own error
-        grows with the detail around a pixel (dense printed lines: four times the flat
-        table's, as measured), and judged by one noise for all, a third of the pixels of
+        """Per class of detail: the noise of a pixel's difference from the reference,
+        measured (as the ``overall`` noise is) over the light samples' ``residual``
+        (``(n, 3)``; not where ``clipped``) of that class. The reference is a JPEG, shrunk:
+        its own error grows with the detail around a pixel (dense printed lines: four times
+        the flat table's, as measured), and judged by one noise for all, a third of the pixels of
         an empty board behind three plates' lines stood out of it and outlined a token.
         Differences no accepted noise could give are left out: on a crowded board the
         tokens' changes were up to a third of the most detailed class's samples, and raised
@@ -1409,7 +1410,7 @@ class Observer:
             values = residual[mine][noise_like[mine]]
             if len(values) >= MIN_NOISE_SAMPLES:
                 sigmas[k] = _robust_sigma(values)
-        return sigmas[self._noise_class]
+        return sigmas
 
     def _beyond_noise(
         self,
@@ -1427,11 +1428,10 @@ class Observer:
         inv_chroma2, inv_light2 = self._inv_chroma_noise2, self._inv_light_noise2
         sigma: float | np.ndarray = self._sigma
         if of_reference:
-            sigma = self._reference_sigma
+            classes = self._noise_class if pixels is None else self._noise_class[pixels]
+            sigma = self._detail_sigmas[classes]
         if pixels is not None:
             inv_chroma2, inv_light2 = inv_chroma2[pixels], inv_light2[pixels]
-            if of_reference:
-                sigma = self._reference_sigma[pixels]
         noise_units = chroma2 * inv_chroma2 + light * light * inv_light2
         bar = np.float32(NOISE_SIGMAS) * sigma
         return noise_units > bar * bar
@@ -1519,7 +1519,7 @@ class Observer:
         feats: np.ndarray,
         foreground: np.ndarray,
         changed: np.ndarray,
-        outstanding: np.ndarray,
+        difference: Difference,
         *,
         still: bool,
     ) -> Selection:
@@ -1533,9 +1533,10 @@ class Observer:
         the board is read again if that raises any of them (``changed``: the pixels that
         differ from the empty board by more than the sensor noise; pixels an accepted
         token covers are its own and are not asked about). Whether most of a point's core
-        changed, which asks for its outline, counts only the pixels also ``outstanding``
-        (out of the noise of their class of detail: the reference's own error there). A
-        ``still`` picture first learns the colours from its own clearest tokens.
+        changed, which asks for its outline, counts only the pixels whose ``difference``
+        also stands out of the noise of their class of detail (the reference's own error
+        there, see :meth:`_outstanding`). A ``still`` picture first learns the colours from
+        its own clearest tokens.
         """
         reading = self._selector.select(evidence, core_evidence)
         if still:
@@ -1558,9 +1559,9 @@ class Observer:
         if colour_evidence is not None:
             boosted = np.maximum(boosted, colour_evidence)
         # Points with most of their core changed a little may be a token the table's colour.
-        changed_core = np.bincount(
-            self._core.point, weights=asked & outstanding[self._core.index], minlength=N_POINTS
-        )
+        outstanding = asked.copy()
+        outstanding[asked] = self._outstanding(difference, self._core.index[asked])
+        changed_core = np.bincount(self._core.point, weights=outstanding, minlength=N_POINTS)
         outlined = self._outlined(
             reading.accepted, changed_core >= RIM_ASKED * self._core.count, faint=still
         )
