@@ -2111,7 +2111,12 @@ class Observer:
         shaded token is brightened by no more than the base shows."""
         if found is None:
             return None
-        lit = np.median(self._ref_features[found.mask & self._shadow_model.on_base], axis=0)
+        where = found.mask & self._shadow_model.on_base
+        if not where.any():  # (the table past the base shows them all: its look is the shift)
+            where = found.mask
+        if not where.any():
+            return None
+        lit = np.median(self._ref_features[where], axis=0)
         gain = light_ratio(lit, lit + found.shift)
         return min(gain, MAX_SHADOW_GAIN) if gain > 1.0 else None
 

@@ -16,10 +16,13 @@ it throws a token's shadow past the base, onto the table around it (seen through
 of the tiers that reach beyond the base in the picture), that shadow is the token's too,
 with a look of its own measured there. The light is searched by the shadows on the base;
 when the base shows too few of them under the light found there (fewer than
-``MIN_BASE_SHADOWS`` discs seen and darker), by those on the table as well: the first
+``MIN_BASE_SHADOWS`` discs seen and darker) or none, by those on the table as well: the first
 tokens laid high under a low lamp threw every shadow past the base, a dark patch by a token
 on the base passed for one of them, and the light found so threw every later shadow
-elsewhere, where they read as tokens. The table decides no more than that: a token on an
+elsewhere, where they read as tokens; a lamp 46 degrees up threw every shadow of a
+game's first tokens past the base, and the light searched on the base alone was none (their
+look is then the table's, and the table's samples being sparse, half of those its discs hold,
+seen, tell the light). The table decides no more than that: a token on an
 upper tier that the first, quick reading missed is a dark patch over the table too, and on
 the still scenes, whose bases show many shadows, the table pulled the light wrong more often
 than it put it right. (Shadows farther than ``TABLE_MARGIN_MM`` past the base are not
@@ -171,6 +174,7 @@ class ShadowModel:
         under_base = np.all(np.abs(centre_mm - self._table_half) < self._half, axis=1)
         self._table_cell = np.where(self._on_base | under_base, n * n, table_cell)
         self._table_cells_per_side = n
+        self._off_base = self._table_cell < n * n  # (the table's pixels, where mapped)
         centres = spec.point_centres()
         self._xy = centres[:, :2]
         self._xy32 = self._xy.astype(np.float32)
@@ -231,8 +235,8 @@ class ShadowModel:
         from a game's first few tokens was 0.03 off, which throws the shadow of one on the top
         tier a third of a token aside, and the tokens laid since showed it better). Either
         way, when the light found on the base shows its shadows there deep enough but fewer
-        than ``MIN_BASE_SHADOWS`` of them, it is searched again with the shadows on the
-        table past the base too."""
+        than ``MIN_BASE_SHADOWS`` of them, or shows none deep enough while the table past the
+        base is darkened, it is searched again with the shadows on the table too."""
         casters = self.casters(accepted)
         if len(casters) < min_casters:
             return None
@@ -245,20 +249,47 @@ class ShadowModel:
         while True:
             slope, pixels = self._best(sums, casters, prior, known)
             enough = self._enough(sums, casters, slope)
-            if known is None and pixels < enough:
+            on_table = sums.planes > 1
+            found = None
+            if known is not None or pixels >= enough:
+                found = self._seen_at(delta, usable, darkening, prior, accepted, slope, enough,
+                                      on_table=on_table)
+            if found is not None and (
+                on_table or self._shown(on_base, casters, slope, prior) >= MIN_BASE_SHADOWS
+            ):
+                return found
+            if on_table or (found is None and not self._table_darkened(darkening, usable)):
                 return None
-            mask = self._shadow_mask(slope, np.flatnonzero(accepted))
-            shift = _look(delta, seen & mask, darkening, enough)
-            if shift is None or -shift[2] - prior < MIN_DEPTH:
-                return None
-            if sums.planes > 1 or self._shown(on_base, casters, slope, prior) >= MIN_BASE_SHADOWS:
-                break
-            # The base shows too few of its shadows to tell the light: the table's count too.
+            # The base shows too few of its shadows to tell the light, or none: the table's
+            # count too.
             sums = self._assembled([base, self._plane_sums(darkening, usable, 1)])
-        table = mask & (self._table_cell < self._table_cells_per_side**2)
-        table_shift = _look(delta, usable & table, darkening)
+
+    def _seen_at(
+        self,
+        delta: tuple[np.ndarray, np.ndarray, np.ndarray],
+        usable: np.ndarray,
+        darkening: np.ndarray,
+        prior: float,
+        accepted: np.ndarray,
+        slope: np.ndarray,
+        enough: float,
+        *,
+        on_table: bool,
+    ) -> Shadows | None:
+        """The ``accepted`` tokens' shadows under the light of ``slope``, with their looks on
+        the base and past it; None when the base shows them too faintly (``enough``: the
+        pixels that tell their look) unless, searched ``on_table``, the table alone shows
+        them deep enough (the base showing none of them)."""
+        mask = self._shadow_mask(slope, np.flatnonzero(accepted))
+        table = mask & self._off_base
+        shift = _look(delta, usable & self._on_base & mask, darkening, enough)
+        table_shift = _look(delta, usable & table, darkening, enough if on_table else MIN_PIXELS)
         if table_shift is None or -table_shift[2] < MIN_DEPTH:
             mask, table, table_shift = mask & ~table, None, None  # (no table shadows seen)
+        if shift is None or -shift[2] - prior < MIN_DEPTH:
+            if not on_table or table_shift is None:
+                return None
+            shift = table_shift
         return Shadows(
             mask=mask,
             shift=shift,
@@ -266,6 +297,13 @@ class ShadowModel:
             table=table,
             table_shift=table_shift,
         )
+
+    def _table_darkened(self, darkening: np.ndarray, usable: np.ndarray) -> bool:
+        """Does the table past the base show pixels enough darker than the empty board by a
+        shadow's least depth? Under a soft light it does not; under a lamp the first tokens
+        laid high may throw every shadow past the base."""
+        dark = darkening[usable & self._off_base] >= MIN_DEPTH
+        return int(np.count_nonzero(dark)) >= MIN_PIXELS
 
     def disc_means(
         self,
@@ -294,11 +332,12 @@ class ShadowModel:
     def _enough(self, sums: _DiscSums, casters: np.ndarray, slope: np.ndarray) -> float:
         """Pixels seen in the ``casters``' shadow discs under the light of ``slope`` that
         tell a light: ``MIN_PIXELS``; or for a lone caster (the first token laid above the
-        bottom tier) whose disc holds fewer samples, ``LONE_SHARE`` of them. Samples are
-        sparse where the camera sees the base between the plates' markings, and on the
-        table: there a first token's shadow, seen whole, was too small to count, and read
-        as a hand until the next visit (bench game 2707, under a bare lamp)."""
-        if len(casters) != 1:
+        bottom tier), or searched on the table too, where the discs hold fewer samples,
+        ``LONE_SHARE`` of them. Samples are sparse where the camera sees the base between
+        the plates' markings, and on the table: there a first token's shadow, seen whole, was
+        too small to count, and read as a hand until the next visit (bench game 2707, under
+        a bare lamp)."""
+        if len(casters) != 1 and sums.planes == 1:
             return MIN_PIXELS
         flat = self._disc_cells(casters, slope[None, :].astype(np.float32), sums.planes)[0]
         held = float(self._held[sums.planes - 1][flat].sum())

@@ -518,6 +518,19 @@ def test_the_first_tokens_shadow_where_the_samples_are_sparse_is_no_hand():
     assert observation.states()[laid] == 0
 
 
+def test_under_a_low_lamp_whose_shadows_all_fall_past_the_base_the_new_token_is_read():
+    """Bench game 2902 under a bare lamp (seed 1901, which the bench had never run before):
+    the lamp, 46 degrees up, threw the shadows of the first tokens on the top tier past the
+    base, onto the table; the base showed none, the light was searched there alone and was no
+    light, and the third move B7S's shadow, new on the table, read as a hand that stayed until
+    the next visit (the players told the move). The table shows the light then."""
+    observation, board = _bench_moves(2902, (1640, 1232), 3, hard_light=True)
+    laid = parse_point("B7S")
+    assert board[laid] == 2 and observation.visibility[laid] >= 0.5
+    assert not observation.hand_present
+    assert observation.states()[laid] >= 0
+
+
 def test_a_new_tokens_shadow_on_the_table_past_the_base_is_no_hand():
     """Bench game 2707 under a bare lamp (seed 1701, which the bench had never run before),
     tenth move E5S: its shadow fell past the base's near edge, onto the table, where the

@@ -263,6 +263,30 @@ def test_shadows_past_the_base_show_the_light_too(model):
     assert found is not None and np.hypot(*(np.array(found.slope) - slope)) <= 0.03
     assert found.table is not None and not found.mask[patches].any()
 
+def test_a_light_that_throws_every_shadow_past_the_base_is_found_on_the_table(model):
+    """The first tokens laid high under a low lamp may throw every shadow past the base: the
+    base shows none, and the light is found on the table, its look the table's. (Searched on
+    the base alone it was no light at all: bench game 2902 under a bare lamp took each new
+    token's shadow there for a hand that stayed until the next visit.)"""
+    camera, shadows = model
+    rng = np.random.default_rng(12)
+    slope = light_slope(115, 45)
+    casters = [
+        p
+        for p in upper_points(rng, 120)
+        if past_the_base(p, slope) and drawn_table_shadows(camera, [p], slope).sum() >= 40
+    ][:3]
+    assert len(casters) == 3
+    shade = drawn_table_shadows(camera, casters, slope)
+    assert not (shade & shadows.on_base).any()
+    accepted = np.zeros(256, bool)
+    accepted[casters] = True
+    found = shadows.find(change_with(shade, SHIFT, rng), np.ones(shade.size, bool), accepted)
+    assert found is not None and np.hypot(*(np.array(found.slope) - slope)) <= 0.03
+    assert found.table is not None and found.mask[shade].mean() >= 0.8
+    assert np.allclose(found.shift, found.table_shift)
+
+
 def test_a_dark_patch_on_the_table_does_not_pull_a_light_the_base_shows(model):
     """Tokens on the upper tiers that a quick first reading missed are dark patches over the
     table too, darker than any shadow. Where the base shows the shadows of enough casters,
