@@ -1386,9 +1386,8 @@ class Observer:
         if self._ref_px is None:
             return np.ones(len(pixels), bool)
         a, b = difference.chroma_a[pixels], difference.chroma_b[pixels]
-        return self._beyond_noise(
-            a * a + b * b, difference.light[pixels], pixels, of_reference=True
-        )
+        sigma = self._detail_sigmas[self._noise_class[pixels]]
+        return self._beyond_noise(a * a + b * b, difference.light[pixels], pixels, sigma=sigma)
 
     def _noise_by_detail(
         self, residual: np.ndarray, clipped: np.ndarray, overall: float
@@ -1397,8 +1396,9 @@ class Observer:
         measured (as the ``overall`` noise is) over the light samples' ``residual``
         (``(n, 3)``; not where ``clipped``) of that class. The reference is a JPEG, shrunk:
         its own error grows with the detail around a pixel (dense printed lines: four times
-        the flat table's, as measured), and judged by one noise for all, a third of the pixels of
-        an empty board behind three plates' lines stood out of it and outlined a token.
+        the flat table's, as measured), and judged by one noise for all, a third of the
+        pixels of an empty board behind three plates' lines stood out of it and outlined a
+        token.
         Differences no accepted noise could give are left out: on a crowded board the
         tokens' changes were up to a third of the most detailed class's samples, and raised
         its median by half."""
@@ -1418,22 +1418,18 @@ class Observer:
         light: np.ndarray,
         pixels: np.ndarray | None = None,
         *,
-        of_reference: bool = False,
+        sigma: np.ndarray | None = None,
     ) -> np.ndarray:
         """Which feature differences (squared chroma and brightness, per gathered pixel, or
         per one of ``pixels``) stand out of the sensor noise of the last frame: measured in
         units of each pixel's own noise, chroma and brightness apart (a dark pixel's colour
-        is far noisier). Differences ``of_reference`` (from the empty board) are measured
-        against the noise of the pixel's class of detail."""
+        is far noisier); against ``sigma`` per pixel when given (the noise of its class of
+        detail), else the frame's one noise."""
         inv_chroma2, inv_light2 = self._inv_chroma_noise2, self._inv_light_noise2
-        sigma: float | np.ndarray = self._sigma
-        if of_reference:
-            classes = self._noise_class if pixels is None else self._noise_class[pixels]
-            sigma = self._detail_sigmas[classes]
         if pixels is not None:
             inv_chroma2, inv_light2 = inv_chroma2[pixels], inv_light2[pixels]
         noise_units = chroma2 * inv_chroma2 + light * light * inv_light2
-        bar = np.float32(NOISE_SIGMAS) * sigma
+        bar = np.float32(NOISE_SIGMAS) * (self._sigma if sigma is None else sigma)
         return noise_units > bar * bar
 
     def _estimated_background(self, feats: np.ndarray) -> np.ndarray:
