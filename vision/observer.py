@@ -719,7 +719,9 @@ class Observer:
                 self._before = self._calm  # the board as it was before the hand came
             self._in_visit = hand_present
             if not hand_present and self._before is not None:
-                reading = self._attribute_changes(feats, reading, evidence, core_evidence)
+                reading = self._attribute_changes(
+                    feats, reading, evidence, core_evidence, difference
+                )
         if not hand_present and len(reading.in_line):
             reading = self._in_line_by_colour(feats, foreground, reading)
         if reading.accepted is not accepted:
@@ -801,7 +803,9 @@ class Observer:
         found deep enough to matter is looked for first (a phantom on a shadow hides that
         shadow from the search; the others still show the light). A light found from the
         shadow of one new token alone serves this frame but is not kept for the stream (see
-        :meth:`_shadow_of_a_new_token`)."""
+        :meth:`_shadow_of_a_new_token`). That search is asked, too, when the search over every
+        caster found a light the tokens refute: the new token's shadow, read as a token,
+        had misled it (bench game 3302 under a bare lamp)."""
         core_evidence = evidence[self._core.index]
         self._neutral_behind_lines(core_evidence)
         first = self._selector.select(evidence, core_evidence).accepted
@@ -817,12 +821,12 @@ class Observer:
                 found = self._shadow_model.find(delta, ~self._covered(first), first)
                 if stream and not self._old_shadows_stayed(feats, found, first):
                     found = None
+            found = self._shown_by_tokens(feats, found, first)
             if stream and not self._could_pass_for_tokens(found):
+                # (a wrong light the tokens refuted may have hidden a new token's shadow)
                 new, lone = self._shadow_of_a_new_token(delta, first)
-                found = new or found
-            if found is not None and self._light_verdict(feats, found, first) is False:
-                logger.debug("the tokens do not show the light found at %s", found.slope)
-                found = None
+                if new is not None:
+                    found = self._shown_by_tokens(feats, new, first)
             self._shadows_memo = (key, found, lone)
         self._shadows_seen, self._shade_gain = found, self._gain_out_of(found)
         if not self._could_pass_for_tokens(found):
@@ -838,6 +842,16 @@ class Observer:
             chroma_a[at] * chroma_a[at] + chroma_b[at] * chroma_b[at], light[at], at
         )
         return Difference(chroma_a, chroma_b, light, significant, shadowed)
+
+    def _shown_by_tokens(
+        self, feats: np.ndarray, found: Shadows | None, first: np.ndarray
+    ) -> Shadows | None:
+        """The shadows ``found``, or None when the ``first`` reading's tokens refute their
+        light (see :meth:`_light_verdict`)."""
+        if found is not None and self._light_verdict(feats, found, first) is False:
+            logger.debug("the tokens do not show the light found at %s", found.slope)
+            return None
+        return found
 
     def _old_shadows_stayed(
         self, feats: np.ndarray, found: Shadows | None, first: np.ndarray
@@ -992,6 +1006,7 @@ class Observer:
         reading: Selection,
         evidence: np.ndarray,
         core_evidence: np.ndarray,
+        difference: Difference,
     ) -> Selection:
         """Before/after differencing around a hand visit.
 
@@ -1069,6 +1084,8 @@ class Observer:
             accepted |= added
             score[added] = np.maximum(score[added], TOKEN_SCORE)
             in_line = np.concatenate([in_line, ties])
+            if self.last_shadows is None:
+                self._light_of_an_added_token(feats, difference, accepted)
         shadows = self._on_new_shadows(since, accepted, before_accepted)
         if shadows.any():
             logger.debug("new shadows read as tokens: %s", np.flatnonzero(shadows).tolist())
@@ -1080,6 +1097,24 @@ class Observer:
         return dataclasses.replace(
             reading, accepted=accepted, score=score, open_core=open_core, in_line=in_line
         )
+
+    def _light_of_an_added_token(
+        self, feats: np.ndarray, difference: Difference, accepted: np.ndarray
+    ) -> None:
+        """Take the light a token found only by the change since the hand came shows, when
+        no light was found: the first reading did not see that token, so it cast no shadow
+        in the search, and its shadow may have been read as a second new token (bench game
+        1505 under a bare lamp: a pale token laid on F6R, its shadow read on D7P). The two new
+        tokens are searched as caster and shadow (see :meth:`_shadow_of_a_new_token`); the
+        shadow found is then judged as a new shadow (see :meth:`_on_new_shadows`)."""
+        delta = (difference.chroma_a, difference.chroma_b, difference.light)
+        found, lone = self._shadow_of_a_new_token(delta, accepted)
+        found = self._shown_by_tokens(feats, found, accepted)
+        if not self._could_pass_for_tokens(found):
+            return
+        self.last_shadows = found
+        if not lone:
+            self._light_slope = found.slope
 
     def _on_new_shadows(
         self, since: np.ndarray, accepted: np.ndarray, before_accepted: np.ndarray
@@ -1148,12 +1183,26 @@ class Observer:
         read now and not before the hand came or the other way round (their pixels are
         theirs), and neither where a token is or was nor in line with one (a token taken
         away there changes the same pixels). Darkening counts half, as against
-        the empty board: a token laid on an upper tier under a lamp darkens its shadow too;
-        where the light is known, the new tokens' shadows are left out (seen through tinted
-        plates a shadow shifts the colour as well, and filled a point's core).
+        the empty board: a token laid on an upper tier under a lamp darkens its shadow too.
+        A change short of a sure one counts where it is more than a faint one with darkening
+        counted for nothing, beyond the noise of its class of detail: a near-white token on
+        a pale base changed it too little to be sure (bench game 3003 under a bare lamp),
+        and no shadow brightens. Where the light is known, the new tokens' shadows are left
+        out (seen through tinted plates a shadow shifts the colour as well, and filled a
+        point's core).
         Also the ``(k, 2)`` toss-ups: an added point and one in line with it that fits the
         change within ``ADDED_TIE`` as well."""
-        changed = _distance(feats - before_feats, SHADOW_WEIGHT) > FOREGROUND_DISTANCE
+        since = feats - before_feats
+        changed = _distance(since, SHADOW_WEIGHT) > FOREGROUND_DISTANCE
+        if self._ref_px is not None:
+            # A pale token on a pale base changes it less than surely, but beyond a faint
+            # change and the noise, and no shadow brightens it (darkening counts for none).
+            faint = _distance(since, 0.0) > FAINT_DISTANCE
+            brighter = np.maximum(since[:, 2], 0.0)
+            chroma2 = since[:, 0] * since[:, 0] + since[:, 1] * since[:, 1]
+            changed |= faint & self._beyond_noise(
+                chroma2, brighter, sigma=self._detail_sigmas[self._noise_class]
+            )
         changed &= ~self._covered(accepted ^ before_accepted)
         if self.last_shadows is not None:  # the shadows the new tokens throw are theirs
             changed &= ~self._shadow_model.mask_at(

@@ -545,6 +545,62 @@ def test_a_new_tokens_shadow_on_the_table_past_the_base_is_no_hand():
     assert observation.states()[laid] == 0
 
 
+def test_a_pale_token_on_a_pale_base_is_found_by_the_hand_visit():
+    """Bench game 3003 under a bare lamp (seed 2001), second move E2R: a near-white token on
+    the third tier over a pale green-lit base changed its pixels by less than a sure change
+    (1.4 feature units against the empty board, the same since the hand came) but every one
+    of them far beyond the noise. Nothing read it: the camera never learned colour 1, read
+    the next two players' tokens with each other's colour, and four false alerts followed.
+    A change that brightens or tints beyond a faint one and beyond the noise is a token's
+    (no shadow brightens)."""
+    observation, board = _bench_moves(3003, (1280, 960), 2, hard_light=True)
+    laid = parse_point("E2R")
+    assert board[laid] == 1 and observation.visibility[laid] >= 0.5
+    assert observation.states()[laid] == 1
+
+
+def test_a_glint_beside_a_new_white_token_is_no_token():
+    """Bench game 3002 under a bare lamp, second move D7S, a white token on the top plate:
+    the plate beside it, on D6S, showed 8% brighter since the hand came (beside the white
+    token's edge), far beyond the noise of a pale table but a quarter of a faint change. A
+    change must be more than faint for the hand visit to add a token by it."""
+    observation, board = _bench_moves(3002, (1640, 1232), 2, hard_light=True)
+    assert board == {parse_point("A6Q"): 0, parse_point("D7S"): 1}
+    read = observation.states()
+    assert read[parse_point("D6S")] < 0
+    assert read[parse_point("D7S")] == 1
+
+
+def test_a_faint_token_found_by_the_hand_visit_casts_its_shadow():
+    """Bench game 1505 under a bare lamp (seed 501), first move F6R: a pale token the first
+    reading did not see, so no light was searched for with it as a caster, and its shadow on
+    the base read as a token on D7P, announced as the move (then every later colour was
+    shifted: eight false alerts). Found by the change since the hand came, F6R is searched
+    as the caster of the other new token's shadow, and D7P is that shadow."""
+    observation, board = _bench_moves(1505, (1280, 960), 1, hard_light=True)
+    laid = parse_point("F6R")
+    assert board == {laid: 0}
+    read = observation.states()
+    assert read[parse_point("D7P")] < 0
+    assert read[laid] == 0
+
+
+def test_a_wrong_light_refuted_leaves_the_new_tokens_shadow_to_be_found():
+    """Bench game 3302 under a bare lamp (seed 2301, which the bench had never run before),
+    second move A6Q: its shadow on the base read as a second new token on B6P. The search
+    over every caster found a wrong light, which the tokens refuted; the search that takes
+    each of two new tokens as the caster of the other's shadow was never asked, B6P went
+    down as a move with the next player's colour, and the game lost eleven of its twelve
+    moves (fifteen false alerts). A light the tokens refute is none: the new token's
+    shadow is searched next."""
+    observation, board = _bench_moves(3302, (1640, 1232), 2, hard_light=True)
+    laid = parse_point("A6Q")
+    assert board[laid] == 1 and observation.visibility[laid] >= 0.5
+    read = observation.states()
+    assert read[parse_point("B6P")] < 0
+    assert read[laid] == 1
+
+
 @pytest.mark.parametrize(
     "seed, size, moves, name",
     [
