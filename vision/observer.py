@@ -1187,33 +1187,44 @@ class Observer:
         A change short of a sure one counts where it is more than a faint one with darkening
         counted for nothing, beyond the noise of its class of detail: a near-white token on
         a pale base changed it too little to be sure (bench game 3003 under a bare lamp),
-        and no shadow brightens. Where the light is known, the new tokens' shadows are left
-        out (seen through tinted plates a shadow shifts the colour as well, and filled a
-        point's core).
+        and no shadow brightens. A change beyond the noise but fainter still that fills a
+        point's core adds a token where that point shows a token's outline (see
+        :meth:`_outlined`, its fainter bar): a white token laid on a pale green base
+        changed it by 0.6 feature units only (a glint beside a new white token in game 3002,
+        no token, by 0.25) but drew its rim and wall plainly (game 3707). Where the light is known,
+        the new tokens' shadows are left out (seen through tinted plates a shadow shifts the
+        colour as well, and filled a point's core).
         Also the ``(k, 2)`` toss-ups: an added point and one in line with it that fits the
         change within ``ADDED_TIE`` as well."""
         since = feats - before_feats
         changed = _distance(since, SHADOW_WEIGHT) > FOREGROUND_DISTANCE
+        weak = np.zeros_like(changed)
         if self._ref_px is not None:
-            # A pale token on a pale base changes it less than surely, but beyond a faint
-            # change and the noise, and no shadow brightens it (darkening counts for none).
-            faint = _distance(since, 0.0) > FAINT_DISTANCE
+            # A pale token on a pale base changes it less than surely, but beyond the noise,
+            # and no shadow brightens it (darkening counts for none).
             brighter = np.maximum(since[:, 2], 0.0)
             chroma2 = since[:, 0] * since[:, 0] + since[:, 1] * since[:, 1]
-            changed |= faint & self._beyond_noise(
+            weak = self._beyond_noise(
                 chroma2, brighter, sigma=self._detail_sigmas[self._noise_class]
             )
-        changed &= ~self._covered(accepted ^ before_accepted)
+            changed |= weak & (_distance(since, 0.0) > FAINT_DISTANCE)
+        unexplained = ~self._covered(accepted ^ before_accepted)
         if self.last_shadows is not None:  # the shadows the new tokens throw are theirs
-            changed &= ~self._shadow_model.mask_at(
+            unexplained &= ~self._shadow_model.mask_at(
                 self.last_shadows.slope, accepted & ~before_accepted
             )
-        if not changed.any():
+        changed &= unexplained
+        held = accepted | before_accepted
+        free = ~held & ~self._in_line_with(held)
+        # Fainter still, the change must draw the token's outline too.
+        _, weak_fit = self._fit_to((changed | weak) & unexplained)
+        outlined = self._outlined(accepted, free & (weak_fit >= TOKEN_SCORE), faint=True)
+        if not changed.any() and not outlined.any():
             return np.zeros(N_POINTS, bool), np.zeros((0, 2), np.int64)
         _, fit = self._fit_to(changed)
         chosen = self._selector.select(changed.astype(np.float32)).accepted
-        held = accepted | before_accepted
-        added = chosen & ~held & ~self._in_line_with(held) & (fit >= TOKEN_SCORE)
+        added = free & ((chosen & (fit >= TOKEN_SCORE)) | outlined)
+        fit = np.where(outlined, np.maximum(fit, weak_fit), fit)
         # A point in line with an added one that fits the change nearly as well may as well
         # hold it: the two are a toss-up (the colour, or the players, decide).
         a, b = self._in_line_a, self._in_line_b

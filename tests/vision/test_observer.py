@@ -559,6 +559,19 @@ def test_a_pale_token_on_a_pale_base_is_found_by_the_hand_visit():
     assert observation.states()[laid] == 1
 
 
+def test_a_white_token_a_little_paler_than_the_base_is_found_by_its_outline():
+    """Bench game 3707 under a bare lamp (seed 2701, which the bench had never run before),
+    first move E8R: a white token on a pale green base brightened it by only a sixth (0.6
+    feature units, under a faint change), though beyond the noise, and drew its rim and its
+    shaded wall plainly. Unread, the players told the move, and the token laid under it
+    later read with its colour (a false alert). A change since the hand came beyond the
+    noise that fills a point's core adds a token where the point shows its outline."""
+    observation, board = _bench_moves(3707, (1280, 960), 1, hard_light=True)
+    laid = parse_point("E8R")
+    assert board == {laid: 0}
+    assert observation.states()[laid] == 0
+
+
 def test_a_glint_beside_a_new_white_token_is_no_token():
     """Bench game 3002 under a bare lamp, second move D7S, a white token on the top plate:
     the plate beside it, on D6S, showed 8% brighter since the hand came (beside the white
