@@ -1191,7 +1191,10 @@ class Observer:
         point's core adds a token where that point shows a token's outline (see
         :meth:`_outlined`, its fainter bar): a white token laid on a pale green base
         changed it by 0.6 feature units only (a glint beside a new white token in game 3002,
-        no token, by 0.25) but drew its rim and wall plainly (game 3707). Where the light is known,
+        no token, by 0.25) but drew its rim and wall plainly (game 3707). The noise those
+        two are judged by is each pixel's own where either picture is darker than the empty
+        board: in a shadow a quarter as bright, colour is four times as noisy, and an empty
+        point in an old shadow outlined a token so (game 2905's E7P). Where the light is known,
         the new tokens' shadows are left out (seen through tinted plates a shadow shifts the
         colour as well, and filled a point's core).
         Also the ``(k, 2)`` toss-ups: an added point and one in line with it that fits the
@@ -1201,9 +1204,12 @@ class Observer:
         weak = np.zeros_like(changed)
         if self._ref_px is not None:
             # A pale token on a pale base changes it less than surely, but beyond the noise,
-            # and no shadow brightens it (darkening counts for none).
-            brighter = np.maximum(since[:, 2], 0.0)
-            chroma2 = since[:, 0] * since[:, 0] + since[:, 1] * since[:, 1]
+            # and no shadow brightens it (darkening counts for none). A pixel darker than
+            # the empty board in either picture (in a shadow) is that much noisier there.
+            darker = np.minimum(feats[:, 2], before_feats[:, 2]) - self._ref_features[:, 2]
+            clear = np.exp(np.minimum(darker, 0.0) * np.float32(LIGHT_SCALE))
+            brighter = np.maximum(since[:, 2], 0.0) * clear
+            chroma2 = (since[:, 0] * since[:, 0] + since[:, 1] * since[:, 1]) * (clear * clear)
             weak = self._beyond_noise(
                 chroma2, brighter, sigma=self._detail_sigmas[self._noise_class]
             )

@@ -572,6 +572,20 @@ def test_a_white_token_a_little_paler_than_the_base_is_found_by_its_outline():
     assert observation.states()[laid] == 0
 
 
+def test_a_faint_change_in_a_shadow_draws_no_token():
+    """Bench game 2905 under a bare lamp (seed 1901), eighth move G5Q: E7P, empty, in a deep
+    shadow before and after the visit, changed colour since the hand came by more than the
+    empty board's noise (its pixels, a quarter as bright, are four times as noisy in colour
+    as the board's own), filled its core and drew an outline at the fainter bar: a phantom
+    token and a false alert. A pixel darker than the empty board is judged by its own noise."""
+    observation, board = _bench_moves(2905, (1280, 960), 8, hard_light=True)
+    laid = parse_point("G5Q")
+    assert board[laid] == 1
+    read = observation.states()
+    assert read[parse_point("E7P")] < 0
+    assert read[laid] == 1
+
+
 def test_a_glint_beside_a_new_white_token_is_no_token():
     """Bench game 3002 under a bare lamp, second move D7S, a white token on the top plate:
     the plate beside it, on D6S, showed 8% brighter since the hand came (beside the white
