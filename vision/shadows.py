@@ -333,18 +333,14 @@ class ShadowModel:
         """Pixels seen in the ``casters``' shadow discs under the light of ``slope`` that
         tell a light: ``MIN_PIXELS``; or for a lone caster (the first token laid above the
         bottom tier), or searched on the table too, where the discs hold fewer samples,
-        ``LONE_SHARE`` of them, and all of them where they hold fewer than a disc's
-        ``MIN_DISC_PIXELS``. Samples are sparse where the camera sees the base between
+        ``LONE_SHARE`` of them. Samples are sparse where the camera sees the base between
         the plates' markings, and on the table: there a first token's shadow, seen whole, was
         too small to count, and read as a hand until the next visit (bench game 2707, under
-        a bare lamp; in game 3906, seen from low down, a disc on the base's near edge held
-        six samples)."""
+        a bare lamp)."""
         if len(casters) != 1 and sums.planes == 1:
             return MIN_PIXELS
         flat = self._disc_cells(casters, slope[None, :].astype(np.float32), sums.planes)[0]
         held = float(self._held[sums.planes - 1][flat].sum())
-        if held < MIN_DISC_PIXELS:  # (none held: no light is told)
-            return held if held > 0 else MIN_PIXELS
         return min(MIN_PIXELS, max(MIN_DISC_PIXELS, LONE_SHARE * held))
 
     def _shown(

@@ -518,20 +518,6 @@ def test_the_first_tokens_shadow_where_the_samples_are_sparse_is_no_hand():
     assert observation.states()[laid] == 0
 
 
-def test_a_lone_shadow_whose_disc_holds_few_samples_tells_the_light():
-    """Bench game 3906 under a bare lamp (seed 2901, which the bench had never run before),
-    seen from low down: the first token, G3R, threw its shadow onto the base's near edge,
-    where the camera's samples are sparse: its disc held 6 of them, all seen and darker
-    than seven times a shadow's least depth, fewer than the 10 a disc's depth is told by.
-    No light was found, the shadow read as a hand, and the move waited for the next visit.
-    A disc holding fewer samples than that is told by all of them."""
-    observation, board = _bench_moves(3906, (1640, 1232), 1, hard_light=True)
-    laid = parse_point("G3R")
-    assert board == {laid: 0}
-    assert not observation.hand_present
-    assert observation.states()[laid] == 0
-
-
 def test_under_a_low_lamp_whose_shadows_all_fall_past_the_base_the_new_token_is_read():
     """Bench game 2902 under a bare lamp (seed 1901, which the bench had never run before):
     the lamp, 46 degrees up, threw the shadows of the first tokens on the top tier past the
