@@ -828,20 +828,28 @@ class Observer:
                 if new is not None:
                     found = self._shown_by_tokens(feats, new, first)
             self._shadows_memo = (key, found, lone)
-        self._shadows_seen, self._shade_gain = found, self._gain_out_of(found)
-        if not self._could_pass_for_tokens(found):
-            self.last_shadows = None
+        if not self._take_light(found, keep=stream and not lone):
             return difference
-        if stream and not lone:
-            self._light_slope = found.slope
-        self.last_shadows = found
-        (chroma_a, chroma_b, light), shadowed = self.last_shadows.undone(delta)
+        (chroma_a, chroma_b, light), shadowed = found.undone(delta)
         at = np.flatnonzero(shadowed)  # (elsewhere the difference is as it was)
         significant = difference.significant.copy()
         significant[at] = self._beyond_noise(
             chroma_a[at] * chroma_a[at] + chroma_b[at] * chroma_b[at], light[at], at
         )
         return Difference(chroma_a, chroma_b, light, significant, shadowed)
+
+    def _take_light(self, found: Shadows | None, *, keep: bool) -> bool:
+        """Make the shadows ``found`` (None: none) this frame's, and their light the stream's
+        to look for first when ``keep``; True when they are deep enough to take out of the
+        change (see :meth:`_could_pass_for_tokens`)."""
+        self._shadows_seen, self._shade_gain = found, self._gain_out_of(found)
+        if not self._could_pass_for_tokens(found):
+            self.last_shadows = None
+            return False
+        if keep:
+            self._light_slope = found.slope
+        self.last_shadows = found
+        return True
 
     def _shown_by_tokens(
         self, feats: np.ndarray, found: Shadows | None, first: np.ndarray
@@ -1110,11 +1118,8 @@ class Observer:
         delta = (difference.chroma_a, difference.chroma_b, difference.light)
         found, lone = self._shadow_of_a_new_token(delta, accepted)
         found = self._shown_by_tokens(feats, found, accepted)
-        if not self._could_pass_for_tokens(found):
-            return
-        self.last_shadows = found
-        if not lone:
-            self._light_slope = found.slope
+        if self._could_pass_for_tokens(found):
+            self._take_light(found, keep=not lone)
 
     def _on_new_shadows(
         self, since: np.ndarray, accepted: np.ndarray, before_accepted: np.ndarray
