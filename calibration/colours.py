@@ -386,10 +386,15 @@ def nearest_prototype(
     return keys[best], d[np.arange(len(feats)), best]
 
 
-def colour_shares(distances: np.ndarray, width: float = 1.5) -> np.ndarray:
+def colour_shares(
+    distances: np.ndarray, width: float = 1.5, error: np.ndarray | None = None
+) -> np.ndarray:
     """``(n, m)`` probabilities that each of n samples is each of m known colours, from
-    their feature distances (Gaussian of ``width`` feature units, rows summing to 1)."""
-    likelihood = np.exp(-0.5 * (distances / width) ** 2) + 1e-6
+    their feature distances (Gaussian of ``width`` feature units, rows summing to 1). A
+    sample whose own colour may be ``error`` units off (``(n,)``) is told less surely: its
+    Gaussian widens by that much (added in quadrature)."""
+    spread = width if error is None else np.hypot(width, error)[:, None]
+    likelihood = np.exp(-0.5 * (distances / spread) ** 2) + 1e-6
     return likelihood / likelihood.sum(axis=1, keepdims=True)
 
 

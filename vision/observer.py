@@ -128,6 +128,9 @@ TOKEN_SCORE = 0.55  # fit score (filled core minus half the filled ring) that me
 SCORE_SOFTNESS = 0.06  # width of the sigmoid turning the fit score into a probability
 COLOUR_MARGIN = 0.0  # a pixel must match a token colour this much better than the empty board
 COLOUR_RAMP = 0.5  # ... and this much more again to count as a sure token pixel
+# A median's chroma error (both axes together) per typical distance of its rows from it, over
+# the square root of their count: rows spread as a 2-D Gaussian (sqrt(pi) / sqrt(2 ln 2)).
+CHROMA_ERROR_PER_SPREAD = 1.5
 COLOUR_RAISE = 0.1  # mean evidence a colour check must add to a point to read the board again
 CHANGE_MARGIN = 0.03  # a point must explain the before/after change this much better to take it
 ADDED_TIE = 0.1  # ... and a token the picture missed must, over a point in line, to be no toss-up
@@ -290,6 +293,19 @@ def _grouped_median(groups: np.ndarray, values: np.ndarray) -> tuple[np.ndarray,
         order = order[np.argsort(small_groups[order], kind="stable")]
         out[has, k] = values[order[middle[has]], k]
     return out, count
+
+
+def _chroma_error(groups: np.ndarray, values: np.ndarray, centre: np.ndarray) -> np.ndarray:
+    """Per point (``groups``: point of each row of colour features ``values``), how far the
+    chroma of its ``centre`` (``(N_POINTS, 3)``, read from those rows) may be off, in feature
+    units: a standard error from the rows' own spread about it. A dark token in deep shade,
+    relit, spreads its chroma over several units (its few grey levels are mostly noise) where
+    a lit one spreads a fraction of one."""
+    spread = np.hypot(
+        values[:, 0] - centre[groups, 0], values[:, 1] - centre[groups, 1]
+    )
+    typical, count = _grouped_median(groups, spread[:, None])
+    return CHROMA_ERROR_PER_SPREAD * typical[:, 0] / np.sqrt(np.maximum(count, 1))
 
 
 def _in_line_partners(pairs: np.ndarray, accepted: np.ndarray) -> np.ndarray:
@@ -1310,7 +1326,7 @@ class Observer:
         accepted = reading.accepted
         a, b = pairs[:, 0], pairs[:, 1]
         held, other = np.where(accepted[a], a, b), np.where(accepted[a], b, a)
-        mean, used = self._token_colours(feats, foreground, accepted)
+        mean, used, _ = self._token_colours(feats, foreground, accepted)
         judged = (
             (accepted[a] != accepted[b])
             & (used[held] > 0)
@@ -1977,7 +1993,7 @@ class Observer:
         scores as the selection scores (mean net evidence over the pixels that could vote),
         how many those were, and the farther tokens behind the found ones."""
         # (measured apart: the colours of the tokens accepted stay remembered for the read)
-        seen, used = self._measure_token_colours(feats, foreground, accepted | asked)
+        seen, used, _ = self._measure_token_colours(feats, foreground, accepted | asked)
         under = np.maximum(owner, 0)
         colour_behind, readable = seen[under], (owner < 0) | (used[under] > 0)
         # A farther token that the asked points together hide shows nothing of itself beside
@@ -1985,7 +2001,7 @@ class Observer:
         for point in np.unique(pts[~readable]):
             alone = accepted.copy()
             alone[point] = True
-            seen_alone, used_alone = self._measure_token_colours(feats, foreground, alone)
+            seen_alone, used_alone, _ = self._measure_token_colours(feats, foreground, alone)
             rows = np.flatnonzero(~readable & (pts == point))
             colour_behind[rows] = seen_alone[under[rows]]
             readable[rows] = used_alone[under[rows]] > 0
@@ -2066,11 +2082,12 @@ class Observer:
 
     def _token_colours(
         self, feats: np.ndarray, foreground: np.ndarray, accepted: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Mean colour feature of each accepted token's changed top-disc pixels well inside its
         outline (the top is lit most evenly, the rim mixes in the table; unchanged pixels are
         left out because printed lines of the plates above cross them), falling back to the
-        changed pixels of the whole core; and how many were used.
+        changed pixels of the whole core; how many were used; and how far off that colour's
+        chroma may be (see :func:`_chroma_error`).
         Pixels that an accepted token on a higher tier covers are left out: they show that
         nearer token, not this one."""
         # (the plates' loss as learned is part of it: it relights the shaded tops)
@@ -2079,29 +2096,31 @@ class Observer:
         if (  # a still picture asks twice
             memo is not None and memo[0] is feats and memo[1] is self._plate_loss and memo[2] == key
         ):
-            return memo[3][0].copy(), memo[3][1].copy()
-        mean, used = self._measure_token_colours(feats, foreground, accepted)
-        self._colours_memo = (feats, self._plate_loss, key, (mean.copy(), used.copy()))
-        return mean, used
+            return memo[3][0].copy(), memo[3][1].copy(), memo[3][2].copy()
+        mean, used, error = self._measure_token_colours(feats, foreground, accepted)
+        self._colours_memo = (feats, self._plate_loss, key, (mean.copy(), used.copy(), error))
+        return mean, used, error
 
     def _measure_token_colours(
         self, feats: np.ndarray, foreground: np.ndarray, accepted: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         mean = np.zeros((N_POINTS, 3))
         used = np.zeros(N_POINTS, np.int64)
+        error = np.zeros(N_POINTS)
         nearest = self._nearest_tier(accepted)
         idx = self._core.index
         use = (
             foreground[idx] & spread(accepted, self._core.count) & (nearest[idx] <= self._core_tier)
         )
-        pts, rows = self._core.point[use], _rows(feats, idx[use])
-        n = np.bincount(pts, minlength=N_POINTS)
+        core_pts, core_rows = self._core.point[use], _rows(feats, idx[use])
+        n = np.bincount(core_pts, minlength=N_POINTS)
         sums = np.stack(
-            [np.bincount(pts, weights=rows[:, k], minlength=N_POINTS) for k in range(3)], axis=1
+            [np.bincount(core_pts, weights=core_rows[:, k], minlength=N_POINTS) for k in range(3)],
+            axis=1,
         )
-        better = n >= 3
-        mean[better] = sums[better] / n[better, None]
-        used[better] = n[better]
+        by_core = n >= 3
+        mean[by_core] = sums[by_core] / n[by_core, None]
+        used[by_core] = n[by_core]
         # The top (inside the rim) overrides the core where it has pixels: the median of its
         # pixels that changed at least as much as the disc on average. Printed lines and
         # reflections of the plates above lie in front of the token and in the reference
@@ -2119,11 +2138,17 @@ class Observer:
             total = np.bincount(pts[use], weights=moved, minlength=N_POINTS)
             average = total / np.maximum(np.bincount(pts[use], minlength=N_POINTS), 1)
             use = use[moved >= average[pts[use]] - 1e-6]
-        median, n = _grouped_median(pts[use], self._out_of_shadows(feats, use, accepted))
-        better = n >= 3
-        mean[better] = median[better]
-        used[better] = n[better]
-        return mean, used
+        top = self._out_of_shadows(feats, use, accepted)
+        median, n = _grouped_median(pts[use], top)
+        by_top = n >= 3
+        mean[by_top] = median[by_top]
+        used[by_top] = n[by_top]
+        error[by_top] = _chroma_error(pts[use], top, median)[by_top]
+        by_core &= ~by_top
+        if by_core.any():  # (most tokens show their top)
+            mine = by_core[core_pts]
+            error[by_core] = _chroma_error(core_pts[mine], core_rows[mine], mean)[by_core]
+        return mean, used, error
 
     def _out_of_shadows(
         self, feats: np.ndarray, samples: np.ndarray, accepted: np.ndarray
@@ -2299,17 +2324,18 @@ class Observer:
 
     def _read_colours(
         self, feats: np.ndarray, foreground: np.ndarray, accepted: np.ndarray, *, learn: bool
-    ) -> tuple[np.ndarray, np.ndarray]:
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Each accepted token's colour as the camera sees it (behind the plates in front of
-        it), and which tokens had pixels to read it from; with ``learn``, the colour model
+        it), which tokens had pixels to read it from, and how far off its chroma may be (see
+        :func:`_chroma_error`); with ``learn``, the colour model
         (with the plates undone: its colours are as on the top tier) and the plates' colour
         loss learn from those whose top the camera sees at least in part (a point wholly
         behind the post, taken on a few changed pixels, once taught the model the table's
         colour, and every set after it took the wrong number)."""
-        seen, n = self._token_colours(feats, foreground, accepted)
+        seen, n, error = self._token_colours(feats, foreground, accepted)
         has_pixels = accepted & (n > 0)
         if not learn:
-            return seen, has_pixels
+            return seen, has_pixels, error
         visibility = self.footprints.token_visibility(accepted)
         readable = has_pixels & (visibility > 0.0)
         points = np.flatnonzero(readable)
@@ -2354,7 +2380,7 @@ class Observer:
                 if self.expected_colour is None and not (sets >= 0).any():
                     self._plates_from_sets(seen, points)
                     self._learn_set_spreads(seen, points)
-        return seen, has_pixels
+        return seen, has_pixels, error
 
     def _plates_from_sets(self, seen: np.ndarray, points: np.ndarray) -> None:
         """With no game to say whose tokens are whose, the plates' loss was estimated with
@@ -2536,7 +2562,7 @@ class Observer:
         with each set as the plates in front of the point wash it (see :meth:`_to_sets`): with
         the wash undone instead, any error in the wash as learned grew with the plates, and
         tokens of a dark set two and three plates down read as another set."""
-        seen, readable = self._read_colours(feats, foreground, accepted, learn=learn)
+        seen, readable, error = self._read_colours(feats, foreground, accepted, learn=learn)
         p_token = _sigmoid((score - MIN_SCORE) / SCORE_SOFTNESS)
         p_token[~(visible_core > 0)] = 0.0
         n_colours = self.colours.n_colours
@@ -2555,7 +2581,7 @@ class Observer:
             # (a still picture: each set weighed by its own spread, see _learn_set_spreads)
             share = set_shares(seen[None, :, :] - self._sets_as_seen(protos), spreads[1])
         else:
-            share = colour_shares(self._to_sets(seen, np.arange(N_POINTS), protos))
+            share = colour_shares(self._to_sets(seen, np.arange(N_POINTS), protos), error=error)
         # A token with no pixel to read its colour from (its top behind others, its wall
         # left) is any known colour alike: the game's word on it decides (vision.tracker).
         share[~readable] = 1.0 / len(keys)

@@ -244,6 +244,29 @@ def test_colour_shares_are_probabilities_favouring_the_nearest(rows: list[list[f
     assert np.all(shares[np.arange(len(rows)), nearest] >= shares.max(axis=1) - 1e-12)
 
 
+@settings(max_examples=50, deadline=None)
+@given(
+    # (distances at which the likelihoods' floor is negligible)
+    st.lists(st.lists(st.floats(0, 6), min_size=3, max_size=3), min_size=1, max_size=8),
+    st.floats(0.01, 10),
+)
+def test_a_colour_read_less_surely_is_shared_more_evenly_but_still_favours_the_nearest(
+    rows: list[list[float]], error: float
+) -> None:
+    distances = np.array(rows)
+    sure = colour_shares(distances, error=np.zeros(len(rows)))
+    unsure = colour_shares(distances, error=np.full(len(rows), error))
+    assert np.allclose(sure, colour_shares(distances))
+    assert np.allclose(unsure.sum(axis=1), 1.0)
+    nearest = np.argmin(distances, axis=1)
+    at = np.arange(len(rows))
+    assert np.all(unsure[at, nearest] >= unsure.max(axis=1) - 1e-12)
+    # (the likeliest colour's lead over each other one shrinks, never grows)
+    assert np.all(
+        unsure * sure[at, nearest][:, None] >= 0.99 * sure * unsure[at, nearest][:, None]
+    )
+
+
 def test_nearest_prototype_uses_the_given_distance_and_reports_no_colour_when_none_known() -> None:
     feats = np.array([[0.0, 0.0, 0.0], [10.0, 0.0, 0.0]], np.float32)
     index, dist = nearest_prototype(feats, {}, lambda a, b: np.zeros((len(a), len(b))))
