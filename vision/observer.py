@@ -1789,7 +1789,10 @@ class Observer:
         a token's outline much more). A token the table's colour changes its pixels little
         but still draws its outline (a brighter top, a shaded wall). Pairs touching an
         accepted token's silhouette say nothing (that token draws edges there, and a nearer
-        one hides the rim), and a point needs a fair share of its rim clear of them.
+        one hides the rim), and a point needs a fair share of its rim clear of them. Nor is
+        a point judged that lies mostly on the shadows taken out of this frame: a token's
+        shadow on the base is a token-sized dark disc, and its edge drew the outline of a
+        token on the point of the bottom tier under it (bench game 4007 under a bare lamp).
 
         With ``faint`` (a still picture), a fainter outline also counts (see
         :meth:`_faint_edge_level`) where the pixels inside the rim changed more than those
@@ -1799,6 +1802,8 @@ class Observer:
         :meth:`_attribute_changes`), and in the small demo stream (480x360) the fainter bar
         took an empty point in a frame just after a hand left."""
         out = np.zeros(N_POINTS, bool)
+        if self.last_shadows is not None:
+            asked = asked & (self._share_on(self.last_shadows.mask) < SHADOW_COVERS)
         if self._ref_features is None or self._frame is None or not asked.any():
             return out
         taken = np.zeros(self._rim_pixels, bool)

@@ -613,6 +613,21 @@ def test_a_faint_token_found_by_the_hand_visit_casts_its_shadow():
     assert read[laid] == 0
 
 
+def test_a_new_tokens_shadow_on_the_bottom_tier_draws_no_outline_of_a_token():
+    """Bench game 4007 under a bare lamp (seed 3001, which the bench had never run before),
+    second move F5R: its shadow fell on D6P, empty, on the bottom tier, a token-sized dark
+    disc. The shadow search found it and took it out of the change, but its edge drew the
+    outline of a token on D6P: announced as a move with F5R's, every colour after it was
+    shifted, and the game lost eleven of its twelve moves (twenty false alerts). A point
+    lying mostly on the shadows taken out is not judged by its outline."""
+    observation, board = _bench_moves(4007, (1280, 960), 2, hard_light=True)
+    laid = parse_point("F5R")
+    assert board == {parse_point("F2Q"): 0, laid: 1}
+    read = observation.states()
+    assert read[parse_point("D6P")] < 0
+    assert read[laid] == 1
+
+
 def test_a_dark_token_in_deep_shade_keeps_its_colour_when_a_new_shadow_stirs_it():
     """Bench game 3608 under a bare lamp (seed 2601), twelfth move D6R: G5P, a near-black
     token in the post's shadow, relit from a few grey levels, read with the other set's
