@@ -61,7 +61,7 @@ TABLE_MARGIN_MM = 150.0  # how far past the base the table's shadows are mapped
 MIN_DEPTH = 0.4  # shadows' darkening over the base's (brightness feature units) that counts
 MIN_DISC_PIXELS = 10  # pixels of a shadow disc that tell its darkening (noise well under its depth)
 MIN_BASE_SHADOWS = 3  # shadows seen on the base that tell the light without the table's
-LONE_SHARE = 0.5  # of the samples the discs hold, seen, that tell a light where they hold few
+HELD_SHARE = 0.5  # of the samples the discs hold, seen, that tell a light where they hold few
 TOP_CELL_MM = 1.0  # side of a cell of a tier's plane map of the shadows on token tops
 SHADED_MEMO = 4  # answers of ShadedTops.shaded kept
 LIGHT_DOUBT = 0.05  # a light's slope found is known to within this (searched again there)
@@ -331,17 +331,19 @@ class ShadowModel:
 
     def _enough(self, sums: _DiscSums, casters: np.ndarray, slope: np.ndarray) -> float:
         """Pixels seen in the ``casters``' shadow discs under the light of ``slope`` that
-        tell a light: ``MIN_PIXELS``; or for a lone caster (the first token laid above the
-        bottom tier), or searched on the table too, where the discs hold fewer samples,
-        ``LONE_SHARE`` of them. Samples are sparse where the camera sees the base between
-        the plates' markings, and on the table: there a first token's shadow, seen whole, was
-        too small to count, and read as a hand until the next visit (bench game 2707, under
-        a bare lamp)."""
-        if len(casters) != 1 and sums.planes == 1:
-            return MIN_PIXELS
+        tell a light: ``MIN_PIXELS``, or where the discs hold fewer samples, ``HELD_SHARE``
+        of them. Samples are sparse where the camera sees the base between the plates'
+        markings, and on the table: there a first token's shadow, seen whole, was too small
+        to count, and read as a hand until the next visit (bench game 2707, under a bare
+        lamp); and a second token's, on the table past the base beside the first one's on
+        it, held six samples (the two discs 41, under the fixed bar several casters once
+        had), and read as a hand through the next move (bench game 4301). Discs that hold
+        fewer than ``MIN_DISC_PIXELS`` are asked for all of them: a first token's shadow on
+        the base's near edge held six (bench game 3906)."""
         flat = self._disc_cells(casters, slope[None, :].astype(np.float32), sums.planes)[0]
         held = float(self._held[sums.planes - 1][flat].sum())
-        return min(MIN_PIXELS, max(MIN_DISC_PIXELS, LONE_SHARE * held))
+        least = min(MIN_DISC_PIXELS, max(held, 1.0))  # (discs that hold fewer: all of them)
+        return min(MIN_PIXELS, max(least, HELD_SHARE * held))
 
     def _shown(
         self, sums: _DiscSums, casters: np.ndarray, slope: np.ndarray, prior: float
