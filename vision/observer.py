@@ -301,9 +301,7 @@ def _chroma_error(groups: np.ndarray, values: np.ndarray, centre: np.ndarray) ->
     units: a standard error from the rows' own spread about it. A dark token in deep shade,
     relit, spreads its chroma over several units (its few grey levels are mostly noise) where
     a lit one spreads a fraction of one."""
-    spread = np.hypot(
-        values[:, 0] - centre[groups, 0], values[:, 1] - centre[groups, 1]
-    )
+    spread = np.hypot(values[:, 0] - centre[groups, 0], values[:, 1] - centre[groups, 1])
     typical, count = _grouped_median(groups, spread[:, None])
     return CHROMA_ERROR_PER_SPREAD * typical[:, 0] / np.sqrt(np.maximum(count, 1))
 
