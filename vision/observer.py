@@ -1814,10 +1814,12 @@ class Observer:
         :meth:`_attribute_changes`), and in the small demo stream (480x360) the fainter bar
         took an empty point in a frame just after a hand left."""
         out = np.zeros(N_POINTS, bool)
-        if self.last_shadows is not None:
-            asked = asked & (self._share_on(self.last_shadows.mask) < SHADOW_COVERS)
         if self._ref_features is None or self._frame is None or not asked.any():
             return out
+        if self.last_shadows is not None:  # (most frames ask no point: none is measured)
+            asked = asked & (self._share_on(self.last_shadows.mask) < SHADOW_COVERS)
+            if not asked.any():
+                return out
         taken = np.zeros(self._rim_pixels, bool)
         taken[self._rim_silhouette.select(accepted)] = True
         inside, outside = self._rim_local
@@ -2114,13 +2116,22 @@ class Observer:
             memo is not None and memo[0] is feats and memo[1] is self._plate_loss and memo[2] == key
         ):
             return memo[3][0].copy(), memo[3][1].copy(), memo[3][2].copy()
-        mean, used, error = self._measure_token_colours(feats, foreground, accepted)
+        mean, used, error = self._measure_token_colours(
+            feats, foreground, accepted, with_error=True
+        )
         self._colours_memo = (feats, self._plate_loss, key, (mean.copy(), used.copy(), error))
         return mean, used, error
 
     def _measure_token_colours(
-        self, feats: np.ndarray, foreground: np.ndarray, accepted: np.ndarray
+        self,
+        feats: np.ndarray,
+        foreground: np.ndarray,
+        accepted: np.ndarray,
+        *,
+        with_error: bool = False,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """See :meth:`_token_colours`; the chroma error is measured ``with_error`` only (zero
+        otherwise: the front votes read colours twice a frame and need none)."""
         mean = np.zeros((N_POINTS, 3))
         used = np.zeros(N_POINTS, np.int64)
         error = np.zeros(N_POINTS)
@@ -2160,6 +2171,8 @@ class Observer:
         by_top = n >= 3
         mean[by_top] = median[by_top]
         used[by_top] = n[by_top]
+        if not with_error:
+            return mean, used, error
         error[by_top] = _chroma_error(pts[use], top, median)[by_top]
         by_core &= ~by_top
         if by_core.any():  # (most tokens show their top)

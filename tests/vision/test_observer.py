@@ -1058,8 +1058,8 @@ def test_a_token_with_no_pixels_to_read_its_colour_from_has_even_odds(scene, cro
     point = next(p for p in tokens if rendered.visibility[p] >= 0.9 and states[p] >= 0)
     measure = observer._measure_token_colours
 
-    def nothing_to_read_at_point(*args):
-        mean, used, error = measure(*args)
+    def nothing_to_read_at_point(*args, **kwargs):
+        mean, used, error = measure(*args, **kwargs)
         mean[point], used[point] = 0.0, 0
         return mean, used, error
 
