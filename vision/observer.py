@@ -849,7 +849,7 @@ class Observer:
                 found = self._shadow_model.find(delta, ~self._covered(first), first)
                 if stream and not self._old_shadows_stayed(feats, found, first):
                     found = None
-            found = self._shown_by_tokens(feats, found, first)
+                found = self._shown_by_tokens(feats, found, first)
             if stream and not self._could_pass_for_tokens(found):
                 # (a wrong light the tokens refuted may have hidden a new token's shadow)
                 new, lone = self._shadow_of_a_new_token(delta, first)
@@ -2119,7 +2119,7 @@ class Observer:
         mean, used, error = self._measure_token_colours(
             feats, foreground, accepted, with_error=True
         )
-        self._colours_memo = (feats, self._plate_loss, key, (mean.copy(), used.copy(), error))
+        self._colours_memo = (feats, self._plate_loss, key, (mean.copy(), used.copy(), error.copy()))
         return mean, used, error
 
     def _measure_token_colours(
@@ -2357,11 +2357,11 @@ class Observer:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Each accepted token's colour as the camera sees it (behind the plates in front of
         it), which tokens had pixels to read it from, and how far off its chroma may be (see
-        :func:`_chroma_error`); with ``learn``, the colour model
-        (with the plates undone: its colours are as on the top tier) and the plates' colour
-        loss learn from those whose top the camera sees at least in part (a point wholly
-        behind the post, taken on a few changed pixels, once taught the model the table's
-        colour, and every set after it took the wrong number)."""
+        :func:`_chroma_error`); with ``learn``, the colour model (with the plates undone: its
+        colours are as on the top tier) and the plates' colour loss learn from those whose
+        top the camera sees at least in part (a point wholly behind the post, taken on a few
+        changed pixels, once taught the model the table's colour, and every set after it
+        took the wrong number)."""
         seen, n, error = self._token_colours(feats, foreground, accepted)
         has_pixels = accepted & (n > 0)
         if not learn:

@@ -248,7 +248,7 @@ def test_colour_shares_are_probabilities_favouring_the_nearest(rows: list[list[f
 @given(
     # (distances at which the likelihoods' floor is negligible)
     st.lists(st.lists(st.floats(0, 6), min_size=3, max_size=3), min_size=1, max_size=8),
-    st.floats(0.01, 10),
+    st.floats(0.5, 10),
 )
 def test_a_colour_read_less_surely_is_shared_more_evenly_but_still_favours_the_nearest(
     rows: list[list[float]], error: float
@@ -265,6 +265,10 @@ def test_a_colour_read_less_surely_is_shared_more_evenly_but_still_favours_the_n
     assert np.all(
         unsure * sure[at, nearest][:, None] >= 0.99 * sure * unsure[at, nearest][:, None]
     )
+    # ... and where another colour is clearly farther, the likeliest one is told less surely
+    ordered = np.sort(distances, axis=1)
+    clear = ordered[:, 1] - ordered[:, 0] > 0.5
+    assert np.all(unsure[at, nearest][clear] < sure[at, nearest][clear])
 
 
 def test_nearest_prototype_uses_the_given_distance_and_reports_no_colour_when_none_known() -> None:
