@@ -850,6 +850,8 @@ class Observer:
                 if stream and not self._old_shadows_stayed(feats, found, first):
                     found = None
                 found = self._shown_by_tokens(feats, found, first)
+                if stream and self._could_pass_for_tokens(found):
+                    found = self._better_with_a_shadow_taken_for_a_token(feats, delta, first, found)
             if stream and not self._could_pass_for_tokens(found):
                 # (a wrong light the tokens refuted may have hidden a new token's shadow)
                 new, lone = self._shadow_of_a_new_token(delta, first)
@@ -924,6 +926,29 @@ class Observer:
             delta, ~self._covered(casting), casting, min_casters=1, slope=slope
         )
 
+    def _better_with_a_shadow_taken_for_a_token(
+        self,
+        feats: np.ndarray,
+        delta: tuple[np.ndarray, np.ndarray, np.ndarray],
+        first: np.ndarray,
+        found: Shadows,
+    ) -> Shadows:
+        """The shadows ``found`` by every caster of the ``first`` reading, or, where one of two
+        tokens new since the hand came may be the other's shadow (see
+        :meth:`_new_token_on_the_others_shadow`), that light when more shadows bear it out.
+        A new token's shadow read as a token hides from the search where it truly lies, and
+        the token read on it is taken for a caster: in bench game 4801 (a bare lamp) the
+        search then lined that phantom's shadow up with an older token's real one, one
+        shadow bearing its light out where the true light had two."""
+        paired, casting = self._new_token_on_the_others_shadow(delta, first)
+        if paired is None:
+            return found
+        model = self._shadow_model
+        alone = model.confirmed(delta, ~self._covered(first), first, found.slope)
+        if model.confirmed(delta, ~self._covered(casting), casting, paired.slope) <= alone:
+            return found
+        return self._shown_by_tokens(feats, paired, first) or found
+
     def _shadow_of_a_new_token(
         self, delta: tuple[np.ndarray, np.ndarray, np.ndarray], first: np.ndarray
     ) -> tuple[Shadows | None, bool]:
@@ -933,27 +958,41 @@ class Observer:
         search the light by in general (a dark token within its reach would pass for its
         shadow).
 
-        The ``first`` reading may have taken the shadow for a second new token (the shadow
-        then hides under the token read on it). With exactly two tokens new since the hand
-        came, each is taken in turn as the caster and the other's pixels as open to the
-        search: a shadow found covering most of the other's silhouette, darker more than
-        it is tinted (see :meth:`_darker_than_tinted`), is the caster's. Or the reading
-        found the one new token and left its shadow unexplained, where it looked like a hand
-        still over the board and the move waited for a calm board that never came (a game
-        of the bench under a bare lamp lost its first move so). Then the search with that
-        token as the caster finds its shadow if one as dark as a shadow lies in its reach;
-        since that cannot tell a shadow from a dark stain, the light it shows serves the
-        frame only (the flag)."""
-        if self._before is None:
-            return None, False
-        new = np.flatnonzero(first & ~self._before[2])
+        The ``first`` reading may have taken the shadow for a second new token (see
+        :meth:`_new_token_on_the_others_shadow`). Or the reading found the one new token
+        and left its shadow unexplained, where it looked like a hand still over the board
+        and the move waited for a calm board that never came (a game of the bench under a
+        bare lamp lost its first move so). Then the search with that token as the caster
+        finds its shadow if one as dark as a shadow lies in its reach; since that cannot tell
+        a shadow from a dark stain, the light it shows serves the frame only (the flag)."""
+        new = self._new_in_visit(first)
         if len(new) == 1:
             if len(self._shadow_model.casters(first)) >= MIN_CASTERS:
                 return None, False  # (the search by every caster has looked already)
             found = self._shadow_model.find(delta, ~self._covered(first), first, min_casters=1)
             return (found, True) if self._darker_than_tinted(found) else (None, False)
+        found, _ = self._new_token_on_the_others_shadow(delta, first)
+        return found, False
+
+    def _new_in_visit(self, first: np.ndarray) -> np.ndarray:
+        """The points the ``first`` reading holds that the calm board before the hand came
+        did not (none outside a visit's aftermath)."""
+        if self._before is None:
+            return np.zeros(0, np.int64)
+        return np.flatnonzero(first & ~self._before[2])
+
+    def _new_token_on_the_others_shadow(
+        self, delta: tuple[np.ndarray, np.ndarray, np.ndarray], first: np.ndarray
+    ) -> tuple[Shadows | None, np.ndarray]:
+        """With exactly two tokens new in the ``first`` reading since the hand came, one may
+        be the other's shadow (it then hides under the token read on it). Each is taken in
+        turn as the caster and the other's pixels as open to the search: a shadow found
+        covering most of the other's silhouette, darker more than it is tinted (see
+        :meth:`_darker_than_tinted`), is the caster's. Returns those shadows (None: neither)
+        and the tokens that cast them (``first`` without the shadow)."""
+        new = self._new_in_visit(first)
         if len(new) != 2:
-            return None, False
+            return None, first
         for caster, other in (new, new[::-1]):
             kept = first.copy()
             kept[other] = False
@@ -963,8 +1002,8 @@ class Observer:
             if not self._darker_than_tinted(found):
                 continue
             logger.debug("new token %d read on the shadow of new token %d", other, caster)
-            return found, False
-        return None, False
+            return found, kept
+        return None, first
 
     @staticmethod
     def _darker_than_tinted(found: Shadows | None) -> bool:

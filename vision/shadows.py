@@ -177,10 +177,8 @@ class ShadowModel:
         self._off_base = self._table_cell < n * n  # (the table's pixels, where mapped)
         centres = spec.point_centres()
         self._xy = centres[:, :2]
-        self._xy32 = self._xy.astype(np.float32)
         # A token's shadow is cast by its whole height: its middle stands for it.
         self._height = centres[:, 2] + spec.token_height / 2 - base_z
-        self._height32 = self._height.astype(np.float32)
         self._base_height = spec.base_height
         self._upper = centres[:, 2] > 0  # (tokens above the bottom tier)
         self._radius = spec.token_diameter / 2
@@ -241,8 +239,7 @@ class ShadowModel:
         if len(casters) < min_casters:
             return None
         darkening = np.maximum(-delta[2], 0.0)
-        seen = usable & self._on_base
-        prior = float(np.median(darkening[seen])) if seen.any() else 0.0
+        prior = self._prior(darkening, usable)
         known = None if slope is None else np.asarray(slope, np.float64)[None, :]
         base = self._plane_sums(darkening, usable, 0)
         sums = on_base = self._assembled([base])
@@ -263,6 +260,27 @@ class ShadowModel:
             # The base shows too few of its shadows to tell the light, or none: the table's
             # count too.
             sums = self._assembled([base, self._plane_sums(darkening, usable, 1)])
+
+    def confirmed(
+        self,
+        delta: tuple[np.ndarray, np.ndarray, np.ndarray],
+        usable: np.ndarray,
+        accepted: np.ndarray,
+        slope: tuple[float, float],
+    ) -> int:
+        """How many of the ``accepted`` tokens' shadows under the light of ``slope`` the
+        picture bears out (arguments as :meth:`find`): their discs, on the base or past it,
+        seen and darker than the base's usual (see :meth:`_shown`)."""
+        darkening = np.maximum(-delta[2], 0.0)
+        sums = self._assembled([self._plane_sums(darkening, usable, k) for k in range(2)])
+        casters = self.casters(accepted)
+        return self._shown(sums, casters, np.asarray(slope), self._prior(darkening, usable))
+
+    def _prior(self, darkening: np.ndarray, usable: np.ndarray) -> float:
+        """The base's usual darkening where it is seen (``usable``): what a disc holding
+        no shadow shows."""
+        seen = usable & self._on_base
+        return float(np.median(darkening[seen])) if seen.any() else 0.0
 
     def _seen_at(
         self,
@@ -399,17 +417,18 @@ class ShadowModel:
         tiers = np.unique(heights)
         # the lowest tier with casters enough (a tier's shadows move alike with the slope)
         lowest = next((h for h in tiers if np.sum(heights == h) >= MIN_CASTERS), tiers[-1])
-        low = casters[heights <= lowest][:FIRST_CASTERS]
+        low = np.flatnonzero(heights <= lowest)[:FIRST_CASTERS]  # (columns of ``casters``)
         step = FIRST_STEP_MM / float(lowest)
         axis = np.arange(-MAX_SLOPE, MAX_SLOPE + 1e-9, step)
         grid = np.stack(np.meshgrid(axis, axis), axis=-1).reshape(-1, 2)
         grid = grid[np.hypot(grid[:, 0], grid[:, 1]) <= MAX_SLOPE]
-        mean, _ = self._scores(sums, low, grid, prior)
+        flat = self._disc_cells(casters, grid, sums.planes)  # (the low casters' among them)
+        mean, _ = self._scores(sums, flat[:, low], prior)
         # ... and the best few by every caster: when the lowest are few, a dark patch of
         # the table can line up with their shadows alone (bench scenes: the light was
         # missed in 23 of 100 that way, and was first by every caster in 13 of those).
-        every, _ = self._scores(sums, casters, grid, prior)
-        seeds = np.concatenate([grid[np.argsort(-m, kind="stable")[:SEEDS]] for m in (mean, every)])
+        every, _ = self._scores(sums, flat, prior)
+        seeds = np.concatenate([grid[_best_few(m, SEEDS)] for m in (mean, every)])
         for span, fine in ((step, step / 4), (step / 4, FINE_STEP)):
             best, pixels = self._best_near(sums, casters, prior, seeds, span, fine)
             seeds = best[None, :]
@@ -430,16 +449,17 @@ class ShadowModel:
         offsets = np.arange(-span, span + 1e-9, step)
         square = np.stack(np.meshgrid(offsets, offsets), axis=-1).reshape(-1, 2)
         grid = np.concatenate([seeds, (seeds[:, None, :] + square[None]).reshape(-1, 2)])
-        mean, data = self._scores(sums, casters, grid, prior)
+        mean, data = self._scores(sums, self._disc_cells(casters, grid, sums.planes), prior)
         best = int(np.argmax(mean))
         return grid[best], int(data[best])
 
+    @staticmethod
     def _scores(
-        self, sums: _DiscSums, casters: np.ndarray, slopes: np.ndarray, prior: float
+        sums: _DiscSums, flat: np.ndarray, prior: float
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Per slope: the shrunk mean darkening under the casters' shadow discs (in ``sums``
-        of the darkening), and the pixels seen there."""
-        flat = self._disc_cells(casters, slopes, sums.planes)
+        """Per slope: the shrunk mean darkening under the casters' shadow discs (``flat``,
+        ``(slopes, casters)`` cells as :meth:`_disc_cells` gives them, in ``sums`` of the
+        darkening), and the pixels seen there."""
         dark = sums.total[flat].sum(axis=1)
         data = sums.count[flat].sum(axis=1)
         return (dark + PRIOR_PIXELS * prior) / (data + PRIOR_PIXELS), data
@@ -449,21 +469,23 @@ class ShadowModel:
         ``planes`` maps number them) each caster's shadow disc is centred on under each
         light: on the base, or past it on the table (one past the last: off them)."""
         slopes = slopes.astype(np.float32)
-        height = self._height32[casters][None, :]
-        # (mm from the board's centre, on the base's plane)
-        x = self._xy32[casters, 0][None, :] - slopes[:, :1] * height
-        y = self._xy32[casters, 1][None, :] - slopes[:, 1:] * height
+        sx, sy = slopes[:, :1], slopes[:, 1:]
         used, starts = self._planes[:planes], self._plane_starts[: planes + 1]
-        flat = np.full(x.shape, starts[-1], np.int32)
-        to_cells = np.float32(1.0 / CELL_MM)
+        flat = np.full((len(slopes), len(casters)), starts[-1], np.int32)
         # (the base last: a shadow it catches does not reach the table)
         for plane, start in reversed(list(zip(used, starts))):
-            below, half = np.float32(plane.below), np.float32(plane.half)
-            column = (x - slopes[:, :1] * below + half) * to_cells
-            row = (y - slopes[:, 1:] * below + half) * to_cells
-            inside = (column >= 0) & (column < plane.side) & (row >= 0) & (row < plane.side)
-            cell = row.astype(np.int32) * np.int32(plane.side) + column.astype(np.int32)
-            np.copyto(flat, cell + np.int32(start), where=inside)
+            # per caster: its cell with the light overhead, and how many cells its shadow
+            # moves per unit of slope (its height above the plane)
+            origin = ((self._xy[casters] + plane.half) / CELL_MM).astype(np.float32)
+            reach = ((self._height[casters] + plane.below) / CELL_MM).astype(np.float32)
+            column = origin[None, :, 0] - sx * reach[None, :]
+            row = origin[None, :, 1] - sy * reach[None, :]
+            column_cell, row_cell = column.astype(np.int32), row.astype(np.int32)
+            inside = (np.minimum(column, row) >= 0) & (
+                np.maximum(column_cell, row_cell) < plane.side
+            )
+            np.copyto(flat, row_cell * np.int32(plane.side) + (column_cell + np.int32(start)),
+                      where=inside)
         return flat
 
     def mask_at(self, slope: tuple[float, float], accepted: np.ndarray) -> np.ndarray:
@@ -590,6 +612,17 @@ class ShadedTops:
             flat = np.append(plane.reshape(-1), np.uint8(0))  # (the last: off the map)
             out[here] = flat[self._cell[here]].astype(bool)
         return out
+
+
+def _best_few(values: np.ndarray, count: int) -> np.ndarray:
+    """The indices of the ``count`` largest ``values``, largest first (ties: the first
+    first), found without sorting them all (the coarse search scores over a thousand)."""
+    if len(values) > count:
+        least = np.partition(values, len(values) - count)[len(values) - count]
+        candidates = np.flatnonzero(values >= least)
+    else:
+        candidates = np.arange(len(values))
+    return candidates[np.argsort(-values[candidates], kind="stable")][:count]
 
 
 def _look(

@@ -659,6 +659,22 @@ def test_a_first_shadow_whose_disc_holds_few_samples_shows_the_light():
     assert {p: int(read[p]) for p in np.flatnonzero(read >= 0)} == board
 
 
+def test_a_new_tokens_shadow_read_as_a_token_does_not_line_the_light_up_wrong():
+    """Bench game 4801 under a bare lamp (seed 3801, never run before), fourth move G7S: the
+    first reading took its shadow for a token on D4R, a second new one, which then stood as a
+    caster; the search lined that phantom's shadow up with D2R's real one (one shadow bore
+    its light out, where the true light's had two), the phantom stayed and was announced
+    with G7S, and every later move was colour 1's out of turn (6 alerts). Where one of two
+    new tokens may be the other's shadow, the light more shadows bear out wins."""
+    observation, board = _bench_moves(4801, (1280, 960), 4, hard_light=True)
+    assert board == {
+        parse_point("F2P"): 0, parse_point("D2R"): 1, parse_point("B8P"): 2, parse_point("G7S"): 0
+    }
+    assert not observation.hand_present
+    read = observation.states()
+    assert {p: int(read[p]) for p in np.flatnonzero(read >= 0)} == board
+
+
 def test_a_light_found_while_a_hand_is_over_the_board_is_not_kept_for_the_stream():
     """Bench game 2905 under a bare lamp (seed 1901), eighth move G5Q: while the hand was
     over the board, the tokens read on it cast no shadows and it darkened the base, and the

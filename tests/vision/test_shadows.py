@@ -20,6 +20,7 @@ from vision.shadows import (
     ShadedTops,
     ShadowModel,
     Shadows,
+    _best_few,
 )
 
 SPEC = load_spec()
@@ -584,3 +585,34 @@ def test_a_known_light_is_searched_near_where_it_was_found(model):
     assert np.abs(np.array(found.slope) - far).max() <= LIGHT_DOUBT + 1e-9
     assert found.slope[0] < far[0] - LIGHT_DOUBT / 2
     assert np.hypot(*(np.array(found.slope) - slope)) >= 0.02
+
+
+def test_shadows_seen_dark_bear_their_light_out_and_no_other(model):
+    """Counted under a light: the casters whose shadow discs are seen darker than the base.
+    A disc drawn dark counts, one left as it was or hidden from the camera does not, and
+    under a wrong light none does."""
+    camera, shadows = model
+    slope = light_slope(200, 60)
+    casters = on_base(upper_points(np.random.default_rng(2), 4), slope)
+    assert len(casters) == 4
+    accepted = np.zeros(256, bool)
+    accepted[casters] = True
+    rng = np.random.default_rng(3)
+    delta = change_with(drawn_shadows(camera, casters[:2], slope), SHIFT, rng)
+    usable = ~drawn_shadows(camera, casters[1:2], slope)
+    assert shadows.confirmed(delta, usable, accepted, tuple(slope)) == 1
+    assert shadows.confirmed(delta, np.ones_like(usable), accepted, tuple(slope)) == 2
+    assert shadows.confirmed(delta, np.ones_like(usable), accepted, tuple(-slope)) == 0
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(
+    values=st.lists(st.integers(-3, 3), min_size=1, max_size=40),
+    count=st.integers(1, 5),
+)
+def test_the_best_few_are_the_first_of_a_stable_sort(values, count):
+    """The coarse search keeps its best few slopes without sorting them all; ties (many,
+    with values this coarse) go to the first, as a stable sort orders them."""
+    scores = np.array(values, np.float32)
+    expected = np.argsort(-scores, kind="stable")[:count]
+    assert _best_few(scores, count).tolist() == expected.tolist()
