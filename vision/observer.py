@@ -716,6 +716,8 @@ class Observer:
                 chroma2 = delta[:, 0] * delta[:, 0] + delta[:, 1] * delta[:, 1]
                 since_calm &= self._beyond_noise(chroma2, delta[:, 2])
             newly = since_calm & ~explained & ~calm_explained
+            if self._ref_px is not None:
+                newly &= ~self._back_to_the_board(feats, calm_feats, newly)
             if self.last_shadows is not None:  # (the shadows of new tokens are no hand,
                 # on the table past the base too, where too few pixels show them to be undone)
                 newly &= ~self._shadow_model.mask_at(self.last_shadows.slope, accepted)
@@ -920,7 +922,8 @@ class Observer:
         """The shadows of the ``first`` reading's tokens under a light of known ``slope``.
         A token read mostly on another's predicted shadow may be that shadow: it casts
         none, and its pixels show what the shadow looks like."""
-        on_shadows = self._share_on(self._shadow_model.mask_at(slope, first))
+        upper = self.footprints.tier > 0  # (a bottom tier token's own shadow lies under it)
+        on_shadows = self._share_on(self._shadow_model.mask_at(slope, first & upper))
         casting = first & (on_shadows < SHADOW_COVERS)
         return self._shadow_model.find(
             delta, ~self._covered(casting), casting, min_casters=1, slope=slope
@@ -935,17 +938,18 @@ class Observer:
     ) -> Shadows:
         """The shadows ``found`` by every caster of the ``first`` reading, or, where one of two
         tokens new since the hand came may be the other's shadow (see
-        :meth:`_new_token_on_the_others_shadow`), that light when more shadows bear it out.
-        A new token's shadow read as a token hides from the search where it truly lies, and
-        the token read on it is taken for a caster: in bench game 4801 (a bare lamp) the
+        :meth:`_new_token_on_the_others_shadow`), that light unless fewer shadows bear it
+        out. A new token's shadow read as a token hides from the search where it truly lies,
+        and the token read on it is taken for a caster: in bench game 4801 (a bare lamp) the
         search then lined that phantom's shadow up with an older token's real one, one
-        shadow bearing its light out where the true light had two."""
+        shadow bearing its light out where the true light had two; in game 3702 each light
+        had one, and the pair's, which explains the phantom too, was the true one."""
         paired, casting = self._new_token_on_the_others_shadow(delta, first)
         if paired is None:
             return found
         model = self._shadow_model
         alone = model.confirmed(delta, ~self._covered(first), first, found.slope)
-        if model.confirmed(delta, ~self._covered(casting), casting, paired.slope) <= alone:
+        if model.confirmed(delta, ~self._covered(casting), casting, paired.slope) < alone:
             return found
         return self._shown_by_tokens(feats, paired, first) or found
 
@@ -1191,14 +1195,16 @@ class Observer:
     def _on_new_shadows(
         self, since: np.ndarray, accepted: np.ndarray, before_accepted: np.ndarray
     ) -> np.ndarray:
-        """Which of the ``accepted`` tokens on the bottom tier new since the hand came (not
-        in ``before_accepted``; ``since``: each gathered pixel's change since the hand came)
-        are a shadow on the base: the core mostly (by ``SHADOW_COVERS``) in the shadows
-        found of the tokens above the bottom tier (not its own), and, over its pixels there,
-        unchanged since the hand came (most of them within the sensor noise: an old token's
-        shadow, read as a token this time; a brown token laid on the wooden base in a shadow
-        changes it little, but beyond the noise). Or, in
-        the shadow of a token the visit laid, or of a point above hidden from the camera (a
+        """Which of the ``accepted`` tokens new since the hand came (not in
+        ``before_accepted``; ``since``: each gathered pixel's change since the hand came) are
+        a shadow on the base, seen where they lie (on the bottom tier, or through the plate of
+        a tier above: a token laid out of sight on G7Q threw its shadow where the camera sees
+        the base through G3Q, bench game 4802): the core mostly (by ``SHADOW_COVERS``) in
+        the shadows found of the tokens above the bottom tier (not its own), and, over its
+        pixels there, unchanged since the hand came (most of them within the sensor noise: an
+        old token's shadow, read as a token this time; a brown token laid on the wooden base
+        in a shadow changes it little, but beyond the noise). Or, in the shadow of a token
+        the visit laid, or of a point above hidden from the camera (a
         token laid there shows its shadow only), changed the way the shadows look and no
         farther than the deepest of their looks: that shadow is as new as its token, and one
         visit lays one token. (A dark token laid in an old token's shadow changes the same
@@ -1209,8 +1215,8 @@ class Observer:
         colour: no alert, a wrong board.)"""
         out = np.zeros(N_POINTS, bool)
         found = self.last_shadows
-        low = accepted & ~before_accepted & (self.footprints.tier == 0)
-        if found is None or not low.any():
+        new = accepted & ~before_accepted
+        if found is None or not new.any():
             return out
         upper = self.footprints.tier > 0
         hidden = self.footprints.token_visibility(accepted) < MIN_VISIBILITY
@@ -1218,7 +1224,7 @@ class Observer:
             found.slope, upper & ((accepted & ~before_accepted) | (hidden & ~accepted))
         )
         cast = self._shadow_model.mask_at(found.slope, upper & (accepted | hidden))
-        suspects = np.flatnonzero(low & (self._share_on(cast, core=True) >= SHADOW_COVERS))
+        suspects = np.flatnonzero(new & (self._share_on(cast, core=True) >= SHADOW_COVERS))
         for point in suspects:  # (a handful at most)
             core = self._core.index[self._core.entries(np.array([point]))[1]]
             pixels = core[cast[core]]
@@ -1411,6 +1417,22 @@ class Observer:
             open_core=open_core,
             in_line=pairs[~decided],
         )
+
+    def _back_to_the_board(
+        self, feats: np.ndarray, calm_feats: np.ndarray, changed: np.ndarray
+    ) -> np.ndarray:
+        """Per gathered pixel: of those ``changed`` since the calm frame, has it come nearer
+        the empty board than it was then? Then the calm frame held something that has gone,
+        not the frame something new: a hand entering at the picture's edge cast its soft
+        shadow over the board in the frame taken as calm, and once it had gone, the shadow
+        lifted read as a hand that stayed until the next visit (bench game 4401, a bare lamp:
+        its seventh move lost). A hand arriving takes a pixel away from the empty board."""
+        at = np.flatnonzero(changed)
+        reference = self._ref_features[at]
+        back = _distance(feats[at] - reference) < _distance(calm_feats[at] - reference)
+        out = np.zeros(len(changed), bool)
+        out[at[back]] = True
+        return out
 
     def settle(self) -> None:
         """The "hand" has stayed for longer than a hand does and the camera has not moved

@@ -238,13 +238,14 @@ class ShadowModel:
         casters = self.casters(accepted)
         if len(casters) < min_casters:
             return None
+        beside = np.flatnonzero(accepted & ~self._upper)
         darkening = np.maximum(-delta[2], 0.0)
         prior = self._prior(darkening, usable)
         known = None if slope is None else np.asarray(slope, np.float64)[None, :]
         base = self._plane_sums(darkening, usable, 0)
         sums = on_base = self._assembled([base])
         while True:
-            slope, pixels = self._best(sums, casters, prior, known)
+            slope, pixels = self._best(sums, casters, beside, prior, known)
             enough = self._enough(sums, casters, slope)
             on_table = sums.planes > 1
             found = None
@@ -338,14 +339,20 @@ class ShadowModel:
         return sums.total[flat] / np.maximum(sums.count[flat], 1.0), sums.count[flat]
 
     def _best(
-        self, sums: _DiscSums, casters: np.ndarray, prior: float, known: np.ndarray | None
+        self,
+        sums: _DiscSums,
+        casters: np.ndarray,
+        beside: np.ndarray,
+        prior: float,
+        known: np.ndarray | None,
     ) -> tuple[np.ndarray, int]:
         """The light's slope the ``casters``' shadow discs show best (in ``sums`` of the
-        darkening), searched everywhere or, when it is ``known`` (``(1, 2)``), near there;
-        and the pixels seen in those discs."""
+        darkening), with those of the tokens ``beside`` them (on the bottom tier: see
+        :meth:`_best_near`), searched everywhere or, when it is ``known`` (``(1, 2)``), near
+        there; and the pixels seen in the casters' discs."""
         if known is None:
-            return self._search(sums, casters, prior)
-        return self._best_near(sums, casters, prior, known, LIGHT_DOUBT, FINE_STEP)
+            return self._search(sums, casters, beside, prior)
+        return self._best_near(sums, casters, beside, prior, known, LIGHT_DOUBT, FINE_STEP)
 
     def _enough(self, sums: _DiscSums, casters: np.ndarray, slope: np.ndarray) -> float:
         """Pixels seen in the ``casters``' shadow discs under the light of ``slope`` that
@@ -405,7 +412,7 @@ class ShadowModel:
         )
 
     def _search(
-        self, sums: _DiscSums, casters: np.ndarray, prior: float
+        self, sums: _DiscSums, casters: np.ndarray, beside: np.ndarray, prior: float
     ) -> tuple[np.ndarray, int]:
         """The slope whose shadow discs of the ``casters`` are darkest on average, and the
         pixels that was measured over. The mean is shrunk towards the base's ``prior``: a
@@ -422,7 +429,8 @@ class ShadowModel:
         axis = np.arange(-MAX_SLOPE, MAX_SLOPE + 1e-9, step)
         grid = np.stack(np.meshgrid(axis, axis), axis=-1).reshape(-1, 2)
         grid = grid[np.hypot(grid[:, 0], grid[:, 1]) <= MAX_SLOPE]
-        flat = self._disc_cells(casters, grid, sums.planes)  # (the low casters' among them)
+        # (the low casters' among them; the tokens beside them last)
+        flat = self._disc_cells(np.concatenate([casters, beside]), grid, sums.planes)
         mean, _ = self._scores(sums, flat[:, low], prior)
         # ... and the best few by every caster: when the lowest are few, a dark patch of
         # the table can line up with their shadows alone (bench scenes: the light was
@@ -430,7 +438,7 @@ class ShadowModel:
         every, _ = self._scores(sums, flat, prior)
         seeds = np.concatenate([grid[_best_few(m, SEEDS)] for m in (mean, every)])
         for span, fine in ((step, step / 4), (step / 4, FINE_STEP)):
-            best, pixels = self._best_near(sums, casters, prior, seeds, span, fine)
+            best, pixels = self._best_near(sums, casters, beside, prior, seeds, span, fine)
             seeds = best[None, :]
         return best, pixels
 
@@ -438,20 +446,27 @@ class ShadowModel:
         self,
         sums: _DiscSums,
         casters: np.ndarray,
+        beside: np.ndarray,
         prior: float,
         seeds: np.ndarray,
         span: float,
         step: float,
     ) -> tuple[np.ndarray, int]:
         """The slope within ``span`` of one of the ``seeds`` (``(k, 2)``, in ``step`` steps)
-        whose shadow discs of the ``casters`` are darkest (see :meth:`_scores`), and the
-        pixels measured there; a tie goes to the first seed itself."""
+        whose shadow discs of the ``casters`` and of the tokens ``beside`` them are darkest
+        (see :meth:`_scores`), and the pixels seen in the casters' discs there; a tie goes to
+        the first seed itself. A token on the bottom tier casts its short shadow beside
+        itself, seen where its silhouette ends: always the true light's way, so its disc
+        counts; left out, that dark rim pulled a wrong light whose disc for a caster landed
+        on it (bench game 4802 under a low lamp, the true light's discs mostly past the
+        table's map)."""
         offsets = np.arange(-span, span + 1e-9, step)
         square = np.stack(np.meshgrid(offsets, offsets), axis=-1).reshape(-1, 2)
         grid = np.concatenate([seeds, (seeds[:, None, :] + square[None]).reshape(-1, 2)])
-        mean, data = self._scores(sums, self._disc_cells(casters, grid, sums.planes), prior)
+        flat = self._disc_cells(np.concatenate([casters, beside]), grid, sums.planes)
+        mean, _ = self._scores(sums, flat, prior)
         best = int(np.argmax(mean))
-        return grid[best], int(data[best])
+        return grid[best], int(sums.count[flat[best, : len(casters)]].sum())
 
     @staticmethod
     def _scores(

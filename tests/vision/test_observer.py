@@ -675,6 +675,52 @@ def test_a_new_tokens_shadow_read_as_a_token_does_not_line_the_light_up_wrong():
     assert {p: int(read[p]) for p in np.flatnonzero(read >= 0)} == board
 
 
+def test_the_shadow_of_a_token_laid_out_of_sight_is_no_token_on_a_tier_above_the_base():
+    """Bench game 4802 under a low bare lamp (seed 3801, never run before), sixth move G7Q,
+    laid under G7S where the camera cannot see it: its shadow on the base, seen through the
+    Q plate, read as a token on G3Q, announced as the move. A new token read in the shadow
+    a hidden point's token would throw, changed the way shadows look, is that shadow on any
+    tier, as on the bottom one. (Two more rules keep the light right there: the bottom
+    tier's short shadows beside their tokens count in the search, and a bottom tier token,
+    lying on its own shadow, still stands as one in a kept light's search.)"""
+    observation, board = _bench_moves(4802, (1640, 1232), 6, hard_light=True)
+    assert board[parse_point("G7Q")] == 2
+    assert not observation.hand_present
+    read = observation.states()
+    tokens = {p: int(read[p]) for p in np.flatnonzero(read >= 0)}
+    assert parse_point("G3Q") not in tokens
+    assert tokens == {p: c for p, c in board.items() if p != parse_point("G7Q")}
+
+
+def test_a_hands_soft_shadow_in_the_calm_frame_is_no_hand_once_it_has_lifted():
+    """Bench game 4401 under a bare lamp (seed 3401, never run before), seventh move A5S: the
+    hand came in at the picture's top edge, off the board, and its soft shadow over the
+    board went unnoticed, so that frame was taken as the calm one. Once the hand had gone,
+    the shadow lifted: a change since the calm frame, read as a hand that stayed until the
+    next visit, and the move was lost. A change that brings the board back to the empty
+    board's look is the calm frame's, not a hand's."""
+    observation, board = _bench_moves(4401, (1280, 960), 7, hard_light=True)
+    assert board[parse_point("A5S")] == 0
+    assert not observation.hand_present
+    read = observation.states()
+    assert read[parse_point("A5S")] == 0
+
+
+def test_a_new_tokens_shadow_read_as_a_token_yields_to_the_light_as_many_shadows_bear_out():
+    """Bench game 3702 under a bare lamp (seed 2701), ninth move F1Q: its shadow read as a
+    token on D2Q, a second new one; the search over every caster, the phantom among them,
+    found a wrong light that one shadow bore out, and the pair's light (F1Q casting the
+    shadow read on D2Q), the true one, had one too. The pair's light explains the phantom
+    as well: it wins the tie (taking the other light, D2Q went down as a second colour 2
+    token, an alert)."""
+    observation, board = _bench_moves(3702, (1640, 1232), 9, hard_light=True)
+    assert board[parse_point("F1Q")] == 2
+    assert not observation.hand_present
+    read = observation.states()
+    assert read[parse_point("D2Q")] < 0
+    assert read[parse_point("F1Q")] == 2
+
+
 def test_a_light_found_while_a_hand_is_over_the_board_is_not_kept_for_the_stream():
     """Bench game 2905 under a bare lamp (seed 1901), eighth move G5Q: while the hand was
     over the board, the tokens read on it cast no shadows and it darkened the base, and the
