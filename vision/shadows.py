@@ -192,6 +192,7 @@ class ShadowModel:
         self._disc_kernel = cv2.getStructuringElement(
             cv2.MORPH_ELLIPSE, (2 * disc + 1, 2 * disc + 1)
         ).astype(np.float32)
+        self._disc_offsets = np.argwhere(self._disc_kernel > 0) - disc  # (row, column)
         # The light is searched on the base and on the table around it.
         self._planes = (
             _PlaneMap(self._cell, self._cells_per_side, self._half, 0.0),
@@ -334,9 +335,31 @@ class ShadowModel:
         """Per caster (point indices): the mean of ``values`` (per gathered pixel) over the
         pixels of the base, or of the table past it, seen (``usable``) in its shadow disc
         under the light of ``slope``, and how many pixels that is."""
-        sums = self._assembled([self._plane_sums(values, usable, k) for k in range(2)])
-        flat = self._disc_cells(casters, np.asarray(slope, np.float32)[None, :], sums.planes)[0]
-        return sums.total[flat] / np.maximum(sums.count[flat], 1.0), sums.count[flat]
+        flat = self._disc_cells(casters, np.asarray(slope, np.float32)[None, :], 2)[0]
+        total, count = self._sums_at(values, usable, flat)
+        return total / np.maximum(count, 1.0), count
+
+    def _sums_at(
+        self, values: np.ndarray, usable: np.ndarray, flat: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """As :meth:`_plane_sums` gives them, but only at the cells ``flat`` (numbered as
+        :class:`_DiscSums` of both maps number them; one past the last: none): a handful of
+        discs cost far less than filtering both maps whole."""
+        total, count = np.zeros(len(flat)), np.zeros(len(flat))
+        for plane, start in enumerate(self._plane_starts[:-1]):
+            side = self._planes[plane].side
+            mine = np.flatnonzero((flat >= start) & (flat < start + side * side))
+            if not len(mine):
+                continue
+            raw_total, raw_count = self._raw_sums(values, usable, plane)
+            row, column = np.divmod(flat[mine] - start, side)
+            rows = row[:, None] + self._disc_offsets[None, :, 0]
+            columns = column[:, None] + self._disc_offsets[None, :, 1]
+            inside = (rows >= 0) & (rows < side) & (columns >= 0) & (columns < side)
+            cells = np.where(inside, rows * side + columns, 0)
+            total[mine] = np.where(inside, raw_total[cells], 0.0).sum(axis=1)
+            count[mine] = np.where(inside, raw_count[cells], 0.0).sum(axis=1)
+        return total, count
 
     def _best(
         self,
@@ -386,20 +409,30 @@ class ShadowModel:
         """``values`` (per gathered pixel) summed, and the ``usable`` pixels counted, over a
         token-sized disc around every cell of map ``plane`` of those the light is searched
         on: flat."""
-        plane_map = self._planes[plane]
-        side = plane_map.side
-        seen = usable & (plane_map.cell < side * side)
-        cells = plane_map.cell[seen]
+        side = self._planes[plane].side
+        total, count = self._raw_sums(values, usable, plane)
         sums = cv2.merge(
             [
-                np.bincount(cells, weights=values[seen], minlength=side * side)
-                .astype(np.float32)
-                .reshape(side, side),
-                np.bincount(cells, minlength=side * side).astype(np.float32).reshape(side, side),
+                total.astype(np.float32).reshape(side, side),
+                count.astype(np.float32).reshape(side, side),
             ]
         )
         sums = cv2.filter2D(sums, -1, self._disc_kernel, borderType=0)
         return sums[..., 0].reshape(-1), sums[..., 1].reshape(-1)
+
+    def _raw_sums(
+        self, values: np.ndarray, usable: np.ndarray, plane: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``values`` (per gathered pixel) summed, and the ``usable`` pixels counted, in
+        every cell of map ``plane``: flat."""
+        plane_map = self._planes[plane]
+        side = plane_map.side
+        seen = usable & (plane_map.cell < side * side)
+        cells = plane_map.cell[seen]
+        return (
+            np.bincount(cells, weights=values[seen], minlength=side * side),
+            np.bincount(cells, minlength=side * side).astype(np.float64),
+        )
 
     @staticmethod
     def _assembled(planes: list[tuple[np.ndarray, np.ndarray]]) -> _DiscSums:

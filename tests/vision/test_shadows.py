@@ -616,3 +616,21 @@ def test_the_best_few_are_the_first_of_a_stable_sort(values, count):
     scores = np.array(values, np.float32)
     expected = np.argsort(-scores, kind="stable")[:count]
     assert _best_few(scores, count).tolist() == expected.tolist()
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**16), azimuth=st.floats(0, 360), elevation=st.floats(30, 80))
+def test_disc_means_at_a_few_discs_match_the_maps_filtered_whole(model, seed, azimuth, elevation):
+    """A few casters' disc means are summed at their discs alone; they equal what the whole
+    maps filtered give at those cells, on the base and on the table past it."""
+    _, shadows = model
+    rng = np.random.default_rng(seed)
+    values = rng.normal(0, 1, WORKING[0] * WORKING[1]).astype(np.float32)
+    usable = rng.random(values.size) < 0.7
+    casters = np.array(upper_points(rng, 6))
+    slope = tuple(light_slope(azimuth, elevation))
+    mean, seen = shadows.disc_means(values, usable, casters, slope)
+    sums = shadows._assembled([shadows._plane_sums(values, usable, k) for k in range(2)])
+    flat = shadows._disc_cells(casters, np.asarray(slope, np.float32)[None, :], 2)[0]
+    assert seen.tolist() == sums.count[flat].tolist()
+    np.testing.assert_allclose(mean * seen, sums.total[flat], atol=1e-2)
