@@ -721,6 +721,18 @@ def test_a_new_tokens_shadow_read_as_a_token_yields_to_the_light_as_many_shadows
     assert read[parse_point("F1Q")] == 2
 
 
+def test_a_new_tokens_shadow_on_the_table_is_no_hand_against_the_empty_board():
+    """Bench game 5002 under a bare lamp (seed 4001, never run before), twelfth move D1S: a
+    lamp 47 degrees up threw its shadow past the base onto the table, where too few samples
+    show a shadow's look for it to be taken out of the change; it read as a hand against the
+    empty board for the rest of the game, and the move was lost. The light is known: its
+    tokens' shadow discs are no hand (as against the calm frame already)."""
+    observation, board = _bench_moves(5002, (1640, 1232), 12, hard_light=True)
+    assert board[parse_point("D1S")] == 2
+    assert not observation.hand_present
+    assert observation.states()[parse_point("D1S")] == 2
+
+
 def test_a_light_found_while_a_hand_is_over_the_board_is_not_kept_for_the_stream():
     """Bench game 2905 under a bare lamp (seed 1901), eighth move G5Q: while the hand was
     over the board, the tokens read on it cast no shadows and it darkened the base, and the
