@@ -704,7 +704,9 @@ class Observer:
         score, accepted, visible_core = reading.score, reading.accepted, reading.open_core
         explained = self._covered(accepted)
         unexplained = foreground & ~explained
-        hand_present = self._hand(self._off_shadow_discs(unexplained, accepted))
+        # (a token's shadow is no hand, see _shadow_discs)
+        discs = self._shadow_discs(accepted)
+        hand_present = self._hand(unexplained & ~discs)
         changed_fraction = self._grid.changed_fraction(unexplained[self._grid_local])
         if compare_previous and self._calm is not None:
             # Weaker changes count against the last calm frame (its shadows and tokens are
@@ -715,10 +717,9 @@ class Observer:
             if self._ref_px is not None:  # and not mere sensor noise (a dark, noisy table)
                 chroma2 = delta[:, 0] * delta[:, 0] + delta[:, 1] * delta[:, 1]
                 since_calm &= self._beyond_noise(chroma2, delta[:, 2])
-            newly = since_calm & ~explained & ~calm_explained
+            newly = since_calm & ~explained & ~calm_explained & ~discs
             if self._ref_px is not None:
-                newly &= ~self._back_to_the_board(feats, calm_feats, newly)
-            newly = self._off_shadow_discs(newly, accepted)
+                newly = self._away_from_the_board(feats, calm_feats, newly)
             only_since_calm = not hand_present and self._hand(newly)
             if only_since_calm and self._settling:  # it stayed too long for a hand (settle)
                 self._settling = only_since_calm = False
@@ -1416,31 +1417,31 @@ class Observer:
             in_line=pairs[~decided],
         )
 
-    def _off_shadow_discs(self, changed: np.ndarray, accepted: np.ndarray) -> np.ndarray:
-        """``changed`` (per gathered pixel) outside the ``accepted`` tokens' shadow discs
-        under this frame's light, on the base and on the table past it: a token's shadow is
-        no hand, even where too few samples show the shadows' look to take it out of the
-        change (bench game 2707 lost four moves to a new token's shadow on the table read as
-        a hand since the calm frame, and game 5002 its last move to one read as a hand
-        against the empty board). A hand is far bigger than a disc: it still shows around."""
+    def _shadow_discs(self, accepted: np.ndarray) -> np.ndarray:
+        """Per gathered pixel: is it in an ``accepted`` token's shadow disc under this
+        frame's light (none found: nowhere), on the base or on the table past it? A token's
+        shadow is no hand, even where too few samples show the shadows' look to take it out
+        of the change (bench game 2707 lost four moves to a new token's shadow on the table
+        read as a hand since the calm frame, and game 5002 its last move to one read as a
+        hand against the empty board). A hand is far bigger than a disc: it shows around."""
         if self.last_shadows is None:
-            return changed
-        return changed & ~self._shadow_model.mask_at(self.last_shadows.slope, accepted)
+            return np.zeros(len(self._positions), bool)
+        return self._shadow_model.mask_at(self.last_shadows.slope, accepted)
 
-    def _back_to_the_board(
+    def _away_from_the_board(
         self, feats: np.ndarray, calm_feats: np.ndarray, changed: np.ndarray
     ) -> np.ndarray:
-        """Per gathered pixel: of those ``changed`` since the calm frame, has it come nearer
-        the empty board than it was then? Then the calm frame held something that has gone,
-        not the frame something new: a hand entering at the picture's edge cast its soft
-        shadow over the board in the frame taken as calm, and once it had gone, the shadow
-        lifted read as a hand that stayed until the next visit (bench game 4401, a bare lamp:
-        its seventh move lost). A hand arriving takes a pixel away from the empty board."""
+        """Of the pixels ``changed`` since the calm frame, those that went farther from the
+        empty board. One that came nearer shows that the calm frame held something that has
+        gone, not that something new came: a hand entering at the picture's edge cast its
+        soft shadow over the board in the frame taken as calm, and once it had gone, the
+        shadow lifted read as a hand that stayed until the next visit (bench game 4401, a bare
+        lamp: its seventh move lost). A hand arriving takes a pixel away from the board."""
         at = np.flatnonzero(changed)
         reference = self._ref_features[at]
         back = _distance(feats[at] - reference) < _distance(calm_feats[at] - reference)
-        out = np.zeros(len(changed), bool)
-        out[at[back]] = True
+        out = changed.copy()
+        out[at[back]] = False
         return out
 
     def settle(self) -> None:

@@ -123,12 +123,16 @@ class Shadows:
 class _PlaneMap:
     """A plane the light is searched on: the cell of its map each gathered pixel sees (one
     past the last: none), the map's cells per side and half width (mm), and how far below
-    the base's top the plane lies (mm)."""
+    the base's top the plane lies (mm); per point, the cell (fractional, column and row) a
+    token's shadow centres on with the light overhead, and how many cells it moves per unit
+    of slope (its height above the plane)."""
 
     cell: np.ndarray
     side: int
     half: float
     below: float
+    origin: np.ndarray
+    reach: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -195,8 +199,8 @@ class ShadowModel:
         self._disc_offsets = np.argwhere(self._disc_kernel > 0) - disc  # (row, column)
         # The light is searched on the base and on the table around it.
         self._planes = (
-            _PlaneMap(self._cell, self._cells_per_side, self._half, 0.0),
-            _PlaneMap(self._table_cell, n, self._table_half, spec.base_height),
+            self._plane_map(self._cell, self._cells_per_side, self._half, 0.0),
+            self._plane_map(self._table_cell, n, self._table_half, spec.base_height),
         )
         # where each map's cells start in sums of them all, one map after the other
         self._plane_starts = np.cumsum([0] + [plane.side * plane.side for plane in self._planes])
@@ -205,6 +209,16 @@ class ShadowModel:
         every = np.ones(len(positions), bool)
         held = [self._plane_sums(every, every, k) for k in range(len(self._planes))]
         self._held = tuple(self._assembled(held[: k + 1]).count for k in range(len(held)))
+
+    def _plane_map(self, cell: np.ndarray, side: int, half: float, below: float) -> _PlaneMap:
+        return _PlaneMap(
+            cell,
+            side,
+            half,
+            below,
+            origin=((self._xy + half) / CELL_MM).astype(np.float32),
+            reach=((self._height + below) / CELL_MM).astype(np.float32),
+        )
 
     @property
     def on_base(self) -> np.ndarray:
@@ -274,9 +288,8 @@ class ShadowModel:
         picture bears out (arguments as :meth:`find`): their discs, on the base or past it,
         seen and darker than the base's usual (see :meth:`_shown`)."""
         darkening = np.maximum(-delta[2], 0.0)
-        sums = self._assembled([self._plane_sums(darkening, usable, k) for k in range(2)])
-        casters = self.casters(accepted)
-        return self._shown(sums, casters, np.asarray(slope), self._prior(darkening, usable))
+        flat = self._disc_cells(self.casters(accepted), np.asarray(slope)[None, :], 2)[0]
+        return _bearing_out(*self._sums_at(darkening, usable, flat), self._prior(darkening, usable))
 
     def _prior(self, darkening: np.ndarray, usable: np.ndarray) -> float:
         """The base's usual darkening where it is seen (``usable``): what a disc holding
@@ -400,8 +413,7 @@ class ShadowModel:
         (in ``sums`` of the darkening) and darker than the ``prior`` by half a shadow's
         least depth."""
         flat = self._disc_cells(casters, slope[None, :].astype(np.float32), sums.planes)[0]
-        dark, pixels = sums.total[flat], sums.count[flat]
-        return int(np.sum((pixels >= MIN_DISC_PIXELS) & (dark >= (prior + MIN_DEPTH / 2) * pixels)))
+        return _bearing_out(sums.total[flat], sums.count[flat], prior)
 
     def _plane_sums(
         self, values: np.ndarray, usable: np.ndarray, plane: int
@@ -522,10 +534,7 @@ class ShadowModel:
         flat = np.full((len(slopes), len(casters)), starts[-1], np.int32)
         # (the base last: a shadow it catches does not reach the table)
         for plane, start in reversed(list(zip(used, starts))):
-            # per caster: its cell with the light overhead, and how many cells its shadow
-            # moves per unit of slope (its height above the plane)
-            origin = ((self._xy[casters] + plane.half) / CELL_MM).astype(np.float32)
-            reach = ((self._height[casters] + plane.below) / CELL_MM).astype(np.float32)
+            origin, reach = plane.origin[casters], plane.reach[casters]
             column = origin[None, :, 0] - sx * reach[None, :]
             row = origin[None, :, 1] - sy * reach[None, :]
             column_cell, row_cell = column.astype(np.int32), row.astype(np.int32)
@@ -660,6 +669,12 @@ class ShadedTops:
             flat = np.append(plane.reshape(-1), np.uint8(0))  # (the last: off the map)
             out[here] = flat[self._cell[here]].astype(bool)
         return out
+
+
+def _bearing_out(dark: np.ndarray, pixels: np.ndarray, prior: float) -> int:
+    """How many shadow discs (their summed darkening and seen pixels) are seen and darker
+    than the ``prior`` by half a shadow's least depth."""
+    return int(np.sum((pixels >= MIN_DISC_PIXELS) & (dark >= (prior + MIN_DEPTH / 2) * pixels)))
 
 
 def _best_few(values: np.ndarray, count: int) -> np.ndarray:
