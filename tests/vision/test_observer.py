@@ -1498,6 +1498,26 @@ def test_a_faint_outline_drawn_from_inside_is_a_token(seed, size, cast, names, k
 
 
 @pytest.mark.parametrize(
+    "seed, names",
+    [
+        (832, ("A5Q", "F7R", "H4P", "H2Q", "A2P", "D4P")),
+        (886, ()),
+    ],
+)
+def test_a_pale_token_on_a_base_of_its_hue_is_outlined_by_its_brightening(seed, names):
+    """Bench scene 832 (a colour cast): cream tokens seen through the plates on a base of
+    their own hue changed its colour little and its brightness by about 15%. Their outline
+    is a brightness edge, and measured with chroma (several times noisier per grey level) it
+    stayed within the noise: 9 of the 22 visible cream tokens were missed. The inside's
+    brightening, against the brightness noise alone, outlines them. (D6P changed too little
+    anywhere in its core to be asked, and G5Q and the darker F5R are still missed.) Scene
+    886: shadows' edges over a dark stone table darken one side of many rims; counted as
+    brightness edges both ways they outlined six empty points, which brightening alone
+    does not."""
+    assert_finds_only_tokens(seed, BENCH_SIZES[1], True, names)
+
+
+@pytest.mark.parametrize(
     "seed, size, cast, names",
     [(13, (1280, 960), False, ("G7Q", "D4R")), (72, (1640, 1232), True, ("E6R",))],
 )
