@@ -828,7 +828,10 @@ class Observer:
         shadow from the search; the others still show the light); where the tokens refute
         it there, it is searched for anew (a light kept from two tokens' shadows, 0.02 off,
         was searched near there with the third token's, and ended where the tokens refuted
-        it: bench game 2902). A light found from the
+        it: bench game 2902). The kept light's casters are the quick reading's tokens and the
+        last calm board's: a faint token the quick reading misses still casts its shadow, and
+        that shadow, read as a token, was announced as an illegal move (bench game 2908 under
+        a bare lamp). A light found from the
         shadow of one new token alone serves this frame but is not kept for the stream (see
         :meth:`_shadow_of_a_new_token`). That search is asked, too, when the search over every
         caster found a light the tokens refute: the new token's shadow, read as a token,
@@ -844,8 +847,9 @@ class Observer:
             found, lone = None, False
             if stream and self._light_slope is not None:
                 # (a kept light the tokens refute here is searched for anew)
+                casters = first if self._calm is None else first | self._calm[2]
                 found = self._shown_by_tokens(
-                    feats, self._shadows_at(delta, first, self._light_slope), first
+                    feats, self._shadows_at(delta, casters, self._light_slope), first
                 )
             if not self._could_pass_for_tokens(found):
                 found = self._shadow_model.find(delta, ~self._covered(first), first)
@@ -1163,8 +1167,8 @@ class Observer:
             accepted |= added
             score[added] = np.maximum(score[added], TOKEN_SCORE)
             in_line = np.concatenate([in_line, ties])
-            if self.last_shadows is None:
-                self._light_of_an_added_token(feats, difference, accepted)
+        if self.last_shadows is None and (added.any() or len(self._new_in_visit(accepted)) == 2):
+            self._light_of_an_added_token(feats, difference, accepted)
         shadows = self._on_new_shadows(since, accepted, before_accepted)
         if shadows.any():
             logger.debug("new shadows read as tokens: %s", np.flatnonzero(shadows).tolist())
@@ -1185,7 +1189,9 @@ class Observer:
         in the search, and its shadow may have been read as a second new token (bench game
         1505 under a bare lamp: a pale token laid on F6R, its shadow read on D7P). The two new
         tokens are searched as caster and shadow (see :meth:`_shadow_of_a_new_token`); the
-        shadow found is then judged as a new shadow (see :meth:`_on_new_shadows`)."""
+        shadow found is then judged as a new shadow (see :meth:`_on_new_shadows`). Asked too
+        where the full reading holds two new tokens and the quick one only the shadow (bench
+        game 2908: G3Q, faint, cast the shadow read on C3P)."""
         delta = (difference.chroma_a, difference.chroma_b, difference.light)
         found, lone = self._shadow_of_a_new_token(delta, accepted)
         found = self._shown_by_tokens(feats, found, accepted)

@@ -675,6 +675,24 @@ def test_a_new_tokens_shadow_read_as_a_token_does_not_line_the_light_up_wrong():
     assert {p: int(read[p]) for p in np.flatnonzero(read >= 0)} == board
 
 
+@pytest.mark.parametrize("moves", [7, 8])
+def test_a_faint_tokens_shadow_is_no_token_when_only_the_full_reading_sees_the_token(moves):
+    """Bench game 2908 under a bare lamp (seed 1901), seventh move G3Q: a faint token the
+    quick first reading did not see, so it cast no shadow in the search, and its shadow on
+    the base read as a token on C3P (an illegal move: two colour 0 tokens). The full reading
+    holds both new tokens: they are searched as caster and shadow, which finds the true
+    light. At the next visit (a hovering hand, then B1P) the kept light's casters were the
+    quick reading's alone, G3Q's shadow went unexplained and C3P was read again ("colour 0
+    out of turn"); the last calm board's tokens cast too."""
+    observation, board = _bench_moves(2908, (1640, 1232), moves, hard_light=True)
+    assert board[parse_point("G3Q")] == 0
+    assert not observation.hand_present
+    read = observation.states()
+    tokens = {p: int(read[p]) for p in np.flatnonzero(read >= 0)}
+    assert parse_point("C3P") not in tokens
+    assert tokens == board
+
+
 def test_the_shadow_of_a_token_laid_out_of_sight_is_no_token_on_a_tier_above_the_base():
     """Bench game 4802 under a low bare lamp (seed 3801, never run before), sixth move G7Q,
     laid under G7S where the camera cannot see it: its shadow on the base, seen through the
