@@ -39,6 +39,9 @@ ADDED_STEP = 4.0
 REFINEMENTS = 2
 TINT_RANGE = 0.3  # how far the added light's blue and red may stray from its green, each way
 TINT_STEPS = 7  # candidate values of each across that range
+# The search also starts from the strongest tints (each of blue and red at the range's ends or
+# unchanged) on a grid this many times coarser: see estimate_plate_loss.
+TINTED_START_COARSER = 2
 MISMATCH_CHUNK = 1_000_000  # candidate-token-token distances worked out at once
 MIN_TOKENS = 6  # fewer tokens than this (over at least two tiers) say nothing about the plates
 MAX_DARKER_SHARE = 0.1  # the plates cannot have added more light than most tokens show
@@ -47,10 +50,11 @@ MAX_DARKER_SHARE = 0.1  # the plates cannot have added more light than most toke
 GREY = np.ones(3)  # added light of no colour: the same in B, G and R
 
 
-def _tints() -> list[np.ndarray]:
-    """Candidate colours of the added light, B, G, R with mean 1 (its brightness is kept)."""
-    steps = np.linspace(-TINT_RANGE, TINT_RANGE, TINT_STEPS)
-    tints = [np.array([1.0 + blue, 1.0, 1.0 + red]) for blue in steps for red in steps]
+def _tints(steps: int = TINT_STEPS) -> list[np.ndarray]:
+    """Candidate colours of the added light, B, G, R with mean 1 (its brightness is kept):
+    ``steps`` values of each of blue and red across the range."""
+    values = np.linspace(-TINT_RANGE, TINT_RANGE, steps)
+    tints = [np.array([1.0 + blue, 1.0, 1.0 + red]) for blue in values for red in values]
     return [tint / tint.mean() for tint in tints]
 
 
@@ -180,14 +184,21 @@ def estimate_plate_loss(
         return None  # no token has a token it may match on another tier
     seen = feature_to_bgr(feats)
 
-    def best(
+    def search(
         transmissions: np.ndarray, added: np.ndarray, tint: np.ndarray = GREY
-    ) -> tuple[float, float]:
+    ) -> tuple[float, float, float]:
+        """The best candidate of the grid: its mismatch, transmission and added light."""
         t_grid, a_grid = (grid.ravel() for grid in np.meshgrid(transmissions, added, indexing="ij"))
         costs = _mismatch(seen, plates, alike, t_grid, a_grid[:, None] * tint)
         # Ties go to the clearest plates: what the tokens cannot tell is not corrected.
-        _, t, a = min(zip(costs.tolist(), (-t_grid).tolist(), a_grid.tolist()))
-        return -t, a
+        cost, t, a = min(zip(costs.tolist(), (-t_grid).tolist(), a_grid.tolist()))
+        return cost, -t, a
+
+    def best(
+        transmissions: np.ndarray, added: np.ndarray, tint: np.ndarray = GREY
+    ) -> tuple[float, float]:
+        _, t, a = search(transmissions, added, tint)
+        return t, a
 
     def refined(
         transmission: float, added: float, t_step: float, a_step: float, tint: np.ndarray
@@ -201,12 +212,29 @@ def estimate_plate_loss(
             )
         return transmission, added
 
-    transmission, added = best(
+    cost, transmission, added = search(
         np.arange(TRANSMISSION_RANGE[0], TRANSMISSION_RANGE[1] + 1e-9, TRANSMISSION_STEP),
         np.arange(ADDED_RANGE[0], ADDED_RANGE[1] + 1e-9, ADDED_STEP),
     )
-    transmission, added = refined(transmission, added, TRANSMISSION_STEP, ADDED_STEP, GREY)
-    tint = GREY
+    # Strongly tinted plates (green acrylic) hide from a grey search: no grey light added
+    # brings a dark set two plates down back to its colour, and a pale set changes too little
+    # to show any, so the grey search kept clear plates (bench game 3707: a maroon token two
+    # plates down, grey-green there, read as the pale green set). The strongest tints
+    # start a search of their own, on a coarser grid; the best start is refined.
+    t_step, a_step = TINTED_START_COARSER * TRANSMISSION_STEP, TINTED_START_COARSER * ADDED_STEP
+    start = GREY
+    for tint in _tints(3):
+        if np.allclose(tint, GREY):
+            continue
+        tinted = search(
+            np.arange(TRANSMISSION_RANGE[0], TRANSMISSION_RANGE[1] + 1e-9, t_step),
+            np.arange(ADDED_RANGE[0] + a_step, ADDED_RANGE[1] + 1e-9, a_step),
+            tint,
+        )
+        if tinted[0] < cost:
+            (cost, transmission, added), start = tinted, tint
+    transmission, added = refined(transmission, added, TRANSMISSION_STEP, ADDED_STEP, start)
+    tint = start
     if added > 0:
         tints = _tints()
         costs = _mismatch(

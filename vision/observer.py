@@ -118,6 +118,7 @@ logger = logging.getLogger(__name__)
 FOREGROUND_DISTANCE = 2.0  # feature units between a pixel and the reference that mean "changed"
 FAINT_DISTANCE = 1.0  # changes from here up to FOREGROUND_DISTANCE count as partial evidence
 HAND_DISTANCE = 1.4  # a weaker change suffices inside a large blob (skin on a wooden table)
+UNKNOWN_WASH = 1.5  # colour units per plate a token's colour may be off while the wash is unknown
 CLEAR_OF_PLATES = 0.5  # a token seen through less plate than this (summed over its top) is unwashed
 SET_PLATE_ROUNDS = 4  # a still picture learns the plates again at most this often, held to its sets
 SHADOW_TINT = 3.0  # a lone token's shadow changes colour at most this many times its darkening
@@ -2691,7 +2692,11 @@ class Observer:
         """Token probability from the overlap score; colour from the token's pixels, compared
         with each set as the plates in front of the point wash it (see :meth:`_to_sets`): with
         the wash undone instead, any error in the wash as learned grew with the plates, and
-        tokens of a dark set two and three plates down read as another set."""
+        tokens of a dark set two and three plates down read as another set. Until the wash
+        is learned, a token behind plates is told less surely (its colour may be off by
+        ``UNKNOWN_WASH`` per plate), and in a game the turn decides a close call (see
+        :func:`vision.tracker.steadied`): green plates turned a maroon token two plates down
+        grey-green, nearer a pale green set (bench game 3707)."""
         seen, readable, error = self._read_colours(feats, foreground, accepted, learn=learn)
         p_token = _sigmoid((score - MIN_SCORE) / SCORE_SOFTNESS)
         p_token[~(visible_core > 0)] = 0.0
@@ -2711,6 +2716,8 @@ class Observer:
             # (a still picture: each set weighed by its own spread, see _learn_set_spreads)
             share = set_shares(seen[None, :, :] - self._sets_as_seen(protos), spreads[1])
         else:
+            if self._plate_loss is None:  # (the plates' wash not learned yet)
+                error = np.hypot(error, UNKNOWN_WASH * self.footprints.plates_above)
             share = colour_shares(self._to_sets(seen, np.arange(N_POINTS), protos), error=error)
         # A token with no pixel to read its colour from (its top behind others, its wall
         # left) is any known colour alike: the game's word on it decides (vision.tracker).

@@ -191,6 +191,23 @@ def test_a_bench_game_asks_when_the_hand_visit_and_the_picture_disagree(monkeypa
     )
 
 
+def test_a_bench_game_behind_green_plates_reads_a_dark_set_below_as_itself():
+    """Game 3707 of the vision bench under a bare lamp (its first seven moves): colour 1, a
+    maroon set, laid its second token on E8Q, two plates down, where the green plates' wash
+    turns it grey-green, nearer the pale green set 0. The plates' wash was not learned yet
+    (too few tokens), so that reading is no sure colour and the game's turn decides it; when
+    it was learned, a grey search of it kept clear plates, and E8Q read as set 0 from then
+    on. Both raised an illegal-change alert."""
+    import io
+
+    from device.commands.analyze import _bench_games
+
+    out = io.StringIO()
+    _bench_games(1, 7, 2707, out, hard_light=True)
+    line = out.getvalue().splitlines()[0]
+    assert "game 3707: 7 moves, 7 announced, 7 right, 0 illegal alerts" in line
+
+
 @pytest.mark.parametrize(
     "command",
     [["bench", "vision", "--quick"], ["render", "--out", "unused"], ["bench", "calibration"]],
