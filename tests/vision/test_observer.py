@@ -1889,7 +1889,8 @@ def test_a_colour_founded_washed_out_learns_from_the_tokens_the_game_says_are_it
     so; its next token, on the bottom tier, reads nearer the orange set, and matched by
     distance it never teaches the brown colour what it looks like (a game of the vision
     bench that flagged a colour change that never happened). Told whose tokens are whose,
-    the colour learns from them."""
+    the colour learns from them. (Since the plates' wash is also searched from tinted
+    light, H1P reads as brown here even untold; before, it read as orange.)"""
     seed, size = 1808, (1640, 1232)
     moves = [("F4R", 0), ("G7P", 1), ("G6Q", 2), ("B5S", 0), ("A5Q", 1), ("H1P", 2), ("G2P", 0)]
 
@@ -1899,7 +1900,7 @@ def test_a_colour_founded_washed_out_learns_from_the_tokens_the_game_says_are_it
         states = observation.states()
         return {point: int(states[point]) for point in board if states[point] != board[point]}
 
-    assert play(tell=False) == {parse_point("H1P"): 0}, "the case this guards"
+    assert play(tell=False) == {}
     assert play(tell=True) == {}
 
 
