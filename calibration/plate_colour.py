@@ -184,15 +184,24 @@ def estimate_plate_loss(
         return None  # no token has a token it may match on another tier
     seen = feature_to_bgr(feats)
 
-    def search(
-        transmissions: np.ndarray, added: np.ndarray, tint: np.ndarray = GREY
+    def grid(transmissions: np.ndarray, added: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every pair of the candidate values, as two flat arrays."""
+        t_grid, a_grid = np.meshgrid(transmissions, added, indexing="ij")
+        return t_grid.ravel(), a_grid.ravel()
+
+    def pick(
+        costs: np.ndarray, t_grid: np.ndarray, a_grid: np.ndarray
     ) -> tuple[float, float, float]:
-        """The best candidate of the grid: its mismatch, transmission and added light."""
-        t_grid, a_grid = (grid.ravel() for grid in np.meshgrid(transmissions, added, indexing="ij"))
-        costs = _mismatch(seen, plates, alike, t_grid, a_grid[:, None] * tint)
+        """The best candidate of a grid: its mismatch, transmission and added light."""
         # Ties go to the clearest plates: what the tokens cannot tell is not corrected.
         cost, t, a = min(zip(costs.tolist(), (-t_grid).tolist(), a_grid.tolist()))
         return cost, -t, a
+
+    def search(
+        transmissions: np.ndarray, added: np.ndarray, tint: np.ndarray = GREY
+    ) -> tuple[float, float, float]:
+        t_grid, a_grid = grid(transmissions, added)
+        return pick(_mismatch(seen, plates, alike, t_grid, a_grid[:, None] * tint), t_grid, a_grid)
 
     def best(
         transmissions: np.ndarray, added: np.ndarray, tint: np.ndarray = GREY
@@ -222,15 +231,21 @@ def estimate_plate_loss(
     # plates down, grey-green there, read as the pale green set). The strongest tints
     # start a search of their own, on a coarser grid; the best start is refined.
     t_step, a_step = TINTED_START_COARSER * TRANSMISSION_STEP, TINTED_START_COARSER * ADDED_STEP
+    t_grid, a_grid = grid(
+        np.arange(TRANSMISSION_RANGE[0], TRANSMISSION_RANGE[1] + 1e-9, t_step),
+        np.arange(ADDED_RANGE[0] + a_step, ADDED_RANGE[1] + 1e-9, a_step),
+    )
+    tints = [tint for tint in _tints(3) if not np.allclose(tint, GREY)]
+    costs = _mismatch(  # (every tint's grid in one pass: each pass has a fixed cost)
+        seen,
+        plates,
+        alike,
+        np.tile(t_grid, len(tints)),
+        np.concatenate([a_grid[:, None] * tint for tint in tints]),
+    )
     start = GREY
-    for tint in _tints(3):
-        if np.allclose(tint, GREY):
-            continue
-        tinted = search(
-            np.arange(TRANSMISSION_RANGE[0], TRANSMISSION_RANGE[1] + 1e-9, t_step),
-            np.arange(ADDED_RANGE[0] + a_step, ADDED_RANGE[1] + 1e-9, a_step),
-            tint,
-        )
+    for tint, tint_costs in zip(tints, np.split(costs, len(tints))):
+        tinted = pick(tint_costs, t_grid, a_grid)
         if tinted[0] < cost:
             (cost, transmission, added), start = tinted, tint
     transmission, added = refined(transmission, added, TRANSMISSION_STEP, ADDED_STEP, start)
