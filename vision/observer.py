@@ -841,14 +841,14 @@ class Observer:
         self._neutral_behind_lines(core_evidence)
         first = self._selector.select(evidence, core_evidence).accepted
         delta = (difference.chroma_a, difference.chroma_b, difference.light)
-        key = first.tobytes()
+        casters = first if self._calm is None else first | self._calm[2]  # (for a kept light)
+        key = first.tobytes() + casters.tobytes()
         if stream and self._shadows_memo is not None and self._shadows_memo[0] == key:
             _, found, lone = self._shadows_memo
         else:
             found, lone = None, False
             if stream and self._light_slope is not None:
                 # (a kept light the tokens refute here is searched for anew)
-                casters = first if self._calm is None else first | self._calm[2]
                 found = self._shown_by_tokens(
                     feats, self._shadows_at(delta, casters, self._light_slope), first
                 )
@@ -1227,9 +1227,7 @@ class Observer:
             return out
         upper = self.footprints.tier > 0
         hidden = self.footprints.token_visibility(accepted) < MIN_VISIBILITY
-        new_cast = self._shadow_model.mask_at(
-            found.slope, upper & ((accepted & ~before_accepted) | (hidden & ~accepted))
-        )
+        new_cast = self._shadow_model.mask_at(found.slope, upper & (new | (hidden & ~accepted)))
         cast = self._shadow_model.mask_at(found.slope, upper & (accepted | hidden))
         suspects = np.flatnonzero(new & (self._share_on(cast, core=True) >= SHADOW_COVERS))
         for point in suspects:  # (a handful at most)
