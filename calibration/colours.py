@@ -391,9 +391,14 @@ def colour_shares(
 ) -> np.ndarray:
     """``(n, m)`` probabilities that each of n samples is each of m known colours, from
     their feature distances (Gaussian of ``width`` feature units, rows summing to 1). A
-    sample whose own colour may be ``error`` units off (``(n,)``) is told less surely: its
-    Gaussian widens by that much (added in quadrature)."""
-    spread = width if error is None else np.hypot(width, error)[:, None]
+    sample whose own colour may be ``error`` units off (``(n,)``, or ``(n, m)``: off by
+    another amount against each colour) is told less surely: its Gaussian widens by that
+    much (added in quadrature)."""
+    if error is None:
+        spread: float | np.ndarray = width
+    else:
+        error = np.asarray(error)
+        spread = np.hypot(width, error if error.ndim == 2 else error[:, None])
     likelihood = np.exp(-0.5 * (distances / spread) ** 2) + 1e-6
     return likelihood / likelihood.sum(axis=1, keepdims=True)
 

@@ -118,7 +118,7 @@ logger = logging.getLogger(__name__)
 FOREGROUND_DISTANCE = 2.0  # feature units between a pixel and the reference that mean "changed"
 FAINT_DISTANCE = 1.0  # changes from here up to FOREGROUND_DISTANCE count as partial evidence
 HAND_DISTANCE = 1.4  # a weaker change suffices inside a large blob (skin on a wooden table)
-UNKNOWN_WASH = 1.5  # colour units per plate a token's colour may be off while the wash is unknown
+UNKNOWN_WASH = 1.5  # colour units per plate between a token and a set, while the wash is unknown
 CLEAR_OF_PLATES = 0.5  # a token seen through less plate than this (summed over its top) is unwashed
 SET_PLATE_ROUNDS = 4  # a still picture learns the plates again at most this often, held to its sets
 SHADOW_TINT = 3.0  # a lone token's shadow changes colour at most this many times its darkening
@@ -2562,6 +2562,16 @@ class Observer:
             spreads.append(set_spread(seen[mine] - behind[j, mine]))
         self._set_spreads = (self._wash_key(protos), spreads)
 
+    def _plates_apart(self, keys: np.ndarray) -> np.ndarray:
+        """``(N_POINTS, m)``: how many plates more or fewer lie in front of each point than in
+        front of where each set ``keys`` was learned (its colour as seen there, while the
+        plates' loss is unknown; a colour the user gave is as on the top tier). The unknown
+        wash parts a token's colour from a set's by about that many plates' worth: a brown
+        token on the top tier read as the orange set learned two plates down when only the
+        brown one's three plates were counted (none, on the top tier; bench game 4303)."""
+        learned_behind = np.array([self._unplated_colours.get(int(k), 0.0) for k in keys])
+        return np.abs(self.footprints.plates_above[:, None] - learned_behind[None, :])
+
     def _note_unplated(self, plates: dict[int, float]) -> None:
         """Remember how many plates new colours were seen behind, while the plates' loss is
         unknown."""
@@ -2691,8 +2701,9 @@ class Observer:
         with each set as the plates in front of the point wash it (see :meth:`_to_sets`): with
         the wash undone instead, any error in the wash as learned grew with the plates, and
         tokens of a dark set two and three plates down read as another set. Until the wash
-        is learned, a token behind plates is told less surely (its colour may be off by
-        ``UNKNOWN_WASH`` per plate), and in a game the turn decides a close call (see
+        is learned, a token is told less surely from a set learned behind another number of
+        plates (its colour may be off by ``UNKNOWN_WASH`` per plate between, see
+        :meth:`_plates_apart`), and in a game the turn decides a close call (see
         :func:`vision.tracker.steadied`): green plates turned a maroon token two plates down
         grey-green, nearer a pale green set (bench game 3707)."""
         seen, readable, error = self._read_colours(feats, foreground, accepted, learn=learn)
@@ -2715,7 +2726,7 @@ class Observer:
             share = set_shares(seen[None, :, :] - self._sets_as_seen(protos), spreads[1])
         else:
             if self._plate_loss is None:  # (the plates' wash not learned yet)
-                error = np.hypot(error, UNKNOWN_WASH * self.footprints.plates_above)
+                error = np.hypot(error[:, None], UNKNOWN_WASH * self._plates_apart(keys))
             share = colour_shares(self._to_sets(seen, np.arange(N_POINTS), protos), error=error)
         # A token with no pixel to read its colour from (its top behind others, its wall
         # left) is any known colour alike: the game's word on it decides (vision.tracker).

@@ -271,6 +271,41 @@ def test_a_colour_read_less_surely_is_shared_more_evenly_but_still_favours_the_n
     assert np.all(unsure[at, nearest][clear] < sure[at, nearest][clear])
 
 
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(st.lists(st.floats(0, 6), min_size=3, max_size=3), min_size=1, max_size=8),
+    st.lists(st.floats(0, 10), min_size=3, max_size=3),
+)
+def test_a_colour_may_be_off_by_another_amount_against_each_known_colour(
+    rows: list[list[float]], errors: list[float]
+) -> None:
+    """With an error per known colour, the odds between two colours are those of the two
+    alone (each colour's likelihood depends on its own error only), and one error for all
+    colours is the same as one error for the sample."""
+    distances = np.array(rows)
+    per_pair = np.tile(np.array(errors), (len(rows), 1))
+    shares = colour_shares(distances, error=per_pair)
+    assert shares.shape == distances.shape and np.allclose(shares.sum(axis=1), 1.0)
+    for j, k in ((0, 1), (0, 2), (1, 2)):
+        two = colour_shares(distances[:, [j, k]], error=per_pair[:, [j, k]])
+        assert np.allclose(shares[:, j] / shares[:, k], two[:, 0] / two[:, 1])
+    same = colour_shares(distances, error=np.full((len(rows), 3), errors[0]))
+    assert np.allclose(same, colour_shares(distances, error=np.full(len(rows), errors[0])))
+
+
+def test_a_colour_learned_behind_more_plates_is_told_less_surely_against_it() -> None:
+    """Bench game 4303: a brown token on the top tier is 5.65 units from the brown set
+    learned three plates down and 3.88 from the orange set learned two plates down. With
+    the unknown wash counted per plate between the token and each set, brown is nearly as
+    likely as orange, so the game's turn can decide it; counted for the token's own
+    plates alone (none), orange was sure."""
+    distances = np.array([[5.65, 25.66, 3.88]])
+    sure = colour_shares(distances, error=np.zeros(1))
+    apart = colour_shares(distances, error=1.5 * np.array([[3.0, 1.0, 2.0]]))
+    assert sure[0, 0] < 0.1 * sure[0, 2]
+    assert apart[0, 0] > 0.5 * apart[0, 2]
+
+
 def test_nearest_prototype_uses_the_given_distance_and_reports_no_colour_when_none_known() -> None:
     feats = np.array([[0.0, 0.0, 0.0], [10.0, 0.0, 0.0]], np.float32)
     index, dist = nearest_prototype(feats, {}, lambda a, b: np.zeros((len(a), len(b))))

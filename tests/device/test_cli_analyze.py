@@ -208,6 +208,23 @@ def test_a_bench_game_behind_green_plates_reads_a_dark_set_below_as_itself():
     assert "game 3707: 7 moves, 7 announced, 7 right, 0 illegal alerts" in line
 
 
+def test_a_bench_game_reads_a_top_tier_token_as_its_set_learned_three_plates_down():
+    """Game 4303 of the vision bench under a bare lamp (its first four moves): the brown set
+    0 was learned on A7P, three plates down, the orange set 2 on B2Q, two plates down. Brown's
+    fourth-move token on H7S, on the top tier, lay nearer orange as seen through two plates
+    than brown as seen through three. The plates' wash was not learned yet, but the token
+    was counted as behind no plates, so sure of orange: an out-of-turn alert. The wash may
+    part a token from a set by as many plates as lie between them."""
+    import io
+
+    from device.commands.analyze import _bench_games
+
+    out = io.StringIO()
+    _bench_games(1, 4, 3303, out, hard_light=True)
+    line = out.getvalue().splitlines()[0]
+    assert "game 4303: 4 moves, 4 announced, 4 right, 0 illegal alerts" in line
+
+
 @pytest.mark.parametrize(
     "command",
     [["bench", "vision", "--quick"], ["render", "--out", "unused"], ["bench", "calibration"]],
