@@ -995,23 +995,33 @@ class Observer:
     ) -> tuple[Shadows | None, np.ndarray]:
         """With exactly two tokens new in the ``first`` reading since the hand came, one may
         be the other's shadow (it then hides under the token read on it). Each is taken in
-        turn as the caster and the other's pixels as open to the search: a shadow found
-        covering most of the other's silhouette, darker more than it is tinted (see
-        :meth:`_darker_than_tinted`), is the caster's. Returns those shadows (None: neither)
-        and the tokens that cast them (``first`` without the shadow)."""
+        turn as the caster and the other's pixels as open to the search: shadows found
+        where the caster's own covers most of the other's silhouette, darker more than they
+        are tinted (see :meth:`_darker_than_tinted`), are the pair's. They are searched with
+        every caster, and if that light throws the caster's shadow elsewhere, with the
+        caster alone: the search by every caster had an old token's shadow cover the other,
+        under a light twice as long as the lamp's, and kept for the stream, that light left
+        the new token's true shadow to read as a token after a hand hovered (bench game 6206
+        under a bare lamp). Returns those shadows (None: neither) and the tokens that cast
+        them (``first`` without the shadow)."""
         new = self._new_in_visit(first)
         if len(new) != 2:
             return None, first
         for caster, other in (new, new[::-1]):
             kept = first.copy()
             kept[other] = False
-            found = self._shadow_model.find(delta, ~self._covered(kept), kept, min_casters=1)
-            if found is None or self._share_on(found.mask)[other] < SHADOW_COVERS:
-                continue
-            if not self._darker_than_tinted(found):
-                continue
-            logger.debug("new token %d read on the shadow of new token %d", other, caster)
-            return found, kept
+            alone = np.zeros_like(first)
+            alone[caster] = True
+            for casters in (kept, alone):
+                found = self._shadow_model.find(delta, ~self._covered(kept), casters, min_casters=1)
+                if found is None:
+                    continue
+                onto = self._share_on(self._shadow_model.mask_at(found.slope, alone))[other]
+                if onto >= SHADOW_COVERS and self._darker_than_tinted(found):
+                    if casters is alone:  # (the pair's light, with every caster's shadows)
+                        found = self._shadows_at(delta, kept, found.slope) or found
+                    logger.debug("new token %d read on the shadow of new token %d", other, caster)
+                    return found, kept
         return None, first
 
     @staticmethod

@@ -225,6 +225,26 @@ def test_a_bench_game_reads_a_top_tier_token_as_its_set_learned_three_plates_dow
     assert "game 4303: 4 moves, 4 announced, 4 right, 0 illegal alerts" in line
 
 
+def test_a_bench_game_keeps_the_light_that_throws_the_new_tokens_shadow_where_it_lies(
+    monkeypatch,
+):
+    """Game 6206 of the vision bench under a bare lamp (its 1640x1232 stream, first four
+    moves): B4Q's shadow on the base read as a second new token on C3P. The search for the
+    pair's light, by every caster, found one that threw an older token's (G4R's) shadow
+    there, twice as long as the lamp's, and the stream kept it. After a hand hovered, that
+    light no longer explained C3P, and its darkening read as a token played out of turn. The
+    pair's light must throw the new token's own shadow onto the other."""
+    import io
+
+    from device.commands import analyze
+
+    monkeypatch.setattr(analyze, "BENCH_SIZES", analyze.BENCH_SIZES[::-1])
+    out = io.StringIO()
+    analyze._bench_games(1, 4, 5206, out, hard_light=True)
+    line = out.getvalue().splitlines()[0]
+    assert "game 6206: 4 moves, 4 announced, 4 right, 0 illegal alerts" in line
+
+
 @pytest.mark.parametrize(
     "command",
     [["bench", "vision", "--quick"], ["render", "--out", "unused"], ["bench", "calibration"]],
