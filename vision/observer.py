@@ -452,6 +452,8 @@ class Observer:
         self._set_spreads: tuple[tuple, list[tuple[np.ndarray, np.ndarray]]] | None = None
         #: The light's slope the shadows were last found at in a stream (see vision.shadows).
         self._light_slope: tuple[float, float] | None = None
+        #: The light last found from one new token's shadow alone (see _lone_light_instead).
+        self._lone_slope: tuple[float, float] | None = None
         self._last_observation: Observation | None = None  # what the last full read saw
         #: Frames read in full so far (the others showed motion, or nothing new).
         self.full_reads = 0
@@ -685,7 +687,7 @@ class Observer:
         change, unshaded = difference.distances()
         evidence = _evidence(change)
         shadowed = None
-        stream_light = self._light_slope
+        stream_light, lone_light = self._light_slope, self._lone_slope
         if self._ref_px is not None:
             unshadowed = self._without_shadows(feats, difference, evidence, stream=compare_previous)
             if unshadowed is not difference:
@@ -739,6 +741,8 @@ class Observer:
             # frame after, and the shadows it left read as a hand that stayed).
             self._light_slope = stream_light
             self._shadows_memo = None
+        if hand_present:
+            self._lone_slope = lone_light
         if compare_previous:
             if hand_present and not self._in_visit:
                 self._before = self._calm  # the board as it was before the hand came
@@ -857,6 +861,8 @@ class Observer:
                 if stream and not self._old_shadows_stayed(feats, found, first):
                     found = None
                 found = self._shown_by_tokens(feats, found, first)
+                if stream:
+                    found = self._lone_light_instead(feats, delta, casters, first, found)
                 if stream and self._could_pass_for_tokens(found):
                     found = self._better_with_a_shadow_taken_for_a_token(feats, delta, first, found)
             if stream and not self._could_pass_for_tokens(found):
@@ -864,6 +870,8 @@ class Observer:
                 new, lone = self._shadow_of_a_new_token(delta, first)
                 if new is not None:
                     found = self._shown_by_tokens(feats, new, first)
+                    if lone and found is not None:
+                        self._lone_slope = found.slope
             self._shadows_memo = (key, found, lone)
         if not self._take_light(found, keep=stream and not lone):
             return difference
@@ -874,6 +882,36 @@ class Observer:
             chroma_a[at] * chroma_a[at] + chroma_b[at] * chroma_b[at], light[at], at
         )
         return Difference(chroma_a, chroma_b, light, significant, shadowed)
+
+    def _lone_light_instead(
+        self,
+        feats: np.ndarray,
+        delta: tuple[np.ndarray, np.ndarray, np.ndarray],
+        casters: np.ndarray,
+        first: np.ndarray,
+        found: Shadows | None,
+    ) -> Shadows | None:
+        """The shadows ``found`` by the search over every caster, or, while the stream keeps
+        no light, those at the light an earlier new token's shadow showed alone (see
+        :meth:`_shadow_of_a_new_token`) where the tokens do not refute it and it bears out as
+        many of the ``first`` reading's shadows. That shadow appeared with its token, which
+        no stain does; the search by every caster takes the darkest discs together, and with
+        three tokens a stain under the newest one's disc outweighed the shadow the lamp threw
+        (bench game 6404 under a bare lamp: a light three times as long was kept, and the
+        shadows it left unexplained read as tokens played out of turn)."""
+        if self._lone_slope is None or self._light_slope is not None:
+            return found
+        earlier = self._shadows_at(delta, casters, self._lone_slope)
+        earlier = self._shown_by_tokens(feats, earlier, first)
+        if earlier is None or not self._could_pass_for_tokens(earlier):
+            return found
+        if found is not None:
+            model, usable = self._shadow_model, ~self._covered(first)
+            if model.confirmed(delta, usable, first, earlier.slope) < model.confirmed(
+                delta, usable, first, found.slope
+            ):
+                return found
+        return earlier
 
     def _take_light(self, found: Shadows | None, *, keep: bool) -> bool:
         """Make the shadows ``found`` (None: none) this frame's, and their light the stream's

@@ -245,6 +245,26 @@ def test_a_bench_game_keeps_the_light_that_throws_the_new_tokens_shadow_where_it
     assert "game 6206: 4 moves, 4 announced, 4 right, 0 illegal alerts" in line
 
 
+def test_a_bench_game_keeps_the_light_a_new_tokens_shadow_showed_over_a_darker_stain(
+    monkeypatch,
+):
+    """Game 6404 of the vision bench under a bare lamp (its 1640x1232 stream, first seven
+    moves): D6S's shadow, new with it, showed the lamp's light, kept for that frame only. With
+    the third token, the search by every caster found a light three times as long (a stain
+    under G6R's disc was darker than the shadows), bearing out no more shadows, and the
+    stream kept it: the shadows it left read as a token played out of turn. The light the new
+    shadow showed wins that tie."""
+    import io
+
+    from device.commands import analyze
+
+    monkeypatch.setattr(analyze, "BENCH_SIZES", analyze.BENCH_SIZES[::-1])
+    out = io.StringIO()
+    analyze._bench_games(1, 7, 5404, out, hard_light=True)
+    line = out.getvalue().splitlines()[0]
+    assert "game 6404: 7 moves, 7 announced, 7 right, 0 illegal alerts" in line
+
+
 @pytest.mark.parametrize(
     "command",
     [["bench", "vision", "--quick"], ["render", "--out", "unused"], ["bench", "calibration"]],
