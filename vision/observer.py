@@ -894,11 +894,12 @@ class Observer:
         """The shadows ``found`` by the search over every caster, or, where the stream would
         keep their light and keeps none yet, those at the light an earlier new token's
         shadow showed alone (see :meth:`_shadow_of_a_new_token`) where the tokens do not
-        refute it and it bears out as many of the ``first`` reading's shadows. That shadow appeared with its token, which
-        no stain does; the search by every caster takes the darkest discs together, and with
-        three tokens a stain under the newest one's disc outweighed the shadow the lamp threw
-        (bench game 6404 under a bare lamp: a light three times as long was kept, and the
-        shadows it left unexplained read as tokens played out of turn)."""
+        refute it and it bears out as many of the ``first`` reading's shadows. That shadow
+        appeared with its token, which no stain does; the search by every caster takes the
+        darkest discs together, and with three tokens a stain under the newest one's disc
+        outweighed the shadow the lamp threw (bench game 6404 under a bare lamp: a light
+        three times as long was kept, and the shadows it left unexplained read as tokens
+        played out of turn)."""
         if self._lone_slope is None or self._light_slope is not None:
             return found
         if found is None or not self._could_pass_for_tokens(found):
