@@ -58,6 +58,11 @@ def _tints(steps: int = TINT_STEPS) -> list[np.ndarray]:
     return [tint / tint.mean() for tint in tints]
 
 
+def _span(bounds: tuple[float, float], step: float) -> np.ndarray:
+    """Candidate values from the low end of ``bounds`` up to the high end, ``step`` apart."""
+    return np.arange(bounds[0], bounds[1] + 1e-9, step)
+
+
 def plates_above(tiers: np.ndarray) -> np.ndarray:
     """How many plates lie above a token on each tier (0 on the top tier): as many as lie
     between it and the camera when the camera sees it through every one of them."""
@@ -203,18 +208,12 @@ def estimate_plate_loss(
         t_grid, a_grid = grid(transmissions, added)
         return pick(_mismatch(seen, plates, alike, t_grid, a_grid[:, None] * tint), t_grid, a_grid)
 
-    def best(
-        transmissions: np.ndarray, added: np.ndarray, tint: np.ndarray = GREY
-    ) -> tuple[float, float]:
-        _, t, a = search(transmissions, added, tint)
-        return t, a
-
     def refined(
         transmission: float, added: float, t_step: float, a_step: float, tint: np.ndarray
     ) -> tuple[float, float]:
         for _ in range(REFINEMENTS):  # each time a finer grid around the best so far
             t_step, a_step = t_step / 2, a_step / 2
-            transmission, added = best(
+            _, transmission, added = search(
                 np.clip(transmission + np.arange(-2, 3) * t_step, *TRANSMISSION_RANGE),
                 np.clip(added + np.arange(-2, 3) * a_step, *ADDED_RANGE),
                 tint,
@@ -222,8 +221,7 @@ def estimate_plate_loss(
         return transmission, added
 
     cost, transmission, added = search(
-        np.arange(TRANSMISSION_RANGE[0], TRANSMISSION_RANGE[1] + 1e-9, TRANSMISSION_STEP),
-        np.arange(ADDED_RANGE[0], ADDED_RANGE[1] + 1e-9, ADDED_STEP),
+        _span(TRANSMISSION_RANGE, TRANSMISSION_STEP), _span(ADDED_RANGE, ADDED_STEP)
     )
     # Strongly tinted plates (green acrylic) hide from a grey search: no grey light added
     # brings a dark set two plates down back to its colour, and a pale set changes too little
@@ -231,10 +229,8 @@ def estimate_plate_loss(
     # plates down, grey-green there, read as the pale green set). The strongest tints
     # start a search of their own, on a coarser grid; the best start is refined.
     t_step, a_step = TINTED_START_COARSER * TRANSMISSION_STEP, TINTED_START_COARSER * ADDED_STEP
-    t_grid, a_grid = grid(
-        np.arange(TRANSMISSION_RANGE[0], TRANSMISSION_RANGE[1] + 1e-9, t_step),
-        np.arange(ADDED_RANGE[0] + a_step, ADDED_RANGE[1] + 1e-9, a_step),
-    )
+    # (no added light is the grey search's: every tint of none is none)
+    t_grid, a_grid = grid(_span(TRANSMISSION_RANGE, t_step), _span(ADDED_RANGE, a_step)[1:])
     tints = [tint for tint in _tints(3) if not np.allclose(tint, GREY)]
     costs = _mismatch(  # (every tint's grid in one pass: each pass has a fixed cost)
         seen,

@@ -908,10 +908,7 @@ class Observer:
         earlier = self._shown_by_tokens(feats, earlier, first)
         if earlier is None or not self._could_pass_for_tokens(earlier):
             return found
-        model, usable = self._shadow_model, ~self._covered(first)
-        if model.confirmed(delta, usable, first, earlier.slope) < model.confirmed(
-            delta, usable, first, found.slope
-        ):
+        if self._borne_out(delta, first, earlier) < self._borne_out(delta, first, found):
             return found
         return earlier
 
@@ -992,11 +989,17 @@ class Observer:
         paired, casting = self._new_token_on_the_others_shadow(delta, first)
         if paired is None:
             return found
-        model = self._shadow_model
-        alone = model.confirmed(delta, ~self._covered(first), first, found.slope)
-        if model.confirmed(delta, ~self._covered(casting), casting, paired.slope) < alone:
+        if self._borne_out(delta, casting, paired) < self._borne_out(delta, first, found):
             return found
         return self._shown_by_tokens(feats, paired, first) or found
+
+    def _borne_out(
+        self, delta: tuple[np.ndarray, np.ndarray, np.ndarray], casters: np.ndarray, found: Shadows
+    ) -> int:
+        """How many of the ``casters``' shadows the picture bears out under the light of the
+        shadows ``found`` (see :meth:`vision.shadows.ShadowModel.confirmed`): two lights
+        found for one frame are weighed by it."""
+        return self._shadow_model.confirmed(delta, ~self._covered(casters), casters, found.slope)
 
     def _shadow_of_a_new_token(
         self, delta: tuple[np.ndarray, np.ndarray, np.ndarray], first: np.ndarray

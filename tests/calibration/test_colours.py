@@ -301,7 +301,7 @@ def test_a_colour_learned_behind_more_plates_is_told_less_surely_against_it() ->
     plates alone (none), orange was sure."""
     distances = np.array([[5.65, 25.66, 3.88]])
     sure = colour_shares(distances, error=np.zeros(1))
-    apart = colour_shares(distances, error=1.5 * np.array([[3.0, 1.0, 2.0]]))
+    apart = colour_shares(distances, error=1.5 * np.array([[3.0, 2.0, 2.0]]))
     assert sure[0, 0] < 0.1 * sure[0, 2]
     assert apart[0, 0] > 0.5 * apart[0, 2]
 
