@@ -341,7 +341,8 @@ class Referee:
     def correct(self, point: int, color: int | None) -> list[Event]:
         """The operator says point ``point`` really holds ``color`` (``None``: empty).
 
-        The camera's reading of that point is replaced until it changes, and the
+        The camera's reading of that point is replaced until it reads something else
+        than it did or than the token told (see :meth:`_override_lapsed`), and the
         board is judged again (a missed move is played, a misread clears the alert).
         On a point the camera cannot see there is no reading to replace: a player who
         put the token to play there says so, and it is played as a move to a hidden
@@ -545,7 +546,7 @@ class Referee:
         for point, (reading, value) in list(self._overrides.items()):
             if point in snapshot.hidden:
                 continue
-            if snapshot.tokens.get(point) != reading:
+            if self._override_lapsed(snapshot.tokens.get(point), reading, value):
                 if drop_stale:
                     del self._overrides[point]
                 continue
@@ -554,6 +555,17 @@ class Referee:
             else:
                 observed[point] = value
         return observed
+
+    @staticmethod
+    def _override_lapsed(now: int | None, reading: int | None, value: int | None) -> bool:
+        """Whether the camera's reading ``now`` ends a player's word that the point holds
+        ``value`` where it read ``reading``: the board changed there. A token the camera
+        comes to read as told is the same token, so the word holds should the camera lose
+        it again (a faint token flickers in and out of sight). A point told empty lapses
+        as soon as the camera reads it otherwise: a token placed there later is a move."""
+        if now == reading:
+            return False
+        return value is None or now != value
 
     @staticmethod
     def _visible_tokens(snapshot: Snapshot) -> dict[int, int]:

@@ -250,6 +250,19 @@ class TestOperator:
         ]
         assert t.see({}) == []  # the camera still misses it: the correction holds
         assert t.see({"D4R": 0}) == []  # now it sees it: consistent
+        assert t.see({}) == []  # a faint token lost again is the same token, not removed
+        assert t.referee.overrides == {P("D4R"): (None, 0)}
+        assert kinds(t.see({"D4R": 1})) == ["illegal"]  # a third reading: the board changed
+        assert t.referee.overrides == {}
+
+    def test_a_point_told_empty_lapses_when_the_camera_agrees(self) -> None:
+        t = Table()
+        t.see({})
+        t.see({"C3Q": 0})
+        t.referee.undo()  # the move was a misread: the camera's token is ignored
+        assert t.referee.overrides == {P("C3Q"): (0, None)}
+        assert t.see({}) == [] and t.referee.overrides == {}
+        assert kinds(t.see({"C3Q": 0})) == ["move"]  # a token placed later is a move
 
     def test_restored_overrides_hold_in_a_new_referee(self) -> None:
         t = Table()
@@ -262,7 +275,10 @@ class TestOperator:
         resumed.referee.restore_overrides(t.referee.overrides)
         assert resumed.see(misread) == []
         assert resumed.referee.overrides == {P("A3Q"): (1, 0)}
-        assert kinds(resumed.see(board)) == [] and resumed.referee.overrides == {}
+        assert kinds(resumed.see(board)) == []  # read as told: the same token, the fix holds
+        assert resumed.referee.overrides == {P("A3Q"): (1, 0)}
+        assert kinds(resumed.see({k: v for k, v in board.items() if k != "A3Q"})) == ["illegal"]
+        assert resumed.referee.overrides == {}
         with pytest.raises(RefereeError, match="index"):
             resumed.referee.restore_overrides({256: (0, None)})
 
