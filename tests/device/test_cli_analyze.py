@@ -153,18 +153,28 @@ def test_bench_maps_learned_colours_to_the_truth():
     assert mapping[1] == 0 and mapping[0] == 2 and mapping[2] == 2 or mapping[2] < -1
 
 
-def test_a_bench_game_asks_which_point_in_line_rather_than_guess(flat_plates):
+def _bench_game(monkeypatch, game: int, moves: int, *, hard_light: bool = False) -> list[str]:
+    """The vision bench's report lines of game ``game`` alone, its first ``moves`` moves.
+    Game ``seed + 1000 + g`` of a run whose seed ends in 01 (as every run traced was) is
+    rendered at stream size ``BENCH_SIZES[g % 2]``, and the same game alone is game 0 of a
+    run of one: an odd ``g`` needs the sizes the other way round."""
+    import io
+
+    from device.commands import analyze
+
+    if game % 2 == 0:  # (g odd)
+        monkeypatch.setattr(analyze, "BENCH_SIZES", analyze.BENCH_SIZES[::-1])
+    out = io.StringIO()
+    analyze._bench_games(1, moves, game - 1000, out, hard_light=hard_light)
+    return out.getvalue().splitlines()
+
+
+def test_a_bench_game_asks_which_point_in_line_rather_than_guess(flat_plates, monkeypatch):
     """Game 1305 of the vision bench: colour 1's token on D8Q reads within the sensor noise
     as one on A7P, in line behind it. The players are asked which (they answer D8Q), and the
     game stays right with no illegal-change alert; before, the reading went back and forth
     between the two points and raised one."""
-    import io
-
-    from device.commands.analyze import _bench_games
-
-    out = io.StringIO()
-    _bench_games(1, 6, 305, out)
-    line = out.getvalue().splitlines()[0]
+    line = _bench_game(monkeypatch, 1305, 6)[0]
     assert (
         "game 1305: 6 moves, 6 announced, 6 right, 0 illegal alerts, 0 hidden-point questions, 1 in-line questions"
         in line
@@ -177,51 +187,32 @@ def test_a_bench_game_asks_when_the_hand_visit_and_the_picture_disagree(monkeypa
     little better. Moved there, the token was announced on the wrong point (and before the
     moved token's core was counted again, it read as no token at all). The two measures
     disagree, so the players are asked, and they answer A4Q."""
-    import io
-
-    from device.commands import analyze
-
-    monkeypatch.setattr(analyze, "BENCH_SIZES", analyze.BENCH_SIZES[::-1])
-    out = io.StringIO()
-    analyze._bench_games(1, 11, 904, out)
-    line = out.getvalue().splitlines()[0]
+    line = _bench_game(monkeypatch, 1904, 11)[0]
     assert (
         "game 1904: 11 moves, 9 announced, 9 right, 0 illegal alerts, 0 hidden-point questions, 1 in-line questions"
         in line
     )
 
 
-def test_a_bench_game_behind_green_plates_reads_a_dark_set_below_as_itself():
+def test_a_bench_game_behind_green_plates_reads_a_dark_set_below_as_itself(monkeypatch):
     """Game 3707 of the vision bench under a bare lamp (its first seven moves): colour 1, a
     maroon set, laid its second token on E8Q, two plates down, where the green plates' wash
     turns it grey-green, nearer the pale green set 0. The plates' wash was not learned yet
     (too few tokens), so that reading is no sure colour and the game's turn decides it; when
     it was learned, a grey search of it kept clear plates, and E8Q read as set 0 from then
     on. Both raised an illegal-change alert."""
-    import io
-
-    from device.commands.analyze import _bench_games
-
-    out = io.StringIO()
-    _bench_games(1, 7, 2707, out, hard_light=True)
-    line = out.getvalue().splitlines()[0]
+    line = _bench_game(monkeypatch, 3707, 7, hard_light=True)[0]
     assert "game 3707: 7 moves, 7 announced, 7 right, 0 illegal alerts" in line
 
 
-def test_a_bench_game_reads_a_top_tier_token_as_its_set_learned_three_plates_down():
+def test_a_bench_game_reads_a_top_tier_token_as_its_set_learned_three_plates_down(monkeypatch):
     """Game 4303 of the vision bench under a bare lamp (its first four moves): the brown set
     0 was learned on A7P, three plates down, the orange set 2 on B2Q, two plates down. Brown's
     fourth-move token on H7S, on the top tier, lay nearer orange as seen through two plates
     than brown as seen through three. The plates' wash was not learned yet, but the token
     was counted as behind no plates, so sure of orange: an out-of-turn alert. The wash may
     part a token from a set by as many plates as lie between them."""
-    import io
-
-    from device.commands.analyze import _bench_games
-
-    out = io.StringIO()
-    _bench_games(1, 4, 3303, out, hard_light=True)
-    line = out.getvalue().splitlines()[0]
+    line = _bench_game(monkeypatch, 4303, 4, hard_light=True)[0]
     assert "game 4303: 4 moves, 4 announced, 4 right, 0 illegal alerts" in line
 
 
@@ -234,14 +225,7 @@ def test_a_bench_game_keeps_the_light_that_throws_the_new_tokens_shadow_where_it
     there, twice as long as the lamp's, and the stream kept it. After a hand hovered, that
     light no longer explained C3P, and its darkening read as a token played out of turn. The
     pair's light must throw the new token's own shadow onto the other."""
-    import io
-
-    from device.commands import analyze
-
-    monkeypatch.setattr(analyze, "BENCH_SIZES", analyze.BENCH_SIZES[::-1])
-    out = io.StringIO()
-    analyze._bench_games(1, 4, 5206, out, hard_light=True)
-    line = out.getvalue().splitlines()[0]
+    line = _bench_game(monkeypatch, 6206, 4, hard_light=True)[0]
     assert "game 6206: 4 moves, 4 announced, 4 right, 0 illegal alerts" in line
 
 
@@ -254,14 +238,7 @@ def test_a_bench_game_keeps_the_light_a_new_tokens_shadow_showed_over_a_darker_s
     under G6R's disc was darker than the shadows), bearing out no more shadows, and the
     stream kept it: the shadows it left read as a token played out of turn. The light the new
     shadow showed wins that tie."""
-    import io
-
-    from device.commands import analyze
-
-    monkeypatch.setattr(analyze, "BENCH_SIZES", analyze.BENCH_SIZES[::-1])
-    out = io.StringIO()
-    analyze._bench_games(1, 7, 5404, out, hard_light=True)
-    line = out.getvalue().splitlines()[0]
+    line = _bench_game(monkeypatch, 6404, 7, hard_light=True)[0]
     assert "game 6404: 7 moves, 7 announced, 7 right, 0 illegal alerts" in line
 
 
