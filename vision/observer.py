@@ -540,6 +540,7 @@ class Observer:
         added up). They are read only for the few points that ask (not gathered with the rest)."""
         rim = self.footprints.rim
         self._rim_point, self._rim_count = rim.point, rim.count
+        self._rim_start = np.cumsum(rim.count) - rim.count
         # Accepted silhouettes are painted over the rim pixels only (not the whole image).
         universe = np.unique(np.concatenate([rim.inside, rim.outside]))
         self._rim_silhouette = _local(self.footprints.silhouette.within(universe), universe)
@@ -1152,7 +1153,8 @@ class Observer:
         a point read as changed sits in line with another point (a token on Q where
         one on P would show in the same place), the point whose footprint fits the
         changed pixels better gets the change, and the two are no toss-up (``in_line``)
-        when one of them fits it clearly better. A new token is not moved where the
+        when one of them fits it clearly better, unless the other's outline shows more
+        plainly (see :meth:`_ties`). A new token is not moved where the
         picture itself (``evidence``, ``core_evidence``: as the selection scores them)
         clearly says the first point: the two measures disagree, and the two points are
         a toss-up for the players to settle.
@@ -1177,6 +1179,12 @@ class Observer:
                 & (np.abs(fit[a] - fit[b]) >= CHANGE_MARGIN)
                 & (np.maximum(fit[a], fit[b]) >= TOKEN_SCORE)
             )
+            if told.any():  # (unless the outlines argue against the fit)
+                fits, worse = np.where(fit[a] >= fit[b], a, b), np.where(fit[a] >= fit[b], b, a)
+                held = np.where(reading.accepted[a], a, b)
+                told[told] = ~self._outline_prefers(
+                    worse[told], fits[told], reading.accepted, held[told]
+                )
             in_line = in_line[~told]
         for a, b in ((self._nms_far, self._nms_near), (self._nms_near, self._nms_far)):
             # a: read as changed; b: its in-line partner, read as unchanged and fitting better.
@@ -1829,8 +1837,8 @@ class Observer:
         )
         in_line = np.concatenate(
             [
-                self._ties(far, near, far_score, near_score, far_open, near_open),
-                self._ties(*nearer_first),
+                self._ties(accepted, far, near, far_score, near_score, far_open, near_open),
+                self._ties(accepted, *nearer_first),
             ]
         )
         better = (
@@ -1910,6 +1918,7 @@ class Observer:
 
     def _ties(
         self,
+        accepted: np.ndarray,
         held: np.ndarray,
         rival: np.ndarray,
         held_score: np.ndarray,
@@ -1918,16 +1927,67 @@ class Observer:
         rival_open: np.ndarray,
     ) -> np.ndarray:
         """The ``(k, 2)`` pairs of :meth:`_in_line_scores` that both would hold a token and
-        score within ``TIE_MARGIN`` of each other."""
+        score within ``TIE_MARGIN`` of each other, or whose outlines argue against the
+        scores: the rival's rim grew more contrast than the held point's (see
+        :meth:`_rim_growth`). The cores of two points in line see nearly the same pixels, and
+        what differs between them, lines of the plates between crossing one and not the
+        other, can weigh more than the token: a dark token on F5Q, on dark lines, scored
+        clearly below F4P under it, and only its outline said where it was (bench game 6508,
+        the camera overhead)."""
         min_open = self._selector.min_open
         both = (
             (held_score >= MIN_SCORE)
             & (rival_score >= MIN_SCORE)
             & (held_open >= min_open[held])
             & (rival_open >= min_open[rival])
-            & (np.abs(held_score - rival_score) < TIE_MARGIN)
         )
-        return np.stack([held[both], rival[both]], axis=1)
+        tied = both & (np.abs(held_score - rival_score) < TIE_MARGIN)
+        untied = both & ~tied
+        if untied.any():
+            tied[untied] = self._outline_prefers(
+                rival[untied], held[untied], accepted, held[untied]
+            )
+        return np.stack([held[tied], rival[tied]], axis=1)
+
+    def _outline_prefers(
+        self, first: np.ndarray, second: np.ndarray, accepted: np.ndarray, freed: np.ndarray
+    ) -> np.ndarray:
+        """Per row: whether the rim of ``first[k]`` grew more contrast than that of
+        ``second[k]``, both judged (see :meth:`_rim_growth`; ``freed[k]``: the pair's
+        accepted point)."""
+        growth = self._rim_growth(np.concatenate([first, second]), accepted, np.tile(freed, 2))
+        mine, theirs = growth[: len(first)], growth[len(first) :]
+        return np.isfinite(mine) & np.isfinite(theirs) & (mine > theirs)
+
+    def _rim_growth(self, points: np.ndarray, accepted: np.ndarray, freed: np.ndarray) -> np.ndarray:
+        """Per row: the mean contrast growth (noise units, see :meth:`_rim_contrast`) over the
+        rim pairs of ``points[k]`` clear of every ``accepted`` token's silhouette but
+        ``freed[k]``'s; NaN where too few are clear to say (``RIM_OPEN``). A token's
+        outline draws an edge across its own rim; a point in line with it, whose outline
+        falls inside or outside that token, sees no new edge there."""
+        out = np.full(len(points), np.nan)
+        if self._ref_features is None or self._frame is None or not len(points):
+            return out
+        inside, outside = self._rim_local
+        rows, chosen = [], []
+        for row, (point, free) in enumerate(zip(points, freed)):
+            cover = accepted.copy()
+            cover[free] = False
+            taken = np.zeros(self._rim_pixels, bool)
+            taken[self._rim_silhouette.select(cover)] = True
+            pairs = self._rim_start[point] + np.arange(self._rim_count[point])
+            pairs = pairs[~taken[inside[pairs]] & ~taken[outside[pairs]]]
+            if len(pairs) and len(pairs) >= RIM_OPEN * self._rim_count[point]:
+                rows.append(np.full(len(pairs), row))
+                chosen.append(pairs)
+        if not chosen:
+            return out
+        row = np.concatenate(rows)
+        z, _ = self._rim_contrast(np.concatenate(chosen))
+        judged = np.bincount(row, minlength=len(points)) > 0
+        total = np.bincount(row, weights=z, minlength=len(points))
+        out[judged] = total[judged] / np.bincount(row, minlength=len(points))[judged]
+        return out
 
     def _outlined(self, accepted: np.ndarray, asked: np.ndarray, *, faint: bool) -> np.ndarray:
         """Which of the ``asked`` points show a token's outline: most pixel pairs straddling the

@@ -242,6 +242,21 @@ def test_a_bench_game_keeps_the_light_a_new_tokens_shadow_showed_over_a_darker_s
     assert "game 6404: 7 moves, 7 announced, 7 right, 0 illegal alerts" in line
 
 
+def test_a_bench_game_asks_which_point_in_line_when_the_outline_argues_against_the_score(
+    monkeypatch,
+):
+    """Game 6508 of the vision bench (its 1280x960 stream, first four moves), the camera
+    nearly overhead: the first token, dark brown on F5Q, lay on dark printed lines, and its
+    core scored clearly below F4P's, in line under it. F4P was announced, and every later
+    move was out of step: an out-of-turn alert by the fourth. F5Q's rim grew the contrast of
+    a new edge and F4P's did not, so the players are asked which (they answer F5Q)."""
+    line = _bench_game(monkeypatch, 6508, 4)[0]
+    assert (
+        "game 6508: 4 moves, 4 announced, 4 right, 0 illegal alerts, 0 hidden-point questions, "
+        "1 in-line questions" in line
+    )
+
+
 @pytest.mark.parametrize(
     "command",
     [["bench", "vision", "--quick"], ["render", "--out", "unused"], ["bench", "calibration"]],

@@ -2079,3 +2079,23 @@ def test_each_in_line_pair_is_judged_with_only_its_own_farther_token_set_aside(
     beside them, and a plain token on C5Q (scene 456, read as the empty C4R in line with it)
     or on the top tier (A5S, scene 226) lost to a farther point (scenes of the vision bench)."""
     assert_finds_only_tokens(seed, size, cast, names)
+
+
+def test_a_tokens_rim_grows_more_contrast_than_its_in_line_partners(scene, crowded):
+    """Two points in line see nearly the same core pixels; the outline tells them apart: the
+    rim of the point holding the token contrasts more than the rim of the point in line with
+    it, whose outline falls inside or outside that token."""
+    tokens, rendered, image = crowded
+    observer = Observer(scene.calibration)
+    accepted = observer.observe(image, compare_previous=False).states() >= 0
+    truth = np.zeros(256, bool)
+    truth[list(tokens)] = True
+    far, near = observer._nms_far, observer._nms_near
+    pairs = (truth[far] ^ truth[near]) & (rendered.visibility[np.where(truth[far], far, near)] >= 0.5)
+    held = np.where(truth[far], far, near)[pairs]
+    other = np.where(truth[far], near, far)[pairs]
+    growth_held = observer._rim_growth(held, accepted, freed=held)
+    growth_other = observer._rim_growth(other, accepted, freed=held)
+    judged = ~np.isnan(growth_held) & ~np.isnan(growth_other)
+    assert judged.sum() >= 8  # (the others' rims lie mostly under nearby tokens)
+    assert (growth_held > growth_other)[judged].mean() >= 0.9
