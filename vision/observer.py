@@ -846,7 +846,10 @@ class Observer:
         self._neutral_behind_lines(core_evidence)
         first = self._selector.select(evidence, core_evidence).accepted
         delta = (difference.chroma_a, difference.chroma_b, difference.light)
-        casters = first if self._calm is None else first | self._calm[2]  # (for a kept light)
+        # (a token the game holds casts its shadow, read or not: one told on a hidden point,
+        # its shadow in view, drew the light a third short of the lamp, bench game 6208)
+        held = first | (self._vouched(np.arange(N_POINTS)) >= 0)
+        casters = held if self._calm is None else held | self._calm[2]  # (for a kept light)
         key = first.tobytes() + casters.tobytes()
         if stream and self._shadows_memo is not None and self._shadows_memo[0] == key:
             _, found, lone = self._shadows_memo
@@ -858,12 +861,12 @@ class Observer:
                     feats, self._shadows_at(delta, casters, self._light_slope), first
                 )
             if not self._could_pass_for_tokens(found):
-                found = self._shadow_model.find(delta, ~self._covered(first), first)
+                found = self._shadow_model.find(delta, ~self._covered(first), held)
                 if stream and not self._old_shadows_stayed(feats, found, first):
                     found = None
                 found = self._shown_by_tokens(feats, found, first)
                 if stream:
-                    found = self._lone_light_instead(feats, delta, casters, first, found)
+                    found, lone = self._lone_light_instead(feats, delta, casters, first, found)
                 if stream and self._could_pass_for_tokens(found):
                     found = self._better_with_a_shadow_taken_for_a_token(feats, delta, first, found)
             if stream and not self._could_pass_for_tokens(found):
@@ -891,27 +894,33 @@ class Observer:
         casters: np.ndarray,
         first: np.ndarray,
         found: Shadows | None,
-    ) -> Shadows | None:
-        """The shadows ``found`` by the search over every caster, or, where the stream would
-        keep their light and keeps none yet, those at the light an earlier new token's
-        shadow showed alone (see :meth:`_shadow_of_a_new_token`) where the tokens do not
-        refute it and it bears out as many of the ``first`` reading's shadows. That shadow
-        appeared with its token, which no stain does; the search by every caster takes the
-        darkest discs together, and with three tokens a stain under the newest one's disc
-        outweighed the shadow the lamp threw (bench game 6404 under a bare lamp: a light
-        three times as long was kept, and the shadows it left unexplained read as tokens
-        played out of turn)."""
+    ) -> tuple[Shadows | None, bool]:
+        """The shadows ``found`` by the search over every caster, or, while the stream keeps
+        no light, those at the light an earlier new token's shadow showed alone (see
+        :meth:`_shadow_of_a_new_token`) where the tokens do not refute it, its shadows could
+        pass for tokens, and it bears out as many of the ``first`` reading's shadows; and
+        whether that light serves this frame only. That shadow appeared with its token,
+        which no stain does; the search by every caster takes the darkest discs together,
+        and with three tokens a stain under the newest one's disc outweighed the shadow the
+        lamp threw (bench game 6404 under a bare lamp: a light three times as long was kept,
+        and the shadows it left unexplained read as tokens played out of turn). Where that
+        search found no light at all, the earlier light serves the frame only (nothing
+        weighs it against another): a shadow read as a token hides from the search, and
+        the second token's shadow, read on F6R after the third move, was announced as a
+        second token of the third move's colour (bench game 6601 under a bare lamp)."""
         if self._lone_slope is None or self._light_slope is not None:
-            return found
-        if found is None or not self._could_pass_for_tokens(found):
-            return found  # (no light to keep: none is questioned)
+            return found, False
+        if found is not None and not self._could_pass_for_tokens(found):
+            return found, False  # (no light to keep: none is questioned)
         earlier = self._shadows_at(delta, casters, self._lone_slope)
         earlier = self._shown_by_tokens(feats, earlier, first)
         if earlier is None or not self._could_pass_for_tokens(earlier):
-            return found
+            return found, False
+        if found is None:
+            return earlier, True
         if self._borne_out(delta, first, earlier) < self._borne_out(delta, first, found):
-            return found
-        return earlier
+            return found, False
+        return earlier, False
 
     def _take_light(self, found: Shadows | None, *, keep: bool) -> bool:
         """Make the shadows ``found`` (None: none) this frame's, and their light the stream's

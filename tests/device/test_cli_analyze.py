@@ -257,6 +257,30 @@ def test_a_bench_game_asks_which_point_in_line_when_the_outline_argues_against_t
     )
 
 
+def test_a_bench_game_finds_the_light_from_a_hidden_tokens_shadow_too(monkeypatch):
+    """Game 6208 of the vision bench under a bare lamp (its 1280x960 stream, first eleven
+    moves): B7Q went where the camera cannot see it, and the players told it; its shadow lay
+    in view. The light searched from the tokens read alone came out a third short of the lamp
+    (that shadow was nobody's), and when C7Q went out of sight too, its shadow on the base read
+    as a token on A5Q, a legal move that nobody played. A token the game holds casts a shadow,
+    read or not."""
+    lines = _bench_game(monkeypatch, 6208, 11, hard_light=True)
+    assert "game 6208: 11 moves, 9 announced, 9 right, 0 illegal alerts" in lines[0]
+    assert "wrong: none" in lines[1]
+
+
+def test_a_bench_game_uses_the_light_a_lone_shadow_showed_when_the_search_finds_none(
+    monkeypatch,
+):
+    """Game 6601 of the vision bench under a bare lamp (its first three moves): H7S's shadow
+    alone showed the lamp's light after the second move. After the third, that shadow read as
+    a token on F6R, which hid it from the search by every caster, and the search found no
+    light at all: "two colour 2 tokens placed". The light the lone shadow showed serves such
+    a frame."""
+    line = _bench_game(monkeypatch, 6601, 3, hard_light=True)[0]
+    assert "game 6601: 3 moves, 3 announced, 3 right, 0 illegal alerts" in line
+
+
 @pytest.mark.parametrize(
     "command",
     [["bench", "vision", "--quick"], ["render", "--out", "unused"], ["bench", "calibration"]],
