@@ -269,6 +269,7 @@ class Pipeline:
         self._drift_interval = drift_interval
         self._stuck_hand_after = stuck_hand_after
         self._hand_since: float | None = None
+        self._frames_since_hand: int | None = None  # (None: no hand seen yet)
         self._view_blocked = False  # the last stuck-hand check saw neither board nor a shift
         self._shifted_frames = 0
         self.game_id = game_id
@@ -395,7 +396,19 @@ class Pipeline:
     ) -> Snapshot | None:
         """The board to judge now, if any: a legal change as soon as it has held still for
         ``quick_frames`` frames, anything else once it has for ``stable_frames``
-        (``expected``: the colour to play; ``position``: the game's tokens)."""
+        (``expected``: the colour to play; ``position``: the game's tokens). The quick way
+        is for the board a hand (or motion) just left, within ``stable_frames`` frames of
+        it: a token is placed by a hand. A change no hand came before waits the full count,
+        since it may be the first frame of a hand reaching in: fingers the table's colour,
+        mostly beyond the board, showed only their tip over A1S, read as the next player's
+        token and announced (bench game 7802; the hand was seen the next frame)."""
+        if observation.hand_present:
+            self._frames_since_hand = 0
+        elif self._frames_since_hand is not None:
+            self._frames_since_hand += 1
+        after_hand = (
+            self._frames_since_hand is not None and self._frames_since_hand <= self._stable_frames
+        )
         # The tokens the game already has keep their colours, and a new one is the colour to
         # play, through a misread between two close sets (see vision.tracker.steadied): the
         # rules engine as a filter.
@@ -406,7 +419,7 @@ class Pipeline:
         steady = self._tracker.update(
             observation, frame.image, frame.seq, held=held, expected=expected
         )
-        if quick is not None and self._referee.is_plausible(quick):
+        if quick is not None and after_hand and self._referee.is_plausible(quick):
             return quick
         return steady
 

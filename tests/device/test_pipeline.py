@@ -166,6 +166,22 @@ def test_move_event_is_stamped_with_frame_time_and_game_id() -> None:
     ]  # the first calm frame after the hand (frames 4, 5) is enough for a legal move
 
 
+def test_a_move_no_hand_came_before_must_hold_for_stable_frames() -> None:
+    """A token appears by a hand: a legal change read with no hand (or motion) in the frames
+    before it may be the first frame of a hand reaching in, and is judged only once it has
+    held for ``stable_frames``, not at once."""
+    h = Harness()
+    h.show({}, frames=6)
+    assert h.show({"A3Q": 0}, frames=2) == []  # the fingertip of a hand coming in, say
+    assert h.show({}, frames=2, hand=True) == []  # and there it is: nothing was announced
+    records = h.show({"B4R": 0}, frames=1)  # the board it left is judged at once
+    assert types(records) == ["move"] and records[0]["point"] == "B4R"
+    h.show({"B4R": 0}, frames=6)
+    assert h.show({"B4R": 0, "C5S": 1}, frames=2) == []  # no hand for six frames: it waits
+    records = h.show({"B4R": 0, "C5S": 1}, frames=1)
+    assert types(records) == ["move"] and records[0]["frame"] == h.seq - 1
+
+
 def test_an_illegal_reading_must_hold_for_stable_frames_before_an_alert() -> None:
     h = Harness()
     h.show({})
