@@ -1049,8 +1049,10 @@ class Observer:
         """With exactly two tokens new in the ``first`` reading since the hand came, one may
         be the other's shadow (it then hides under the token read on it). Each is taken in
         turn as the caster and the other's pixels as open to the search: shadows found
-        where the caster's own covers most of the other's silhouette, darker more than they
-        are tinted (see :meth:`_darker_than_tinted`), are the pair's. They are searched with
+        where the caster's own covers most of the other's silhouette, or most of the core
+        pixels that changed (the change that made it a token; see :meth:`_shadow_share`),
+        darker more than they are tinted (see :meth:`_darker_than_tinted`), are the pair's.
+        They are searched with
         every caster, and if that light throws the caster's shadow elsewhere, with the
         caster alone: the search by every caster had an old token's shadow cover the other,
         under a light twice as long as the lamp's, and kept for the stream, that light left
@@ -1069,13 +1071,33 @@ class Observer:
                 found = self._shadow_model.find(delta, ~self._covered(kept), casters, min_casters=1)
                 if found is None:
                     continue
-                onto = self._share_on(self._shadow_model.mask_at(found.slope, alone))[other]
-                if onto >= SHADOW_COVERS and self._darker_than_tinted(found):
+                onto = self._shadow_share(self._shadow_model.mask_at(found.slope, alone), delta)
+                if onto[other] >= SHADOW_COVERS and self._darker_than_tinted(found):
                     if casters is alone:  # (the pair's light, with every caster's shadows)
                         found = self._shadows_at(delta, kept, found.slope) or found
                     logger.debug("new token %d read on the shadow of new token %d", other, caster)
                     return found, kept
         return None, first
+
+    def _shadow_share(
+        self, shadow: np.ndarray, delta: tuple[np.ndarray, np.ndarray, np.ndarray]
+    ) -> np.ndarray:
+        """Per point: how much of it a ``shadow`` (mask per gathered pixel) covers, the more of
+        two shares: of its silhouette, and of its core pixels that changed from the empty
+        board (``delta``; darkening at ``SHADOW_WEIGHT``), where a token read on the shadow
+        drew its evidence from. A shadow lying off the points' grid covers a point read on it
+        by half or less, while the change that made that point a token lies mostly in the
+        shadow: game 7404 under a bare lamp read a new token's shadow on B4P, covering 0.496
+        of its silhouette and 0.77 of its changed core, as a second token of that colour."""
+        changed = _distance(np.stack(delta, axis=1), SHADOW_WEIGHT) > FOREGROUND_DISTANCE
+        core = self._core
+        in_shadow = np.bincount(
+            core.point, weights=shadow[core.index] & changed[core.index], minlength=N_POINTS
+        )
+        of_changed = in_shadow / np.maximum(
+            np.bincount(core.point, weights=changed[core.index], minlength=N_POINTS), 1
+        )
+        return np.maximum(self._share_on(shadow), of_changed)
 
     @staticmethod
     def _darker_than_tinted(found: Shadows | None) -> bool:

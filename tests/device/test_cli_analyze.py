@@ -281,6 +281,18 @@ def test_a_bench_game_uses_the_light_a_lone_shadow_showed_when_the_search_finds_
     assert "game 6601: 3 moves, 3 announced, 3 right, 0 illegal alerts" in line
 
 
+def test_a_bench_game_takes_a_token_read_where_the_new_tokens_shadow_changed_it_for_that_shadow(
+    monkeypatch,
+):
+    """Game 7404 of the vision bench under a bare lamp, low in the east (its 1640x1232
+    stream, first three moves): G4Q's shadow fell five columns west, across B4P, and read as
+    a token there. It lay off the points' grid and covered 0.496 of B4P's silhouette, short
+    of half, so it was not taken for G4Q's shadow: "two colour 2 tokens placed". The change
+    that made B4P a token lay three quarters in that shadow."""
+    line = _bench_game(monkeypatch, 7404, 3, hard_light=True)[0]
+    assert "game 7404: 3 moves, 3 announced, 3 right, 0 illegal alerts" in line
+
+
 @pytest.mark.parametrize(
     "command",
     [["bench", "vision", "--quick"], ["render", "--out", "unused"], ["bench", "calibration"]],
