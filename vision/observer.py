@@ -1961,10 +1961,10 @@ class Observer:
         score within ``TIE_MARGIN`` of each other, or whose outlines argue against the
         scores: the rival's rim grew more contrast than the held point's (see
         :meth:`_rim_growth`). The cores of two points in line see nearly the same pixels, and
-        what differs between them, lines of the plates between crossing one and not the
-        other, can weigh more than the token: a dark token on F5Q, on dark lines, scored
-        clearly below F4P under it, and only its outline said where it was (bench game 6508,
-        the camera overhead)."""
+        the few that differ can weigh more than the token: a dark token on F5Q left the dark
+        printed lines under it unchanged, F4P's smaller core, under it, held fewer of them
+        and scored clearly higher, and only the outline said where the token was (bench game
+        6508, the camera overhead)."""
         min_open = self._selector.min_open
         both = (
             (held_score >= MIN_SCORE)
