@@ -1062,6 +1062,7 @@ class Observer:
         new = self._new_in_visit(first)
         if len(new) != 2:
             return None, first
+        changed = _distance(np.stack(delta, axis=1), SHADOW_WEIGHT) > FOREGROUND_DISTANCE
         for caster, other in (new, new[::-1]):
             kept = first.copy()
             kept[other] = False
@@ -1071,7 +1072,7 @@ class Observer:
                 found = self._shadow_model.find(delta, ~self._covered(kept), casters, min_casters=1)
                 if found is None:
                     continue
-                onto = self._shadow_share(self._shadow_model.mask_at(found.slope, alone), delta)
+                onto = self._shadow_share(self._shadow_model.mask_at(found.slope, alone), changed)
                 if onto[other] >= SHADOW_COVERS and self._darker_than_tinted(found):
                     if casters is alone:  # (the pair's light, with every caster's shadows)
                         found = self._shadows_at(delta, kept, found.slope) or found
@@ -1079,17 +1080,14 @@ class Observer:
                     return found, kept
         return None, first
 
-    def _shadow_share(
-        self, shadow: np.ndarray, delta: tuple[np.ndarray, np.ndarray, np.ndarray]
-    ) -> np.ndarray:
+    def _shadow_share(self, shadow: np.ndarray, changed: np.ndarray) -> np.ndarray:
         """Per point: how much of it a ``shadow`` (mask per gathered pixel) covers, the more of
-        two shares: of its silhouette, and of its core pixels that changed from the empty
-        board (``delta``; darkening at ``SHADOW_WEIGHT``), where a token read on the shadow
+        two shares: of its silhouette, and of its core pixels that ``changed`` from the empty
+        board (darkening counted at ``SHADOW_WEIGHT``), where a token read on the shadow
         drew its evidence from. A shadow lying off the points' grid covers a point read on it
         by half or less, while the change that made that point a token lies mostly in the
         shadow: game 7404 under a bare lamp read a new token's shadow on B4P, covering 0.496
         of its silhouette and 0.77 of its changed core, as a second token of that colour."""
-        changed = _distance(np.stack(delta, axis=1), SHADOW_WEIGHT) > FOREGROUND_DISTANCE
         core = self._core
         in_shadow = np.bincount(
             core.point, weights=shadow[core.index] & changed[core.index], minlength=N_POINTS
@@ -1999,25 +1997,26 @@ class Observer:
         out = np.full(len(points), np.nan)
         if self._ref_features is None or self._frame is None or not len(points):
             return out
+        chosen = spread(accepted, self._rim_silhouette.count)
+        cover = Cover.of(
+            self._rim_silhouette.index[chosen], self._rim_silhouette.point[chosen], self._rim_pixels
+        )
+        counts = self._rim_count[points]
+        row = np.repeat(np.arange(len(points)), counts)
+        pairs = np.repeat(self._rim_start[points] - (np.cumsum(counts) - counts), counts)
+        pairs += np.arange(len(row))
         inside, outside = self._rim_local
-        rows, chosen = [], []
-        for row, (point, free) in enumerate(zip(points, freed)):
-            cover = accepted.copy()
-            cover[free] = False
-            taken = np.zeros(self._rim_pixels, bool)
-            taken[self._rim_silhouette.select(cover)] = True
-            pairs = self._rim_start[point] + np.arange(self._rim_count[point])
-            pairs = pairs[~taken[inside[pairs]] & ~taken[outside[pairs]]]
-            if len(pairs) and len(pairs) >= RIM_OPEN * self._rim_count[point]:
-                rows.append(np.full(len(pairs), row))
-                chosen.append(pairs)
-        if not chosen:
+        clear = cover.open_for(inside[pairs], freed[row]) & cover.open_for(
+            outside[pairs], freed[row]
+        )
+        n_clear = np.bincount(row, weights=clear, minlength=len(points))
+        judged = (n_clear > 0) & (n_clear >= RIM_OPEN * counts)
+        keep = clear & judged[row]
+        if not keep.any():
             return out
-        row = np.concatenate(rows)
-        z, _ = self._rim_contrast(np.concatenate(chosen))
-        judged = np.bincount(row, minlength=len(points)) > 0
-        total = np.bincount(row, weights=z, minlength=len(points))
-        out[judged] = total[judged] / np.bincount(row, minlength=len(points))[judged]
+        z, _ = self._rim_contrast(pairs[keep])
+        total = np.bincount(row[keep], weights=z, minlength=len(points))
+        out[judged] = total[judged] / n_clear[judged]
         return out
 
     def _outlined(self, accepted: np.ndarray, asked: np.ndarray, *, faint: bool) -> np.ndarray:

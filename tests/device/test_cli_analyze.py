@@ -155,9 +155,10 @@ def test_bench_maps_learned_colours_to_the_truth():
 
 def _bench_game(monkeypatch, game: int, moves: int, *, hard_light: bool = False) -> list[str]:
     """The vision bench's report lines of game ``game`` alone, its first ``moves`` moves.
-    Game ``seed + 1000 + g`` of a run whose seed ends in 01 (as every run traced was) is
-    rendered at stream size ``BENCH_SIZES[g % 2]``, and the same game alone is game 0 of a
-    run of one: an odd ``g`` needs the sizes the other way round."""
+    Game ``seed + 1000 + g`` of a run is rendered at stream size ``BENCH_SIZES[g % 2]``, and
+    the same game alone is game 0 of a run of one. The runs these games were traced in had
+    seeds ending in 01, so an even game number had an odd ``g``: the sizes the other way
+    round."""
     import io
 
     from device.commands import analyze
