@@ -1,11 +1,12 @@
 """Calibration files: versioned JSON with the camera, the board spec and an empty-board reference.
 
-Schema (version 1)::
+Schema (version 2)::
 
     {
-      "version": 1,
+      "version": 2,
       "board": "timevectors",
-      "spec": {"name": "timevectors" | null, "values": {"tier_spacing": 105.0, ...}},
+      "spec": {"name": "timevectors" | null,
+               "values": {"tier_spacing": 105.0, ..., "tier_twist_deg": [0, 0.8, -1.2, 0.4]}},
       "camera": {"K": [[fx,0,cx],[0,fy,cy],[0,0,1]], "dist": [k1,k2,p1,p2,k3],
                  "rvec": [3], "tvec": [3], "image_size": [w, h]},
       "image_size": [w, h],
@@ -43,7 +44,7 @@ import numpy as np
 from calibration.camera import CameraModel
 from calibration.fit import Clicks, parse_clicks
 from calibration.jsonfile import JsonFileError, read_json_file
-from calibration.spec import SpecError, TimeVectorsSpec, spec_from_values, spec_values
+from calibration.spec import NO_TWIST, SpecError, TimeVectorsSpec, spec_from_values, spec_values
 
 if TYPE_CHECKING:
     from calibration.gryb_calibfile import GrybCalibration
@@ -53,10 +54,24 @@ logger = logging.getLogger(__name__)
 SpecT = TypeVar("SpecT")
 LandmarksT = TypeVar("LandmarksT")
 
-CALIBRATION_VERSION = 1
+CALIBRATION_VERSION = 2
 # MIGRATIONS[v] turns a version-v document into a version v+1 document.
 Migration = Callable[[dict], dict]
-MIGRATIONS: dict[int, Migration] = {}
+
+
+def _plates_untwisted(document: dict) -> dict:
+    """Version 1 -> 2: version 2 stores each stacked-board plate's twist on the post
+    (``spec.values.tier_twist_deg``); a version 1 fit took the board for rigid."""
+    spec = document.get("spec")
+    if document.get("board", "timevectors") == "timevectors" and isinstance(spec, dict):
+        values = spec.get("values")
+        if isinstance(values, dict):
+            spec = {**spec, "values": {**values, "tier_twist_deg": list(NO_TWIST)}}
+            document = {**document, "spec": spec}
+    return document
+
+
+MIGRATIONS: dict[int, Migration] = {1: _plates_untwisted}
 
 
 class CalibrationError(ValueError):

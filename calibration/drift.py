@@ -108,15 +108,7 @@ class DriftDetector:
         self.track_reference = thin_lines(
             cv2.resize(reference_bgr, track_size, interpolation=cv2.INTER_AREA)
         )
-        half = spec.plate_size / 2
-        corners = np.array(
-            [
-                [sx * half, sy * half, spec.tier_spacing * t]
-                for t in range(4)
-                for sx in (-1, 1)
-                for sy in (-1, 1)
-            ]
-        )
+        corners = np.vstack([spec.plate_corners(t) for t in range(4)])
         hull = cv2.convexHull((camera.project(corners) * self.scale).astype(np.float32)).astype(
             np.int32
         )

@@ -30,7 +30,7 @@ from calibration.fit import (
     ClicksError,
     FitResult,
     check_fit,
-    fit_correspondences,
+    fit_board,
 )
 from calibration.spec import CORNERS, TimeVectorsSpec
 from rules.timevectors.points import TIER_LETTERS
@@ -78,15 +78,15 @@ def marker_corners_mm(
     sticker and of the marker's black square at one tier corner, each ``(4, 3)``."""
     corner = CORNERS[corner_index]
     sx, sy = _OUTWARD[corner]
-    landmark = np.array(spec.landmarks(tier)[corner])
-    z = landmark[2]
-    # Centre of the black square: half a marker out from the landmark along both axes.
-    centre = landmark[:2] + np.array([sx, sy]) * MARKER_MM / 2
+    # Centre of the black square: half a marker out from the landmark along both axes (in the
+    # plate's own frame: the sticker turns with its plate).
+    h = spec.marking_half_size
+    centre = np.array([sx * h, sy * h]) + np.array([sx, sy]) * MARKER_MM / 2
 
     def square(side: float) -> np.ndarray:
-        h = side / 2
-        offsets = np.array([[-h, h], [h, h], [h, -h], [-h, -h]])
-        return np.column_stack([centre + offsets, np.full(4, z)])
+        half = side / 2
+        offsets = np.array([[-half, half], [half, half], [half, -half], [-half, -half]])
+        return spec.tier_points(tier, centre + offsets)
 
     return square(MARKER_MM * (1 + 2 * BORDER_FRACTION)), square(MARKER_MM)
 
@@ -179,5 +179,5 @@ def fit_from_markers(
         obj.append(marker_corners_mm(spec, tier, corner)[1])
         img.append(quad)
         names += [f"marker {marker} corner {k}" for k in range(4)]
-    camera, errors = fit_correspondences(np.vstack(obj), np.vstack(img), image_size, spec=spec)
-    return check_fit(camera, errors, names, spec, max_rms_px)
+    camera, built, errors = fit_board(np.vstack(obj), np.vstack(img), image_size, spec)
+    return check_fit(camera, errors, names, built, max_rms_px)

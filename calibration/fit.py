@@ -24,6 +24,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from calibration import twist
 from calibration.camera import CameraModel
 from calibration.jsonfile import JsonFileError, read_json_file
 from calibration.refraction import apparent_points, plates_crossed, through_plates
@@ -46,11 +47,13 @@ class ClicksError(ValueError):
 
 @dataclass(frozen=True)
 class FitResult:
-    """The fitted camera, its RMS reprojection error and the error at each landmark ("Q.NE")."""
+    """The fitted camera, its RMS reprojection error, the error at each landmark ("Q.NE")
+    and the board as built (the spec with its plates' fitted twists)."""
 
     camera: CameraModel
     rms_px: float
     per_landmark_px: dict[str, float]
+    spec: TimeVectorsSpec
 
 
 # -- parsing and validation ---------------------------------------------------------------
@@ -298,6 +301,34 @@ def fit_correspondences(
     return camera, reprojection_errors(camera, obj, image_px, spec)
 
 
+def fit_board(
+    object_mm: np.ndarray,
+    image_px: np.ndarray,
+    image_size: tuple[int, int],
+    spec: TimeVectorsSpec,
+    *,
+    fit_distortion: bool = False,
+    focal_near: float | None = None,
+    min_points: int = twist.MIN_POINTS,
+    min_f: float = twist.MIN_F,
+) -> tuple[CameraModel, TimeVectorsSpec, np.ndarray]:
+    """The camera and the board as built from points fixed on its plates (landmarks, printed
+    crossings, marker corners) where ``spec`` puts them: the rigid fit of
+    :func:`fit_correspondences`, then the plates' twists fitted with it
+    (:func:`calibration.twist.fit_with_twists`, which ``min_points`` and ``min_f`` go to).
+    Returns ``(camera, built spec, error per point in pixels)``; raises :class:`ClicksError`
+    like :func:`fit_correspondences`."""
+    camera, _ = fit_correspondences(
+        object_mm, image_px, image_size, fit_distortion=fit_distortion, focal_near=focal_near,
+        spec=spec,
+    )
+    camera, built, moved = twist.fit_with_twists(
+        camera, spec, object_mm, image_px, fit_k1=fit_distortion, min_points=min_points,
+        min_f=min_f,
+    )
+    return camera, built, reprojection_errors(camera, moved, image_px, built)
+
+
 def _settle_plate_edges(
     camera: CameraModel,
     object_mm: np.ndarray,
@@ -405,7 +436,7 @@ def check_fit(
             "these clicks put the camera below the top tier: are the tiers P..S "
             "in the right order (P is the bottom tier)?"
         )
-    return FitResult(camera=camera, rms_px=rms, per_landmark_px=per_landmark)
+    return FitResult(camera=camera, rms_px=rms, per_landmark_px=per_landmark, spec=spec)
 
 
 def fit_camera(
@@ -425,12 +456,8 @@ def fit_camera(
     """
     parsed = parse_clicks(clicks)
     validate_clicks(parsed, image_size)
-    camera, errors = fit_correspondences(
-        _object_points(spec),
-        _image_points(parsed),
-        image_size,
-        fit_distortion=fit_distortion,
-        spec=spec,
+    camera, built, errors = fit_board(
+        _object_points(spec), _image_points(parsed), image_size, spec, fit_distortion=fit_distortion
     )
     names = [f"{t}.{c}" for t in TIER_LETTERS for c in CORNERS]
-    return check_fit(camera, errors, names, spec, max_rms_px)
+    return check_fit(camera, errors, names, built, max_rms_px)

@@ -1,9 +1,9 @@
 """Calibration files of the bandanna: the same versioned JSON as the stacked board's, ``board: "gryb"``.
 
-Schema (version 1)::
+Schema (version 2; version 1 files are the same)::
 
     {
-      "version": 1,
+      "version": 2,
       "board": "gryb",
       "spec": {"name": "gryb" | null, "values": {"level_offsets": [120, 60, 30, 15], ...}},
       "image_size": [w, h],

@@ -18,14 +18,12 @@ def grid_crossings(spec: TimeVectorsSpec) -> np.ndarray:
     lines = np.concatenate([np.linspace(-half, -inner, 5), np.linspace(inner, half, 5)])
     xs, ys = np.meshgrid(lines, lines)
     flat = np.column_stack([xs.ravel(), ys.ravel()])
-    return np.vstack(
-        [np.column_stack([flat, np.full(len(flat), spec.tier_spacing * t)]) for t in range(4)]
-    )
+    return np.vstack([spec.tier_points(t, flat) for t in range(4)])
 
 
-def grid_lines(spec: TimeVectorsSpec, z: float) -> list[np.ndarray]:
-    """The printed 4x4 grids' lines of the tier at height ``z`` (mm) as 3D polylines in
-    millimetres, subdivided so that lens distortion can bend them when projected."""
+def grid_lines(spec: TimeVectorsSpec, tier: int) -> list[np.ndarray]:
+    """The printed 4x4 grids' lines of tier ``tier`` as 3D polylines in millimetres (turned
+    with its plate), subdivided so that lens distortion can bend them when projected."""
     half = spec.marking_half_size
     inner = half - 4 * spec.pitch
     lines = []
@@ -33,8 +31,8 @@ def grid_lines(spec: TimeVectorsSpec, z: float) -> list[np.ndarray]:
         for c in np.linspace(lo, hi, 5):
             for span_lo, span_hi in ((-half, -inner), (inner, half)):
                 t = np.linspace(span_lo, span_hi, 6)
-                lines.append(np.column_stack([np.full(6, c), t, np.full(6, z)]))
-                lines.append(np.column_stack([t, np.full(6, c), np.full(6, z)]))
+                lines.append(spec.tier_points(tier, np.column_stack([np.full(6, c), t])))
+                lines.append(spec.tier_points(tier, np.column_stack([t, np.full(6, c)])))
     return lines
 
 

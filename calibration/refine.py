@@ -22,6 +22,7 @@ from calibration.fit import (
     REFRACTION_ROUNDS,
     ClicksError,
     FitResult,
+    fit_board,
     fit_correspondences,
     reprojection_errors,
     rms_px,
@@ -29,16 +30,22 @@ from calibration.fit import (
 from calibration.markings import grid_crossings, thin_lines
 from calibration.refraction import apparent_points, through_plates
 from calibration.spec import TimeVectorsSpec
+from calibration.twist import point_tiers, scan_twists
 
 logger = logging.getLogger(__name__)
 
 MIN_CROSSINGS = 60
+# A plate's twist is fitted from its crossings only where at least this many of them (and of
+# the bottom tier's) fit: fewer, seen small behind three plates, may all be stray lines.
+MIN_TIER_CROSSINGS = 12
+CONSENSUS_PX = 1.0  # a crossing this near where a fit puts it bears the fit out
+TURNED_MARGIN = 1.03  # how many more crossings must bear out plates turned on their own
 MIN_MATCH = 0.3  # normalised correlation of a crossing with its drawn template
 
 
 def _arms(spec: TimeVectorsSpec, crossings: np.ndarray, step_mm: float) -> np.ndarray:
-    """``(n, 4, 3)`` points ``step_mm`` along +x, -x, +y, -y from each crossing, NaN where the
-    printed line ends there (corners of a grid are L shapes, its edges T shapes)."""
+    """``(n, 4, 3)`` points ``step_mm`` along the plate's +x, -x, +y, -y from each crossing, NaN
+    where the printed line ends there (corners of a grid are L shapes, its edges T shapes)."""
     half = spec.marking_half_size
     inner = half - 4 * spec.pitch
 
@@ -46,15 +53,23 @@ def _arms(spec: TimeVectorsSpec, crossings: np.ndarray, step_mm: float) -> np.nd
         a = np.abs(v)
         return (a >= inner - 1e-6) & (a <= half + 1e-6)
 
+    tiers = point_tiers(crossings, spec)
+    printed = np.empty((len(crossings), 2))  # each crossing in its plate's own frame
+    for tier in range(4):
+        on = tiers == tier
+        printed[on] = spec.to_tier(tier, crossings[on, :2])
     out = np.full((len(crossings), 4, 3), np.nan)
     for k, (dx, dy) in enumerate(((1, 0), (-1, 0), (0, 1), (0, -1))):
-        moved = crossings + [dx * step_mm, dy * step_mm, 0.0]
+        moved = printed + [dx * step_mm, dy * step_mm]
         ok = (
             inside(moved[:, 0])
             & inside(moved[:, 1])
-            & (np.sign(moved[:, :2]) == np.sign(crossings[:, :2])).all(1)
+            & (np.sign(moved) == np.sign(printed)).all(1)
         )
-        out[ok, k] = moved[ok]
+        for tier in range(4):
+            on = ok & (tiers == tier)
+            out[on, k, :2] = spec.on_tier(tier, moved[on])
+            out[on, k, 2] = crossings[on, 2]
     return out
 
 
@@ -129,20 +144,36 @@ def _snap(
 
 
 Solver = Callable[
-    [np.ndarray, np.ndarray, CameraModel, TimeVectorsSpec], tuple[CameraModel, np.ndarray]
+    [np.ndarray, np.ndarray, CameraModel, TimeVectorsSpec],
+    tuple[CameraModel, TimeVectorsSpec, np.ndarray],
 ]
 
 
 def _solve_all(
     obj: np.ndarray, img: np.ndarray, camera: CameraModel, spec: TimeVectorsSpec
-) -> tuple[CameraModel, np.ndarray]:
-    """Focal length and pose (the calibration case)."""
-    return fit_correspondences(obj, img, camera.image_size, focal_near=camera.K[0, 0], spec=spec)
+) -> tuple[CameraModel, TimeVectorsSpec, np.ndarray]:
+    """Focal length, pose and the plates' twists (the calibration case)."""
+    return fit_board(
+        obj, img, camera.image_size, spec, focal_near=camera.K[0, 0],
+        min_points=MIN_TIER_CROSSINGS, min_f=0.0,
+    )
+
+
+def _solve_rigid(
+    obj: np.ndarray, img: np.ndarray, camera: CameraModel, spec: TimeVectorsSpec
+) -> tuple[CameraModel, TimeVectorsSpec, np.ndarray]:
+    """Focal length and pose, the plates held as ``spec`` has them: the crossings that snapped
+    to stray lines are told by how far they lie off this fit, and a plate left free to turn
+    would turn towards them."""
+    camera, errors = fit_correspondences(
+        obj, img, camera.image_size, focal_near=camera.K[0, 0], spec=spec
+    )
+    return camera, spec, errors
 
 
 def _solve_pose(
     obj: np.ndarray, img: np.ndarray, camera: CameraModel, spec: TimeVectorsSpec
-) -> tuple[CameraModel, np.ndarray]:
+) -> tuple[CameraModel, TimeVectorsSpec, np.ndarray]:
     """Pose only, the intrinsics kept (the camera was bumped, not changed); each crossing
     where the camera sees it through the plates, again from where the last pose says."""
     for _ in range(1 + REFRACTION_ROUNDS):
@@ -162,57 +193,79 @@ def _solve_pose(
         camera = CameraModel(
             K=camera.K, dist=camera.dist, rvec=rvec, tvec=tvec, image_size=camera.image_size
         )
-    return camera, reprojection_errors(camera, obj, img, spec)
+    return camera, spec, reprojection_errors(camera, obj, img, spec)
 
 
 def _refine(
-    camera: CameraModel, image_bgr: np.ndarray, spec: TimeVectorsSpec, solve: Solver, rounds: int
-) -> tuple[CameraModel, float, dict[str, float]] | None:
-    """Snap the crossings and re-solve, ``rounds`` times; ``None`` if too few crossings agree."""
-    lines = thin_lines(image_bgr).astype(np.float32)
-    crossings = grid_crossings(spec)
+    camera: CameraModel,
+    lines: np.ndarray,
+    spec: TimeVectorsSpec,
+    solvers: tuple[Solver, Solver],
+    rounds: int,
+) -> tuple[CameraModel, TimeVectorsSpec, float, dict[str, float]] | None:
+    """Snap the crossings and re-solve, ``rounds`` times; ``None`` if too few crossings agree.
+    ``solvers``: the first solves with every crossing found and tells the stray ones, the
+    second solves again without them. ``lines``: the picture's thin lines, float32."""
     search = max(4, int(round(0.005 * max(camera.image_size))))
     result = None
-    for round_index in range(rounds):
-        # Later rounds start closer, so they search less far and lock onto fewer stray lines
-        # (wood grain, seams and other tiers' printing seen through the plates).
-        found, kept = _snap(lines, camera, spec, crossings, max(2, search >> round_index))
+    for _ in range(rounds):
+        crossings = grid_crossings(spec)  # where the plates as last fitted put them
+        found, kept = _snap(lines, camera, spec, crossings, search)
         if kept.sum() < MIN_CROSSINGS:
             logger.info("refine: only %d crossings found", int(kept.sum()))
             return result
-        obj, img = crossings[kept], found[kept]
+        img = found[kept]
         try:
-            candidate, errors = solve(obj, img, camera, spec)
+            candidate, built, errors = solvers[0](crossings[kept], img, camera, spec)
             # Crossings that snapped to another tier's lines do not fit: drop them and solve again.
             good = errors < max(1.0, 2.5 * float(np.median(errors)))
             if good.sum() < MIN_CROSSINGS:
                 return result
-            candidate, errors = solve(obj[good], img[good], candidate, spec)
+            obj = grid_crossings(built)[kept][good]
+            candidate, built, errors = solvers[1](obj, img[good], candidate, built)
         except ClicksError:
             return result
-        camera = candidate
+        camera, spec = candidate, built
         index = np.flatnonzero(kept)[good]
         rms = rms_px(errors)
         per_crossing = {f"crossing {i}": float(e) for i, e in zip(index, errors, strict=True)}
-        result = (camera, rms, per_crossing)
+        result = (camera, spec, rms, per_crossing)
+        # Later rounds start closer, so they search less far and lock onto fewer stray lines
+        # (wood grain, seams and other tiers' printing seen through the plates); as far as
+        # the fit's own error says the crossings may still lie (a plate's twist found in
+        # this round moves its crossings by more than the clicks' error did).
+        search = int(np.clip(np.ceil(3 * rms), 2, search))
         logger.info("refine: %d crossings, rms %.2f px", len(index), rms)
     return result
 
 
-def refine_with_markings(
-    fit: FitResult, image_bgr: np.ndarray, spec: TimeVectorsSpec, *, rounds: int = 3
-) -> FitResult:
-    """A better fit (focal length and pose) from the printed grid crossings, or ``fit``
-    itself if they do not agree.
+def _consensus(refined: tuple) -> int:
+    """How many crossings bear a refinement out (within CONSENSUS_PX of where it puts them)."""
+    return sum(error < CONSENSUS_PX for error in refined[3].values())
+
+
+def refine_with_markings(fit: FitResult, image_bgr: np.ndarray, *, rounds: int = 3) -> FitResult:
+    """A better fit (focal length, pose and the plates' twists) from the printed grid
+    crossings of the board ``fit`` found, or ``fit`` itself if they do not agree.
 
     The returned ``per_landmark_px`` is keyed by crossing (``"crossing 17"``);
     ``rms_px`` is over the crossings kept.
     """
-    refined = _refine(fit.camera, image_bgr, spec, _solve_all, rounds)
-    if refined is None:
+    lines = thin_lines(image_bgr).astype(np.float32)
+    # Two hypotheses: the plates as the clicks have them, and each plate turned as its lines
+    # say and free to turn on. The second has more freedom, to fit stray lines with too: it
+    # wins only where clearly more crossings lie within CONSENSUS_PX of where it puts them.
+    held = _refine(fit.camera, lines, fit.spec, (_solve_rigid, _solve_rigid), rounds)
+    camera, spec = scan_twists(fit.camera, fit.spec, lines)
+    turned = _refine(camera, lines, spec, (_solve_rigid, _solve_all), rounds)
+    if held is not None and (turned is None or _consensus(turned) <= TURNED_MARGIN * _consensus(held)):
+        best = held
+    elif turned is not None:
+        best = turned
+    else:
         return fit
-    camera, rms, per_crossing = refined
-    return FitResult(camera=camera, rms_px=rms, per_landmark_px=per_crossing)
+    camera, built, rms, per_crossing = best
+    return FitResult(camera=camera, rms_px=rms, per_landmark_px=per_crossing, spec=built)
 
 
 def refine_pose(
@@ -220,5 +273,6 @@ def refine_pose(
 ) -> CameraModel | None:
     """The pose that best fits the printed grid near where ``camera`` puts it (same
     intrinsics), or ``None`` if too few crossings agree."""
-    refined = _refine(camera, image_bgr, spec, _solve_pose, rounds)
+    lines = thin_lines(image_bgr).astype(np.float32)
+    refined = _refine(camera, lines, spec, (_solve_pose, _solve_pose), rounds)
     return None if refined is None else refined[0]

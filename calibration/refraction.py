@@ -42,7 +42,8 @@ def plates_crossed(
         height = spec.tier_spacing * plate
         share = (height - flat[:, 2]) / rise
         at = flat[:, :2] + share[:, None] * (eye[None, :2] - flat[:, :2])
-        crossed += (height > flat[:, 2] + 1e-6) & (np.abs(at) <= half).all(axis=1)
+        inside = (np.abs(spec.to_tier(plate, at)) <= half).all(axis=1)
+        crossed += (height > flat[:, 2] + 1e-6) & inside
     return crossed
 
 

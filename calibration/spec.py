@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import tomllib
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, fields, replace
 from importlib import resources
 from pathlib import Path
 
@@ -14,6 +15,11 @@ from rules.timevectors.points import POINTS, global_column_row, point_coords
 
 CORNERS = ("NW", "NE", "SE", "SW")
 ACRYLIC_INDEX = 1.49  # refractive index of clear acrylic (PMMA)
+NO_TWIST = (0.0, 0.0, 0.0, 0.0)
+# Each plate hangs on the centre post alone and is lined up by hand (the manual's assembly
+# steps 4-10), so it sits a little turned about the post against the bottom plate. A plate
+# turned more than this is taken for a mistake (the clicks of the wrong corners), not a twist.
+MAX_TWIST_DEG = 10.0
 _CORNER_SIGNS = {"NW": (-1, 1), "NE": (1, 1), "SE": (1, -1), "SW": (-1, -1)}
 
 
@@ -44,8 +50,38 @@ class TimeVectorsSpec:
     # How much the plates bend light (clear acrylic; 1.0 leaves refraction out). Specs and
     # calibration files written before it was known are taken to be acrylic.
     refractive_index: float = ACRYLIC_INDEX
+    # How far each tier's plate is turned about the post (degrees, counter-clockwise seen
+    # from above) against the design, as measured by a calibration: the board as built. The
+    # bottom tier's marking defines the board's frame, so its entry is 0 in a fitted board.
+    tier_twist_deg: tuple[float, float, float, float] = NO_TWIST
 
     board = "timevectors"
+
+    def tier_rotation(self, tier: int) -> np.ndarray:
+        """``(2, 2)`` rotation of tier ``tier``'s plate about the post (see ``tier_twist_deg``)."""
+        angle = np.radians(self.tier_twist_deg[tier])
+        c, s = np.cos(angle), np.sin(angle)
+        return np.array([[c, -s], [s, c]])
+
+    def on_tier(self, tier: int, xy_mm: np.ndarray) -> np.ndarray:
+        """Design positions ``(..., 2)`` on a tier's plate -> where they are on the board as
+        built (turned with the plate); design positions elsewhere are the board's own."""
+        xy = np.asarray(xy_mm, np.float64)
+        if not self.tier_twist_deg[tier]:
+            return xy.copy()
+        return xy @ self.tier_rotation(tier).T
+
+    def to_tier(self, tier: int, xy_mm: np.ndarray) -> np.ndarray:
+        """Inverse of :meth:`on_tier`: board positions -> the plate's own design frame."""
+        xy = np.asarray(xy_mm, np.float64)
+        if not self.tier_twist_deg[tier]:
+            return xy.copy()
+        return xy @ self.tier_rotation(tier)
+
+    def tier_points(self, tier: int, design_mm: np.ndarray) -> np.ndarray:
+        """``(n, 3)`` points of tier ``tier``'s plate from their design ``(n, 2)`` positions."""
+        xy = self.on_tier(tier, np.asarray(design_mm, np.float64).reshape(-1, 2))
+        return np.column_stack([xy, np.full(len(xy), self.tier_spacing * tier)])
 
     def axis_centre(self, index: int) -> float:
         """Centre of global column/row ``index`` 0..7 along its axis."""
@@ -53,22 +89,41 @@ class TimeVectorsSpec:
         return self.first_centre + self.pitch * index + gap_shift
 
     def point_centre(self, point: int) -> tuple[float, float, float]:
-        """Centre of a point on the top surface of its tier."""
+        """Centre of a point on the top surface of its tier (turned with its plate)."""
         column, row = global_column_row(point)
-        return (
-            self.axis_centre(column),
-            self.axis_centre(row),
-            self.tier_spacing * point_coords(point)[2],
-        )
+        tier = point_coords(point)[2]
+        x, y, z = self.tier_points(tier, [self.axis_centre(column), self.axis_centre(row)])[0]
+        return (float(x), float(y), float(z))
 
     def point_centres(self) -> np.ndarray:
         """``(256, 3)`` float64 array of every point centre, indexed by point."""
-        return np.array([self.point_centre(p) for p in POINTS], dtype=np.float64)
+        centres = np.empty((len(POINTS), 3))
+        for tier in range(4):
+            on = [p for p in POINTS if point_coords(p)[2] == tier]
+            design = [[self.axis_centre(i) for i in global_column_row(p)] for p in on]
+            centres[on] = self.tier_points(tier, design)
+        return centres
 
     def landmarks(self, tier: int) -> dict[str, tuple[float, float, float]]:
         """The 4 outer corners of a tier's 8x8 marking, keyed NW, NE, SE, SW."""
-        h, z = self.marking_half_size, self.tier_spacing * tier
-        return {name: (sx * h, sy * h, z) for name, (sx, sy) in _CORNER_SIGNS.items()}
+        h = self.marking_half_size
+        signs = np.array(list(_CORNER_SIGNS.values()), np.float64)
+        corners = self.tier_points(tier, signs * h)
+        return {name: tuple(float(v) for v in xyz) for name, xyz in zip(_CORNER_SIGNS, corners)}
+
+    def plate_corners(self, tier: int, grow_mm: float = 0.0, z_mm: float | None = None) -> np.ndarray:
+        """``(4, 3)`` corners NW, NE, SE, SW of tier ``tier``'s plate square (grown by
+        ``grow_mm``), turned with the plate, at height ``z_mm`` (default: its top)."""
+        half = self.plate_size / 2 + grow_mm
+        signs = np.array(list(_CORNER_SIGNS.values()), np.float64)
+        corners = self.tier_points(tier, signs * half)
+        if z_mm is not None:
+            corners[:, 2] = z_mm
+        return corners
+
+    def twisted(self, twist_deg: Sequence[float]) -> TimeVectorsSpec:
+        """This board with its plates turned by ``twist_deg`` (one angle per tier)."""
+        return replace(self, tier_twist_deg=checked_twist(twist_deg))
 
 
 def _spec_from_table(data: dict) -> TimeVectorsSpec:
@@ -99,9 +154,29 @@ def _spec_from_table(data: dict) -> TimeVectorsSpec:
     return _checked(spec)
 
 
+def checked_twist(twist_deg: object) -> tuple[float, float, float, float]:
+    """Four finite plate twists in degrees (see ``TimeVectorsSpec.tier_twist_deg``), each
+    within :data:`MAX_TWIST_DEG`; raises :class:`SpecError` naming what is wrong."""
+    if (
+        isinstance(twist_deg, (str, bytes))
+        or not isinstance(twist_deg, Sequence)
+        or len(twist_deg) != 4
+        or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in twist_deg)
+    ):
+        raise SpecError(f"tier_twist_deg must be 4 numbers (degrees, tiers P..S), not {twist_deg!r}")
+    values = tuple(float(v) for v in twist_deg)
+    if not all(math.isfinite(v) and abs(v) <= MAX_TWIST_DEG for v in values):
+        raise SpecError(
+            f"tier_twist_deg {list(values)} is not a plate turned on the post "
+            f"(each within {MAX_TWIST_DEG:g} degrees)"
+        )
+    return values  # type: ignore[return-value]
+
+
 def _checked(spec: TimeVectorsSpec) -> TimeVectorsSpec:
     """Refuse specs no board could have; returns ``spec`` unchanged."""
-    values = spec_values(spec)
+    checked_twist(spec.tier_twist_deg)
+    values = {k: v for k, v in spec_values(spec).items() if k != "tier_twist_deg"}
     if not all(np.isfinite(v) for v in values.values()):
         raise SpecError("board spec has a value that is not a finite number")
     if not all(v > 0 for name, v in values.items() if name != "first_centre"):
@@ -116,9 +191,11 @@ def _checked(spec: TimeVectorsSpec) -> TimeVectorsSpec:
     return spec
 
 
-def spec_values(spec: TimeVectorsSpec) -> dict[str, float | int]:
+def spec_values(spec: TimeVectorsSpec) -> dict[str, float | int | list[float]]:
     """Flat ``{field: value}`` of a spec, as stored inline in calibration files."""
-    return asdict(spec)
+    values = asdict(spec)
+    values["tier_twist_deg"] = list(spec.tier_twist_deg)
+    return values
 
 
 def spec_from_values(values: Mapping[str, object]) -> TimeVectorsSpec:
@@ -132,8 +209,11 @@ def spec_from_values(values: Mapping[str, object]) -> TimeVectorsSpec:
         "refractive_index": ACRYLIC_INDEX,  # files written before it was known: acrylic
         **values,
     }
-    kwargs: dict[str, float | int] = {}
+    twist = checked_twist(values.get("tier_twist_deg", NO_TWIST))
+    kwargs: dict[str, object] = {"tier_twist_deg": twist}
     for f in fields(TimeVectorsSpec):
+        if f.name == "tier_twist_deg":
+            continue
         value = values.get(f.name)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise SpecError(f"board spec value {f.name!r} must be a number, not {value!r}")

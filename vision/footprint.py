@@ -486,10 +486,8 @@ def _board_mask(
 ) -> np.ndarray:
     """Outline of the board (every plate, the post and the base) grown by a hand's reach
     (``_HAND_MARGIN_MM``): a hand reaching for an edge point is partly outside the plates."""
-    half = spec.plate_size / 2 + _HAND_MARGIN_MM
-    corners = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
-    pts = [np.column_stack([corners, np.full(4, spec.tier_spacing * k)]) for k in range(4)]
-    pts.append(np.column_stack([corners, np.full(4, -spec.base_height)]))
+    pts = [spec.plate_corners(k, _HAND_MARGIN_MM) for k in range(4)]
+    pts.append(spec.plate_corners(0, _HAND_MARGIN_MM, z_mm=-spec.base_height))
     hull = cv2.convexHull(
         _to_working(camera.project(np.concatenate(pts)), scale).astype(np.float32)
     )
@@ -549,16 +547,14 @@ def _line_tier(
     acrylic catches the light) and the outlines of its top and bottom faces."""
     width, height = size
     out = np.full(width * height, -1, np.int8)
-    half = spec.plate_size / 2
-    corners = np.array([[-half, half], [half, half], [half, -half], [-half, -half]])
     for tier in range(4):
         canvas = np.zeros((height, width), np.uint8)
         z = spec.tier_spacing * tier
-        lines = [_to_working(camera.project(line), scale) for line in grid_lines(spec, z)]
+        lines = [_to_working(camera.project(line), scale) for line in grid_lines(spec, tier)]
         fixed = [np.round(px * 16).astype(np.int32) for px in lines]
         cv2.polylines(canvas, fixed, False, 255, 1, cv2.LINE_AA, 4)
         faces = [
-            _to_working(camera.project(np.column_stack([corners, np.full(4, height_mm)])), scale)
+            _to_working(camera.project(spec.plate_corners(tier, z_mm=height_mm)), scale)
             for height_mm in (z, z - spec.plate_thickness)
         ]
         outlines = [np.round(face * 16).astype(np.int32) for face in faces]

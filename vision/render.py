@@ -296,21 +296,14 @@ _LETTER_MM = 9.0
 _LETTER_POSITIONS = {"N": (0.0, 125.0), "E": (125.0, 0.0), "S": (0.0, -125.0), "W": (-125.0, 0.0)}
 
 
-def _marking_polylines(spec: TimeVectorsSpec, z: float) -> list[np.ndarray]:
+def _marking_polylines(spec: TimeVectorsSpec, tier: int) -> list[np.ndarray]:
     """The printed lines of one tier as 3D polylines (subdivided so lens distortion bends them)."""
-    lines = grid_lines(spec, z)
+    lines = grid_lines(spec, tier)
     for letter, (x, y) in _LETTER_POSITIONS.items():
         for stroke in _LETTER_STROKES[letter]:
             pts = np.array(stroke, dtype=np.float64) - 0.5
-            lines.append(
-                np.column_stack(
-                    [
-                        x + pts[:, 0] * _LETTER_MM * 0.75,
-                        y + pts[:, 1] * _LETTER_MM,
-                        np.full(len(pts), z),
-                    ]
-                )
-            )
+            design = np.column_stack([x + pts[:, 0] * _LETTER_MM * 0.75, y + pts[:, 1] * _LETTER_MM])
+            lines.append(spec.tier_points(tier, design))
     return lines
 
 
@@ -323,10 +316,9 @@ def _draw_plate(painter: _Painter, spec: TimeVectorsSpec, tier: int) -> None:
     style = painter.style
     camera = painter.camera
     z = spec.tier_spacing * tier
-    half = spec.plate_size / 2
-    corners = np.array([[-half, half], [half, half], [half, -half], [-half, -half]])
-    top3d = np.column_stack([corners, np.full(4, z)])
-    bottom3d = np.column_stack([corners, np.full(4, z - spec.plate_thickness)])
+    top3d = spec.plate_corners(tier)
+    bottom3d = spec.plate_corners(tier, z_mm=z - spec.plate_thickness)
+    corners = top3d[:, :2]
     px = camera.project(np.vstack([top3d, bottom3d]))
     top_px = px[:4]
     _tint_and_reflection(painter, top_px, tier)
@@ -342,7 +334,7 @@ def _draw_plate(painter: _Painter, spec: TimeVectorsSpec, tier: int) -> None:
     if style.aruco:
         _draw_markers(painter, spec, tier)
     scale = _px_per_mm(camera, np.array([0.0, 0.0, z]))
-    polylines = _marking_polylines(spec, z)
+    polylines = _marking_polylines(spec, tier)
     flat = camera.project(np.vstack(polylines))
     projected = np.split(flat, np.cumsum([len(line) for line in polylines])[:-1])
     width = style.marking_width_mm * scale
@@ -752,18 +744,9 @@ def _shadow_mask(
     solids.append((np.vstack([post + [0, 0, max(z0, 0.0)], post + [0, 0, spec.post_top]]), 1.0))
     cap = _circle(np.zeros(3), spec.cap_diameter / 2)
     solids.append((np.vstack([cap + [0, 0, max(z0, spec.post_top)], cap + [0, 0, spec.cap_top]]), 1.0))
-    half = spec.plate_size / 2
     for tier in range(4):
-        z = spec.tier_spacing * tier
-        if z > z0 + 1:
-            solids.append(
-                (
-                    np.array(
-                        [[-half, half, z], [half, half, z], [half, -half, z], [-half, -half, z]]
-                    ),
-                    0.12,
-                )
-            )
+        if spec.tier_spacing * tier > z0 + 1:
+            solids.append((spec.plate_corners(tier), 0.12))
     points = np.vstack([solid for solid, _ in solids])
     projected = painter.camera.project(_along_light(points, light, z0)) / 4.0
     pieces = np.split(projected, np.cumsum([len(solid) for solid, _ in solids])[:-1])

@@ -141,6 +141,17 @@ def _fit_distance(
     return CameraModel.looking_at(tuple(target), distance, elevation, azimuth, size, fov)
 
 
+def random_twist(seed: int, max_deg: float, spec: TimeVectorsSpec | None = None) -> TimeVectorsSpec:
+    """The board of ``spec`` (default the reference board) with tiers Q, R and S turned about
+    the post by up to ``max_deg`` degrees each, at random for ``seed``: the plates of a real
+    board are lined up by hand. Its own random stream, so the rest of a scene is unchanged."""
+    spec = spec or load_spec("timevectors")
+    if max_deg <= 0:
+        return spec
+    turns = np.random.default_rng([seed, 2]).uniform(-max_deg, max_deg, 3)
+    return spec.twisted([0.0, *(float(t) for t in turns)])
+
+
 def random_scene(
     seed: int, size: tuple[int, int] = (1280, 960)
 ) -> tuple[CameraModel, SceneStyle, list[tuple[int, int, int]]]:

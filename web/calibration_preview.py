@@ -82,11 +82,10 @@ def preview_from_camera(camera: CameraModel, spec: TimeVectorsSpec) -> dict[str,
     lines_xy = grid_lines_xy(spec)
     shown: dict[str, dict] = {}
     for tier, letter in enumerate(TIER_LETTERS):
-        z = spec.tier_spacing * tier
-        lines_mm = np.concatenate([lines_xy, np.full(lines_xy.shape[:2] + (1,), z)], axis=2)
+        lines_mm = spec.tier_points(tier, lines_xy.reshape(-1, 2))  # turned with the plate
         names, centres_xy = tier_centres_xy(spec, tier)
-        centres_mm = np.column_stack([centres_xy, np.full(len(centres_xy), z)])
-        lines = camera.project(lines_mm.reshape(-1, 3)).reshape(lines_xy.shape)
+        centres_mm = np.column_stack([centres_xy, np.full(len(centres_xy), spec.tier_spacing * tier)])
+        lines = camera.project(lines_mm).reshape(lines_xy.shape)
         shown[letter] = {"lines": _rounded(lines), "centres": _rounded(camera.project(centres_mm)), "names": names}
     return shown
 

@@ -2,8 +2,9 @@
 
 The wizard works on one captured frame at a time (kept on the server so the
 colour samples come from the very image the user clicked on). Saving fits the
-camera with :func:`calibration.fit.fit_camera`, writes the same file as
-``boardcam calibrate`` and hands the calibration to the runtime.
+camera with :func:`calibration.fit.fit_camera`, refines it from the printed grid
+as ``boardcam calibrate`` does, writes the same file and hands the calibration to
+the runtime.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from flask import Blueprint, Flask, Response, current_app, jsonify
 
 from calibration.calibfile import Calibration, save_calibration
 from calibration.fit import ClicksError, FitResult, fit_camera
+from calibration.refine import refine_with_markings
 from calibration.spec import CORNERS, TimeVectorsSpec, load_spec
 from rules.timevectors.points import TIER_LETTERS
 from web.auth import control_required
@@ -192,9 +194,10 @@ def fit() -> Response:
         else:
             answer.update(
                 complete=True,
-                tiers=preview_from_camera(result.camera, spec),
+                tiers=preview_from_camera(result.camera, result.spec),
                 rms_px=round(float(result.rms_px), 2),
                 per_landmark_px=_jsonable(result.per_landmark_px),
+                tier_twist_deg=_jsonable(list(result.spec.tier_twist_deg)),
             )
     return jsonify(answer)
 
@@ -252,11 +255,12 @@ def save() -> Response:
     missing = [t for t in TIER_LETTERS if t not in complete_tiers(clicks)]
     if missing:
         raise ApiError(400, f"click all 4 corners of every tier first (missing: {', '.join(missing)})")
-    result = _fit(clicks, shot.size)
+    # As `boardcam calibrate` does: the clicks' fit refined from the printed grid crossings.
+    result = refine_with_markings(_fit(clicks, shot.size), shot.image)
     spec_source = current_app.config["BOARDCAM_SPEC"]
     calibration = Calibration(
         board="timevectors",
-        spec=_spec(),
+        spec=result.spec,
         camera=result.camera,
         rms_px=float(result.rms_px),
         spec_name=spec_source if "/" not in spec_source and not spec_source.endswith(".toml") else None,

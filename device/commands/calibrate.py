@@ -28,6 +28,7 @@ def register(
     commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction
 ) -> None:
     """Add ``calibrate`` and ``render``."""
+    from calibration.spec import MAX_TWIST_DEG
     calibrate = commands.add_parser(
         "calibrate",
         help="fit the camera to a picture of the empty board",
@@ -110,6 +111,14 @@ def register(
     )
     render.add_argument("--format", choices=["png", "jpg"], default="png")
     render.add_argument(
+        "--twist",
+        type=float,
+        default=0.0,
+        metavar="DEG",
+        help="turn tiers Q, R and S about the post by up to DEG degrees each, at random, as the "
+        f"hand-aligned plates of a real board are (0 to {MAX_TWIST_DEG:g}; default 0)",
+    )
+    render.add_argument(
         "--click-noise",
         type=float,
         default=0.0,
@@ -188,7 +197,7 @@ def calibrate_image(
         raise CommandInputError(str(exc)) from exc
     refined = None
     if refine and not fit_distortion:
-        candidate = refine_with_markings(fit, image, spec)
+        candidate = refine_with_markings(fit, image)
         refined = candidate if candidate is not fit else None
     final = refined or fit
     spec_name = (
@@ -198,7 +207,7 @@ def calibrate_image(
     )
     calibration = Calibration(
         board="timevectors",
-        spec=spec,
+        spec=final.spec,
         camera=final.camera,
         rms_px=final.rms_px,
         spec_name=spec_name,
@@ -244,6 +253,10 @@ def _run_calibrate(args: argparse.Namespace) -> int:
         )
     elif not args.no_refine:
         print("the printed grid could not refine the fit; kept the landmark fit")
+    twist = calibration.spec.tier_twist_deg
+    if any(twist):
+        turned = ", ".join(f"{t} {d:+.2f}" for t, d in zip("PQRS", twist, strict=True) if t != "P")
+        print(f"plates turned on the post against tier P (degrees): {turned}")
     print(
         f"focal length {camera.K[0, 0]:.0f} px, "
         f"camera {float(sum(eye**2) ** 0.5):.0f} mm from the board, "
@@ -312,16 +325,19 @@ def render_scene(
     hand: bool,
     aruco: bool,
     click_noise_px: float,
+    twist_deg: float = 0.0,
 ) -> dict:
-    """Render one random scene; returns the images and the ground-truth documents."""
+    """Render one random scene (its plates turned up to ``twist_deg`` about the post); returns
+    the images and the ground-truth documents."""
     import numpy as np
 
     from calibration.refraction import through_plates
     from calibration.spec import CORNERS, load_spec
     from rules.timevectors.points import TIER_LETTERS, point_name
     from vision.render import HandSpec, random_scene, render_timevectors
+    from vision.render_scene import random_twist
 
-    spec = load_spec("timevectors")
+    spec = random_twist(seed, twist_deg, load_spec("timevectors"))
     camera, style, colours = random_scene(seed, size)
     style = dataclasses.replace(style, aruco=aruco)
     rng = np.random.default_rng([seed, 1])
@@ -363,6 +379,7 @@ def render_scene(
         "hidden": [point_name(p) for p in range(256) if rendered.visibility[p] < 0.5],
         "hand": bool(rendered.hand_mask.any()),
         "camera": camera.to_dict(),
+        "tier_twist_deg": [round(t, 4) for t in spec.tier_twist_deg],
         "scene": dataclasses.asdict(style),
     }
     return {
@@ -379,6 +396,8 @@ def render_scene(
 def _render_check(args: argparse.Namespace) -> tuple[int, int]:
     """The frame size of ``render``; raises :class:`CommandInputError` for options that
     cannot be rendered for the chosen board."""
+    from calibration.spec import MAX_TWIST_DEG
+
     size = parse_size(args.size)
     if args.board == "gryb":
         if args.aruco:
@@ -391,6 +410,10 @@ def _render_check(args: argparse.Namespace) -> tuple[int, int]:
         raise CommandInputError(f"--count must be at least 1, not {args.count}")
     if args.click_noise < 0:
         raise CommandInputError("--click-noise cannot be negative")
+    if not 0 <= args.twist <= MAX_TWIST_DEG:
+        raise CommandInputError(f"--twist must be 0..{MAX_TWIST_DEG:g} degrees, not {args.twist}")
+    if args.board == "gryb" and args.twist:
+        raise CommandInputError("--twist: the bandanna has no plates to turn")
     return size
 
 
@@ -404,7 +427,8 @@ def _rendered(args: argparse.Namespace, seed: int, size: tuple[int, int]) -> dic
     from calibration.calibfile import Calibration
     from vision.render import render_timevectors
 
-    scene = render_scene(seed, size, args.tokens, hand=args.hand, aruco=args.aruco, click_noise_px=args.click_noise)
+    scene = render_scene(seed, size, args.tokens, hand=args.hand, aruco=args.aruco,
+                         click_noise_px=args.click_noise, twist_deg=args.twist)
     if args.empty or args.calibration:
         empty = render_timevectors(
             scene["camera"], scene["spec"], {}, scene["colours"], scene=scene["style"], seed=seed
@@ -517,7 +541,7 @@ def _run_bench(args: argparse.Namespace) -> int:
             }
             fit = timed("fit 16 clicks", fit_camera, clicks, spec, size)
             refined = timed(
-                f"refine from printed grid {label}", refine_with_markings, fit, empty, spec
+                f"refine from printed grid {label}", refine_with_markings, fit, empty
             )
             centres = spec.point_centres()
             truth = through_plates(camera, spec).project(centres)

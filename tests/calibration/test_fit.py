@@ -169,7 +169,7 @@ def test_printed_grid_refines_a_noisy_click_fit(seed: int) -> None:
     camera, style, colours = random_scene(seed, size=(960, 720))
     empty = render_timevectors(camera, SPEC, {}, colours, scene=style, seed=seed).image_bgr
     clicked = fit_camera(true_clicks(camera, noise_px=2.5, seed=seed), SPEC, camera.image_size)
-    refined = refine_with_markings(clicked, empty, SPEC)
+    refined = refine_with_markings(clicked, empty)
     before, after = _point_error(clicked.camera, camera), _point_error(refined.camera, camera)
     assert len(refined.per_landmark_px) >= 100
     assert after.max() < 1.0 and after.max() < 0.7 * before.max()
@@ -181,7 +181,7 @@ def test_refinement_keeps_the_fit_when_there_is_no_grid() -> None:
     camera, _, _ = random_scene(2, size=(960, 720))
     clicked = fit_camera(true_clicks(camera, noise_px=1.0), SPEC, camera.image_size)
     flat = np.full((720, 960, 3), 128, np.uint8)
-    assert refine_with_markings(clicked, flat, SPEC) is clicked
+    assert refine_with_markings(clicked, flat) is clicked
 
 
 @settings(max_examples=30, deadline=None)
