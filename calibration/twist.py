@@ -37,6 +37,7 @@ MIN_POINTS = 4  # ... and be at least this many (a tier's 4 landmarks are enough
 # rigid, as the design says: a tier the camera sees only a few crossings of would otherwise
 # turn with their mistakes (the bottom tier seen small through three plates).
 MIN_F = 10.0
+ANCHOR_WEIGHT = 1e4  # px per degree: holds the told plates' mean turn where P's frame has it
 # The scan of each plate's twist over the printed lines: coarse steps over this range, then fine.
 SCAN_RANGE_DEG = 6.0  # well inside the turn (about 9 degrees) that would line a grid up one pitch off
 SCAN_STEPS_DEG = (0.25, 0.025)
@@ -68,9 +69,9 @@ def carried(points_mm: np.ndarray, tiers: np.ndarray, turn_deg: np.ndarray) -> n
 
 def telling_tiers(
     points_mm: np.ndarray, spec: TimeVectorsSpec, min_points: int = MIN_POINTS
-) -> list[int]:
-    """Tiers above P whose twist these points tell: at least ``min_points`` of them spanning
-    :data:`MIN_SPAN_MM`, and of P's too."""
+) -> tuple[list[int], bool]:
+    """The tiers above P whose twist these points tell (at least ``min_points`` of them,
+    spanning :data:`MIN_SPAN_MM`), and whether P's points tell P's own."""
     points = np.asarray(points_mm, np.float64).reshape(-1, 3)
     tiers = point_tiers(points, spec)
 
@@ -78,9 +79,7 @@ def telling_tiers(
         xy = points[tiers == tier, :2]
         return len(xy) >= min_points and float(np.ptp(xy, axis=0).max()) >= MIN_SPAN_MM
 
-    if not spans(0):
-        return []
-    return [t for t in (1, 2, 3) if spans(t)]
+    return [t for t in (1, 2, 3) if spans(t)], spans(0)
 
 
 def fit_with_twists(
@@ -104,8 +103,8 @@ def fit_with_twists(
     obj = np.asarray(object_mm, np.float64).reshape(-1, 3)
     img = np.asarray(image_px, np.float64).reshape(-1, 2)
     tiers = point_tiers(obj, spec)
-    free = telling_tiers(obj, spec, min_points)
-    if not free:
+    free, anchored = telling_tiers(obj, spec, min_points)
+    if len(free) < (1 if anchored else 2):
         return camera, spec, obj
     names = (["focal"] if fit_focal else []) + ["rvec"] * 3 + ["tvec"] * 3 + ["twist"] * len(free)
     names += ["k1"] if fit_k1 else []
@@ -136,7 +135,12 @@ def fit_with_twists(
             spec, tier_twist_deg=tuple(float(v) for v in np.add(spec.tier_twist_deg, turn))
         )
         seen = through_plates(moved, built).project(carried(obj, tiers, turn))
-        return (seen - img).ravel()
+        misfit = (seen - img).ravel()
+        if anchored:
+            return misfit
+        # P's own points cannot hold the board's frame (a few, maybe stray lines): the told
+        # plates turn against each other, their mean held where it was against P.
+        return np.append(misfit, ANCHOR_WEIGHT * turn[free].mean())
 
     rigid = residuals(start)
     params = _levenberg_marquardt(residuals, start, steps)
@@ -148,7 +152,7 @@ def fit_with_twists(
     twisted = residuals(params)
     spare = len(twisted) - len(params)
     f_statistic = (
-        (float(rigid @ rigid) - float(twisted @ twisted)) / len(free)
+        (float(rigid @ rigid) - float(twisted @ twisted)) / (len(free) - (not anchored))
         / max(float(twisted @ twisted) / max(spare, 1), 1e-12)
     )
     if f_statistic < min_f:

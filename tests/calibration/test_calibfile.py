@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -196,6 +197,36 @@ def test_migrations_run_once_per_version_bump() -> None:
     assert upgraded["spec"]["values"] == spec_values(SPEC)
     with pytest.raises(CalibrationError, match="no migration from calibration version 2"):
         upgrade(dict(doc, version=2), migrations={1: one_to_two}, current=3)
+
+
+def test_a_version_1_file_is_read_as_a_board_with_straight_plates(tmp_path) -> None:
+    old = _document()
+    old["version"] = 1
+    del old["spec"]["values"]["tier_twist_deg"]  # version 1 knew no twists
+    path = tmp_path / "v1.json"
+    path.write_text(json.dumps(old))
+    loaded = load_calibration(path)
+    assert loaded.spec.tier_twist_deg == (0.0, 0.0, 0.0, 0.0) and loaded.version == CALIBRATION_VERSION
+    assert loaded.camera.to_dict() == calibration_from_dict(_document()).camera.to_dict()
+
+
+def test_the_plates_twists_survive_a_round_trip(tmp_path) -> None:
+    turned = replace(_calibration(), spec=SPEC.twisted((0.0, 1.25, -0.5, 2.0)))
+    save_calibration(turned, tmp_path / "c.json")
+    stored = json.loads((tmp_path / "c.json").read_text())
+    assert stored["version"] == 2 and stored["spec"]["values"]["tier_twist_deg"] == [0.0, 1.25, -0.5, 2.0]
+    assert load_calibration(tmp_path / "c.json").spec == turned.spec
+
+
+@pytest.mark.parametrize(
+    "twist, message",
+    [([0, 1, 2], "must be 4 numbers"), ([0, 0, 30, 0], "within 10 degrees"), ("none", "must be 4 numbers")],
+)
+def test_impossible_twists_are_refused(tmp_path, twist, message: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(_set(("spec", "values", "tier_twist_deg"), twist)(_document())))
+    with pytest.raises(CalibrationError, match=f"calibration spec: tier_twist_deg.*{message}"):
+        load_calibration(path)
 
 
 def test_current_documents_pass_validation_from_a_dict() -> None:

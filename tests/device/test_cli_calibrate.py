@@ -189,6 +189,9 @@ def test_unreadable_image_is_refused(tmp_path, capsys) -> None:
         (["--tokens", "106"], "--tokens must be 0..105"),
         (["--count", "0"], "--count must be at least 1"),
         (["--click-noise", "-1"], "cannot be negative"),
+        (["--twist", "12"], "--twist must be 0..10 degrees"),
+        (["--twist", "-1"], "--twist must be 0..10 degrees"),
+        (["--board", "gryb", "--twist", "2"], "the bandanna has no plates to turn"),
     ],
 )
 def test_render_input_errors(tmp_path, capsys, args: list[str], message: str) -> None:
@@ -225,3 +228,27 @@ def test_render_can_write_the_exact_calibration(tmp_path) -> None:
     truth = CameraModel.from_dict(json.loads((out / "frame_00009.json").read_text())["camera"])
     assert calibration.camera.to_dict() == truth.to_dict() and calibration.rms_px == 0.0
     assert calibration.reference_image().shape == (480, 640, 3)
+
+
+def test_a_board_with_turned_plates_is_rendered_calibrated_and_read(tmp_path, capsys) -> None:
+    """``render --twist`` turns the upper plates as a real board's may be; ``calibrate`` finds
+    the turns (and says them), and ``analyze`` reads the tokens with that calibration."""
+    out = tmp_path / "frames"
+    render = ["render", "--out", str(out), "--seed", "5", "--tokens", "30", "--twist", "3",
+              "--click-noise", "1.5", "--empty"]
+    assert main(render) == 0
+    truth = json.loads((out / "frame_00005.json").read_text())
+    twist = truth["tier_twist_deg"]
+    assert twist[0] == 0.0 and max(abs(t) for t in twist) > 1.0
+    capsys.readouterr()
+    calibration_path = tmp_path / "calib.json"
+    assert main(["calibrate", "--board", "timevectors", "--image", str(out / "frame_00005_empty.png"),
+                 "--clicks", str(out / "frame_00005_clicks.json"), "--out", str(calibration_path)]) == 0
+    printed = capsys.readouterr().out
+    assert "plates turned on the post against tier P (degrees): Q " in printed
+    calibration = load_calibration(calibration_path)
+    assert np.abs(np.subtract(calibration.spec.tier_twist_deg, twist)).max() < 0.2
+    assert main(["analyze", "--calibration", str(calibration_path), str(out / "frame_00005.png"), "--json"]) == 0
+    read = json.loads(capsys.readouterr().out)
+    visible = {name for name, v in truth["visibility"].items() if v >= 0.5}
+    assert {p for p in read["tokens"] if p in visible} == {p for p in truth["tokens"] if p in visible}
