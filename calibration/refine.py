@@ -230,12 +230,10 @@ def _refine(
         rms = rms_px(errors)
         per_crossing = {f"crossing {i}": float(e) for i, e in zip(index, errors, strict=True)}
         result = (camera, spec, rms, per_crossing)
-        # Later rounds start closer, so they search less far and lock onto fewer stray lines
-        # (wood grain, seams and other tiers' printing seen through the plates); as far as
-        # the fit's own error says the crossings may still lie (a plate's twist found in
-        # this round moves its crossings by more than the clicks' error did).
-        search = int(np.clip(np.ceil(3 * rms), 2, search))
         logger.info("refine: %d crossings, rms %.2f px", len(index), rms)
+        # Later rounds start closer, so they search less far and lock onto fewer stray lines
+        # (wood grain, seams and other tiers' printing seen through the plates).
+        search = max(2, search // 2)
     return result
 
 

@@ -16,7 +16,9 @@ import cv2
 import numpy as np
 
 from calibration.camera import CameraModel
-from calibration.spec import TimeVectorsSpec, load_spec
+from calibration.refraction import through_plates
+from calibration.spec import CORNERS, TimeVectorsSpec, load_spec
+from rules.timevectors.points import TIER_LETTERS
 from vision.render_textures import TABLE_KINDS
 
 
@@ -139,6 +141,24 @@ def _fit_distance(
         extent = np.max(np.abs(px - centre) / (centre * fill))
         distance *= extent
     return CameraModel.looking_at(tuple(target), distance, elevation, azimuth, size, fov)
+
+
+def landmark_clicks(
+    camera: CameraModel,
+    spec: TimeVectorsSpec,
+    noise_px: float = 0.0,
+    rng: np.random.Generator | None = None,
+) -> dict[str, dict[str, list[float]]]:
+    """The 16 landmarks where ``camera`` sees them (a lower tier's through the plates above),
+    in the clicks-file structure, with Gaussian click noise of ``noise_px`` drawn from ``rng``."""
+    seen = through_plates(camera, spec)
+    clicks = {}
+    for tier, letter in enumerate(TIER_LETTERS):
+        px = seen.project(np.array([spec.landmarks(tier)[c] for c in CORNERS]))
+        if noise_px > 0:
+            px = px + (rng or np.random.default_rng()).normal(0.0, noise_px, px.shape)
+        clicks[letter] = {c: [float(u), float(v)] for c, (u, v) in zip(CORNERS, px, strict=True)}
+    return clicks
 
 
 def random_twist(seed: int, max_deg: float, spec: TimeVectorsSpec | None = None) -> TimeVectorsSpec:

@@ -7,7 +7,7 @@ import json
 import logging
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -70,6 +70,20 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     bench.add_argument("--light", choices=["varied", "hard"], default="varied",
                        help="hard: every scene under a bare lamp whose shadows keep only "
                        f"{100 - round(100 * HARD_SHADOW)}%% of its light (Time Vectors board)")
+    bench.add_argument(
+        "--twist",
+        type=float,
+        default=0.0,
+        metavar="DEG",
+        help="turn each board's tiers Q..S about the post by up to DEG degrees (default 0)",
+    )
+    bench.add_argument(
+        "--from-clicks",
+        type=float,
+        metavar="PX",
+        help="calibrate each board as a user does, from landmark clicks PX pixels off refined "
+        "from the printed grid (default: the renderer's exact camera)",
+    )
     bench.set_defaults(func=_run_bench)
 
 
@@ -193,6 +207,18 @@ def _run_bench(args: argparse.Namespace) -> int:
     if min(scenes, games, moves) < 1:
         print("boardcam bench vision: --scenes, --games and --moves must be at least 1", file=sys.stderr)
         return EXIT_BAD_INPUT
+    from calibration.spec import MAX_TWIST_DEG
+
+    problem = None
+    if args.board == "gryb" and (args.twist or args.from_clicks is not None):
+        problem = "--twist and --from-clicks are for the stacked board (the bandanna has no plates)"
+    elif not 0 <= args.twist <= MAX_TWIST_DEG:
+        problem = f"--twist must be 0..{MAX_TWIST_DEG:g} degrees"
+    elif args.from_clicks is not None and args.from_clicks < 0:
+        problem = "--from-clicks cannot be negative"
+    if problem:
+        print(f"boardcam bench vision: {problem}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if args.board == "gryb":
         from vision.gryb_bench import run_gryb_vision_bench
 
@@ -207,6 +233,7 @@ def _run_bench(args: argparse.Namespace) -> int:
         seed=args.seed,
         out=sys.stdout,
         hard_light=args.light == "hard",
+        board=BenchBoard(twist_deg=args.twist, click_noise_px=args.from_clicks),
     )
     return 0
 
@@ -266,25 +293,70 @@ def _calibration(camera: object, spec: object, empty_bgr: np.ndarray) -> object:
     return Calibration(board="timevectors", spec=spec, camera=camera, rms_px=0.0).with_reference(empty_bgr)
 
 
+@dataclass(frozen=True)
+class BenchBoard:
+    """How the bench's boards are built and calibrated: plates turned about the post by up
+    to ``twist_deg`` (at random per scene), and calibrated exactly (``click_noise_px`` None)
+    or as a user does: from clicks that far off, refined from the printed grid of the empty
+    board's picture."""
+
+    twist_deg: float = 0.0
+    click_noise_px: float | None = None
+
+    def built(self, seed: int) -> object:
+        """The board of scene ``seed`` as built."""
+        from vision.render_scene import random_twist
+
+        return random_twist(seed, self.twist_deg)
+
+    def calibrated(self, seed: int, camera: object, built: object, reference: np.ndarray) -> object:
+        """The calibration the reader gets for scene ``seed`` (``reference``: the empty board)."""
+        import numpy as np
+
+        from calibration.fit import fit_camera
+        from calibration.refine import refine_with_markings
+        from calibration.spec import load_spec
+        from vision.render_scene import landmark_clicks
+
+        if self.click_noise_px is None:
+            return _calibration(camera, built, reference)
+        clicks = landmark_clicks(camera, built, self.click_noise_px, np.random.default_rng([seed, 3]))
+        fit = refine_with_markings(fit_camera(clicks, load_spec(), camera.image_size), reference)
+        return replace(_calibration(fit.camera, fit.spec, reference), rms_px=fit.rms_px)
+
+    def describe(self) -> str:
+        """The board and calibration in words, for the bench's headings."""
+        plates = f"plates turned up to {self.twist_deg:g} deg" if self.twist_deg else "straight plates"
+        fitted = (
+            "exact calibration" if self.click_noise_px is None
+            else f"calibrated from clicks {self.click_noise_px:g} px off, refined from the printed grid"
+        )
+        return f"{plates}, {fitted}"
+
+
 def _scene_tokens(rng: np.random.Generator, count: int) -> dict[int, int]:
     points = rng.choice(256, size=count, replace=False)
     return {int(p): int(i % 3) for i, p in enumerate(points)}
 
 
 def still_scene(
-    seed: int, size: tuple[int, int], *, cast: bool, hard_light: bool = False
+    seed: int,
+    size: tuple[int, int],
+    *,
+    cast: bool,
+    hard_light: bool = False,
+    board: BenchBoard = BenchBoard(),
 ) -> tuple[dict, object, object, object]:
     """One still scene of the bench: ``(tokens, rendered, noisy image, calibration)``, a random
-    camera, table and light (see :func:`bench_scene`), and with ``cast`` a light whose colour
-    changed after calibration."""
+    camera, table and light (see :func:`bench_scene`), with ``cast`` a light whose colour
+    changed after calibration, the board built and calibrated as ``board`` says."""
     import dataclasses
 
     import numpy as np
 
-    from calibration.spec import load_spec
     from vision.render import render_timevectors
 
-    spec = load_spec()
+    spec = board.built(seed)
     camera, style, colours = bench_scene(seed, size, hard_light=hard_light)
     rng = np.random.default_rng(seed)
     tokens = _scene_tokens(rng, int(rng.integers(8, 100)))
@@ -296,10 +368,12 @@ def still_scene(
     rendered = render_timevectors(camera, spec, tokens, colours, scene=shown, seed=seed)
     reference = _with_noise(empty.image_bgr, style.noise_sigma, rng)
     image = _with_noise(rendered.image_bgr, style.noise_sigma, rng)
-    return tokens, rendered, image, _calibration(camera, spec, reference)
+    return tokens, rendered, image, board.calibrated(seed, camera, spec, reference)
 
 
-def _bench_stills(scenes: int, seed: int, out: TextIO, *, hard_light: bool = False) -> list:
+def _bench_stills(
+    scenes: int, seed: int, out: TextIO, *, hard_light: bool = False, board: BenchBoard = BenchBoard()
+) -> list:
     """Per-point accuracy over rendered still scenes; returns the frames for timing."""
     import numpy as np
 
@@ -311,7 +385,7 @@ def _bench_stills(scenes: int, seed: int, out: TextIO, *, hard_light: bool = Fal
         this_seed = seed + k
         size = BENCH_SIZES[k % 2]
         tokens, rendered, image, calibration = still_scene(
-            this_seed, size, cast=bool(k % 2), hard_light=hard_light
+            this_seed, size, cast=bool(k % 2), hard_light=hard_light, board=board
         )
         observer = Observer(calibration)
         observation = observer.observe(image, compare_previous=False)
@@ -416,7 +490,13 @@ def _player_tells(pipeline: object, point: int, colour: int) -> list:
 
 
 def _bench_games(
-    games: int, moves: int, seed: int, out: TextIO, *, hard_light: bool = False
+    games: int,
+    moves: int,
+    seed: int,
+    out: TextIO,
+    *,
+    hard_light: bool = False,
+    board: BenchBoard = BenchBoard(),
 ) -> _StreamTiming:
     """Moves announced, false alarms and misses of the live pipeline (observer, trackers,
     referee of a three-player game) over rendered games with hands, and the observer's time
@@ -425,7 +505,6 @@ def _bench_games(
 
     import numpy as np
 
-    from calibration.spec import load_spec
     from device import events as ev
     from device.game_view import new_game
     from device.referee import RefereeError
@@ -435,17 +514,17 @@ def _bench_games(
     from vision.render import render_timevectors
     from vision.render_hand import HandSpec
 
-    spec = load_spec()
     timing = _StreamTiming()
     tally: Counter[str] = Counter()
     for g in range(games):
         game_seed = seed + 1000 + g
         camera, style, colours = bench_scene(game_seed, BENCH_SIZES[g % 2], hard_light=hard_light)
         rng = np.random.default_rng(game_seed)
+        spec = board.built(game_seed)
         empty = render_timevectors(camera, spec, {}, colours, scene=style, seed=game_seed)
         reference = _with_noise(empty.image_bgr, style.noise_sigma, rng)
-        pipeline, observer, totals = _timed_pipeline(_calibration(camera, spec, reference))
-        rendered = _Renderings(camera, style, colours, game_seed)
+        pipeline, observer, totals = _timed_pipeline(board.calibrated(game_seed, camera, spec, reference))
+        rendered = _Renderings(camera, style, colours, game_seed, spec)
 
         board: dict[int, int] = {}
         truth_moves: list[tuple[int, int]] = []
@@ -537,11 +616,13 @@ def _bench_games(
 class _Renderings:
     """Each distinct (tokens, hand) of a game rendered once (the renderer takes seconds)."""
 
-    def __init__(self, camera: object, style: object, colours: list, seed: int) -> None:
+    def __init__(
+        self, camera: object, style: object, colours: list, seed: int, spec: object | None = None
+    ) -> None:
         from calibration.spec import load_spec
 
         self.camera, self.style, self.colours, self.seed = camera, style, colours, seed
-        self.spec = load_spec()
+        self.spec = spec or load_spec()  # the board as built (default: the reference board)
         self._cache: dict = {}
 
     def get(self, tokens: dict[int, int], hand: object | None) -> object:
@@ -598,18 +679,26 @@ def _bench_timing(frames: list, out: TextIO) -> list[float]:
 
 
 def run_vision_bench(
-    *, scenes: int, games: int, moves: int, seed: int, out: TextIO, hard_light: bool = False
+    *,
+    scenes: int,
+    games: int,
+    moves: int,
+    seed: int,
+    out: TextIO,
+    hard_light: bool = False,
+    board: BenchBoard = BenchBoard(),
 ) -> None:
     """Render, read and time; prints the figures to ``out``."""
     import numpy as np
 
     light = f", under a bare lamp (shadows take {round(100 * HARD_SHADOW)}% of the light)"
+    print(f"boards: {board.describe()}", file=out)
     print(f"still scenes ({scenes}, seeds {seed}..{seed + scenes - 1}, colours unknown to the observer"
           f"{light if hard_light else ''}):", file=out)
-    frames = _bench_stills(scenes, seed, out, hard_light=hard_light)
+    frames = _bench_stills(scenes, seed, out, hard_light=hard_light, board=board)
     print(f"game sequences ({games} x {moves} moves, hands reaching in, one hovering hand per 4 moves):",
           file=out)
-    stream = _bench_games(games, moves, seed, out, hard_light=hard_light)
+    stream = _bench_games(games, moves, seed, out, hard_light=hard_light, board=board)
     print("time per frame, a full read of each still scene (same frames, same run):", file=out)
     ratios = _bench_timing(frames, out)
     print(f"full read / JPEG decode: median {np.median(ratios):.2f}, worst {max(ratios):.2f}", file=out)

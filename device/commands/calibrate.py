@@ -135,6 +135,13 @@ def register(
     )
     bench.add_argument("--scenes", type=int, default=4, help="scenes per size (default 4)")
     bench.add_argument("--seed", type=scene_seed, default=0, help="first scene seed (default 0)")
+    bench.add_argument(
+        "--twist",
+        type=float,
+        default=2.5,
+        metavar="DEG",
+        help="each scene is also calibrated with its plates turned up to DEG degrees (default 2.5)",
+    )
     bench.set_defaults(func=_run_bench)
 
 
@@ -331,11 +338,10 @@ def render_scene(
     the images and the ground-truth documents."""
     import numpy as np
 
-    from calibration.refraction import through_plates
-    from calibration.spec import CORNERS, load_spec
-    from rules.timevectors.points import TIER_LETTERS, point_name
+    from calibration.spec import load_spec
+    from rules.timevectors.points import point_name
     from vision.render import HandSpec, random_scene, render_timevectors
-    from vision.render_scene import random_twist
+    from vision.render_scene import landmark_clicks, random_twist
 
     spec = random_twist(seed, twist_deg, load_spec("timevectors"))
     camera, style, colours = random_scene(seed, size)
@@ -359,15 +365,10 @@ def render_scene(
     rendered = render_timevectors(
         camera, spec, tokens, colours, hand=hand_spec, scene=style, seed=seed
     )
-    clicks = {}
-    seen = through_plates(camera, spec)  # where the corners show through the plates above
-    for tier, letter in enumerate(TIER_LETTERS):
-        px = seen.project(np.array([spec.landmarks(tier)[c] for c in CORNERS]))
-        px = px + rng.normal(0.0, click_noise_px, px.shape) if click_noise_px > 0 else px
-        clicks[letter] = {
-            c: [round(float(u), 2), round(float(v), 2)]
-            for c, (u, v) in zip(CORNERS, px, strict=True)
-        }
+    clicks = {
+        tier: {c: [round(u, 2), round(v, 2)] for c, (u, v) in corners.items()}
+        for tier, corners in landmark_clicks(camera, spec, click_noise_px, rng).items()
+    }
     truth = {
         "seed": seed,
         "size": list(size),
@@ -472,6 +473,28 @@ def _run_render(args: argparse.Namespace) -> int:
 
 
 # -- bench ----------------------------------------------------------------------------------
+def _calibrated_error(camera, built, empty, rng, timed, label: str) -> tuple[float, float]:
+    """Worst point-centre error (px, through the plates) of a fit to 2 px noisy clicks of the
+    board as ``built`` seen by ``camera``, and of that fit refined from the ``empty`` picture;
+    both steps timed by ``timed`` under ``label``."""
+    import numpy as np
+
+    from calibration.fit import fit_camera
+    from calibration.refine import refine_with_markings
+    from calibration.refraction import through_plates
+    from calibration.spec import load_spec
+    from vision.render_scene import landmark_clicks
+
+    clicks = landmark_clicks(camera, built, 2.0, rng)
+    fit = timed(f"fit 16 clicks ({label})", fit_camera, clicks, load_spec(), camera.image_size)
+    refined = timed(f"refine from printed grid ({label})", refine_with_markings, fit, empty)
+    truth = through_plates(camera, built).project(built.point_centres())
+    return tuple(
+        float(np.linalg.norm(through_plates(f.camera, f.spec).project(f.spec.point_centres()) - truth, axis=1).max())
+        for f in (fit, refined)
+    )
+
+
 def _run_bench(args: argparse.Namespace) -> int:
     import dataclasses as dc
     import statistics
@@ -482,15 +505,14 @@ def _run_bench(args: argparse.Namespace) -> int:
 
     from calibration.drift import DriftDetector
     from calibration.fiducials import detect_markers, fit_from_markers
-    from calibration.fit import fit_camera
-    from calibration.refine import refine_with_markings
-    from calibration.refraction import through_plates
-    from calibration.spec import CORNERS, load_spec
-    from rules.timevectors.points import TIER_LETTERS
+    from calibration.spec import MAX_TWIST_DEG, load_spec
     from vision.render import HandSpec, random_scene, render_timevectors
+    from vision.render_scene import random_twist
 
     if args.scenes < 1:
         return _fail("--scenes must be at least 1")
+    if not 0 <= args.twist <= MAX_TWIST_DEG:
+        return _fail(f"--twist must be 0..{MAX_TWIST_DEG:g} degrees, not {args.twist}")
     spec = load_spec()
     timings: dict[str, list[float]] = {}
 
@@ -500,7 +522,7 @@ def _run_bench(args: argparse.Namespace) -> int:
         timings.setdefault(name, []).append(1000 * (time.perf_counter() - start))
         return result
 
-    errors = []
+    errors, turned_errors = [], []
     for size in ((1280, 960), (1640, 1232)):
         label = f"{size[0]}x{size[1]}"
         for seed in range(args.seed, args.seed + args.scenes):
@@ -531,25 +553,13 @@ def _run_bench(args: argparse.Namespace) -> int:
             )
             encoded = cv2.imencode(".jpg", empty)[1]
             timed(f"JPEG decode {label}", cv2.imdecode, encoded, cv2.IMREAD_COLOR)
-            clicks = {
-                t: {
-                    c: through_plates(camera, spec).project(np.array([spec.landmarks(i)[c]]))[0]
-                    + rng.normal(0, 2.0, 2)
-                    for c in CORNERS
-                }
-                for i, t in enumerate(TIER_LETTERS)
-            }
-            fit = timed("fit 16 clicks", fit_camera, clicks, spec, size)
-            refined = timed(
-                f"refine from printed grid {label}", refine_with_markings, fit, empty
-            )
-            centres = spec.point_centres()
-            truth = through_plates(camera, spec).project(centres)
-            errors.append(
-                tuple(
-                    np.linalg.norm(through_plates(c, spec).project(centres) - truth, axis=1).max()
-                    for c in (fit.camera, refined.camera)
-                )
+            errors.append(_calibrated_error(camera, spec, empty, rng, timed, label))
+            turned = random_twist(seed, args.twist, spec)
+            turned_empty = render_timevectors(
+                camera, turned, {}, colours, scene=style, seed=seed
+            ).image_bgr
+            turned_errors.append(
+                _calibrated_error(camera, turned, turned_empty, rng, timed, f"{label}, plates turned")
             )
             detector = DriftDetector(camera, spec, empty)
             timed(f"drift check, steady {label}", detector.check, empty)
@@ -562,9 +572,11 @@ def _run_bench(args: argparse.Namespace) -> int:
     print(f"{'step':44s} {'median ms':>10s} {'max ms':>8s}")
     for name, values in timings.items():
         print(f"{name:44s} {statistics.median(values):10.1f} {max(values):8.1f}")
-    before, after = np.array(errors).T
-    print(
-        f"worst point-centre error with 2 px click noise: {np.median(before):.2f} px median scene, "
-        f"{np.median(after):.2f} px after refining from the printed grid"
-    )
+    for plates, found in (("straight plates", errors), (f"plates turned up to {args.twist:g} deg", turned_errors)):
+        before, after = np.array(found).T
+        print(
+            f"worst point-centre error with 2 px click noise, {plates}: {np.median(before):.2f} px "
+            f"median scene ({before.max():.2f} worst), {np.median(after):.2f} px "
+            f"({after.max():.2f}) after refining from the printed grid"
+        )
     return 0

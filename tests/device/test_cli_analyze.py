@@ -321,6 +321,40 @@ def test_the_vision_bench_can_light_every_scene_with_a_bare_lamp(capsys):
     assert "per-point error, visible points" in text and "move detection: precision" in text
 
 
+def test_the_vision_bench_can_turn_the_plates_and_calibrate_from_clicks(capsys):
+    """``--twist`` and ``--from-clicks``: boards whose plates are turned as a real board's may
+    be, calibrated as a user does; the still scene is read through that calibration."""
+    from calibration.refraction import through_plates
+    from device.commands.analyze import BenchBoard, still_scene
+
+    board = BenchBoard(twist_deg=2.5, click_noise_px=2.0)
+    calibration = still_scene(3, (1280, 960), cast=False, board=board)[3]
+    exact = still_scene(3, (1280, 960), cast=False, board=BenchBoard(twist_deg=2.5))[3]
+    built = board.built(3)
+    assert exact.spec == built and exact.rms_px == 0.0
+    assert built.tier_twist_deg[0] == 0.0 and max(map(abs, built.tier_twist_deg)) > 0.5
+    assert calibration.rms_px > 0 and calibration.spec.tier_twist_deg != built.tier_twist_deg
+    seen = through_plates(calibration.camera, calibration.spec).project(calibration.spec.point_centres())
+    truth = through_plates(exact.camera, built).project(built.point_centres())
+    assert np.abs(seen - truth).max() < 2.0
+    argv = ["bench", "vision", "--scenes", "1", "--games", "1", "--moves", "2", "--twist", "2.5",
+            "--from-clicks", "2"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "boards: plates turned up to 2.5 deg, calibrated from clicks 2 px off" in text
+    assert "per-point error, visible points" in text and "move detection: precision" in text
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [(["--twist", "11"], "--twist must be 0..10 degrees"), (["--from-clicks", "-1"], "cannot be negative"),
+     (["--board", "gryb", "--twist", "1"], "for the stacked board")],
+)
+def test_bad_bench_boards_are_refused(extra, message, capsys):
+    assert main(["bench", "vision", "--quick", *extra]) == 2
+    assert message in capsys.readouterr().err
+
+
 def test_sets_caps_the_colours_read(files, capsys):
     """``--sets 1``: every token is read as the one set (without it, two colours)."""
     status, out, err = run(

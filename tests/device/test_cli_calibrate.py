@@ -252,3 +252,16 @@ def test_a_board_with_turned_plates_is_rendered_calibrated_and_read(tmp_path, ca
     read = json.loads(capsys.readouterr().out)
     visible = {name for name, v in truth["visibility"].items() if v >= 0.5}
     assert {p for p in read["tokens"] if p in visible} == {p for p in truth["tokens"] if p in visible}
+
+
+def test_the_calibration_bench_prints_its_figures_for_straight_and_turned_plates(capsys) -> None:
+    assert main(["bench", "calibration", "--scenes", "1", "--seed", "2", "--twist", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "refine from printed grid (1640x1232, plates turned)" in out
+    for plates in ("straight plates", "plates turned up to 3 deg"):
+        line = next(text for text in out.splitlines() if f"2 px click noise, {plates}:" in text)
+        refined = float(line.split(" px (")[-1].split(")")[0])  # the worst refined scene
+        clicked = float(line.split(f"{plates}: ")[1].split(" px")[0])
+        assert refined < 2.0 and refined < clicked
+    assert main(["bench", "calibration", "--twist", "20"]) == 2
+    assert "--twist must be 0..10 degrees" in capsys.readouterr().err
