@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from calibration.camera import CameraModel
+from calibration.refraction import through_plates
 from calibration.spec import CORNERS, load_spec
 from rules.timevectors.points import TIER_LETTERS, point_name
 
@@ -53,6 +54,35 @@ def draw_board_frame(camera: CameraModel) -> np.ndarray:
         u, v = camera.project(np.array([spec.point_centre(point)]))[0]
         cv2.circle(image, (int(u), int(v)), 9, bgr, -1, cv2.LINE_AA)
     return image
+
+
+PHOTO_TOKENS = {0: (220, 40, 40), 21: (40, 120, 220), 42: (230, 200, 30)}  # A1P, F2Q and C3R
+
+
+def photograph(runtime: FakeRuntime, twist_deg: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0)):
+    """Replace the fake camera's frame by a rendered photograph of the board (plates turned by
+    ``twist_deg``, three tokens of :data:`PHOTO_TOKENS`): saving in the wizard refines the fit
+    from the printed grid, which the fake's outline drawing does not have. Returns the board
+    as built and the landmarks where the camera sees them, a pixel off as a person clicks."""
+    from tests.calibration.landmarks import true_clicks
+    from vision.render import random_scene, render_timevectors
+
+    built = load_spec().twisted(twist_deg)
+    _, style, _ = random_scene(3, runtime.camera_model.image_size)
+    tokens = {point: k for k, point in enumerate(PHOTO_TOKENS)}
+    colours = list(PHOTO_TOKENS.values())
+    runtime.frame = render_timevectors(
+        runtime.camera_model, built, tokens, colours, scene=style, seed=3
+    ).image_bgr
+    return built, true_clicks(runtime.camera_model, built, noise_px=1.0, seed=3)
+
+
+def token_top_pixels(runtime: FakeRuntime, point: int) -> tuple[float, float]:
+    """Where the fake camera sees the middle of the top of a token on ``point``."""
+    spec = load_spec()
+    top = np.array([spec.point_centre(point)]) + [0.0, 0.0, spec.token_height]
+    u, v = through_plates(runtime.camera_model, spec).project(top)[0]
+    return float(u), float(v)
 
 
 class FakeControlError(ValueError):

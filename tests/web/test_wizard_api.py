@@ -8,7 +8,7 @@ import pytest
 from calibration.calibfile import load_calibration
 from calibration.spec import load_spec
 from rules.timevectors.points import POINTS, point_coords
-from tests.web.fake_runtime import FakeRuntime, landmark_pixels
+from tests.web.fake_runtime import FakeRuntime, landmark_pixels, photograph
 
 PIN = {"X-Boardcam-Pin": "2468"}
 
@@ -119,24 +119,11 @@ def test_bad_taps(client, taps):
     assert client.post("/api/wizard/sample", json={"capture": capture_id, "taps": taps}).status_code == 400
 
 
-def _photographed(runtime: FakeRuntime, twist_deg: tuple[float, ...]):
-    """The fake camera's frame replaced by a rendered photograph of the board (its plates
-    turned by ``twist_deg``): saving refines the fit from the printed grid, which the fake's
-    outline drawing does not have. Returns the board as built and its true clicks."""
-    from tests.calibration.landmarks import true_clicks
-    from vision.render import random_scene, render_timevectors
-
-    built = load_spec().twisted(twist_deg)
-    _, style, colours = random_scene(3, runtime.camera_model.image_size)
-    runtime.frame = render_timevectors(runtime.camera_model, built, {}, colours, scene=style, seed=3).image_bgr
-    return built, true_clicks(runtime.camera_model, built, noise_px=1.0, seed=3)
-
-
 @pytest.mark.parametrize("twist", [(0.0, 0.0, 0.0, 0.0), (0.0, 1.8, -1.2, 2.4)])
 def test_save_writes_a_calibration_file_the_pipeline_loads(client, runtime: FakeRuntime, calibration_path, twist):
     from calibration.refraction import through_plates
 
-    built, clicks = _photographed(runtime, twist)
+    built, clicks = photograph(runtime, twist)
     capture_id = capture(client)
     body = {"capture": capture_id, "clicks": clicks, "palette": [[220, 40, 40], [40, 120, 220]]}
     response = client.post("/api/calibration", json=body, headers=PIN)
