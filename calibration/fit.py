@@ -326,6 +326,8 @@ def fit_board(
         camera, spec, object_mm, image_px, fit_k1=fit_distortion, min_points=min_points,
         min_f=min_f,
     )
+    if built is not spec:  # the turned plates' edges lie elsewhere: settle on them again
+        camera = _settle_plate_edges(camera, moved, image_px, image_size, fit_distortion, built)
     return camera, built, reprojection_errors(camera, moved, image_px, built)
 
 

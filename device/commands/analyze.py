@@ -305,9 +305,10 @@ class BenchBoard:
 
     def built(self, seed: int) -> object:
         """The board of scene ``seed`` as built."""
+        from calibration.spec import load_spec
         from vision.render_scene import random_twist
 
-        return random_twist(seed, self.twist_deg)
+        return random_twist(seed, self.twist_deg, load_spec())
 
     def calibrated(self, seed: int, camera: object, built: object, reference: np.ndarray) -> object:
         """The calibration the reader gets for scene ``seed`` (``reference``: the empty board)."""

@@ -62,7 +62,8 @@ def register(
     calibrate.add_argument(
         "--fit-distortion",
         action="store_true",
-        help="also fit radial distortion k1 (the printed-grid refinement is then skipped)",
+        help="also fit radial distortion k1 to the clicks, for a strong wide-angle lens (the "
+        "refinement from the printed grid always fits it)",
     )
     calibrate.add_argument(
         "--no-refine",
@@ -203,7 +204,7 @@ def calibrate_image(
     except ClicksError as exc:
         raise CommandInputError(str(exc)) from exc
     refined = None
-    if refine and not fit_distortion:
+    if refine:
         candidate = refine_with_markings(fit, image)
         refined = candidate if candidate is not fit else None
     final = refined or fit
