@@ -88,7 +88,6 @@ def fit_with_twists(
     object_mm: np.ndarray,
     image_px: np.ndarray,
     *,
-    fit_focal: bool = True,
     fit_k1: bool = False,
     min_points: int = MIN_POINTS,
     min_f: float = MIN_F,
@@ -106,23 +105,20 @@ def fit_with_twists(
     free, anchored = telling_tiers(obj, spec, min_points)
     if len(free) < (1 if anchored else 2):
         return camera, spec, obj
-    names = (["focal"] if fit_focal else []) + ["rvec"] * 3 + ["tvec"] * 3 + ["twist"] * len(free)
-    names += ["k1"] if fit_k1 else []
+    # Parameters: log focal length, rvec, tvec, the told plates' turns, and k1.
+    names = ["focal"] + ["rvec"] * 3 + ["tvec"] * 3 + ["twist"] * len(free) + ["k1"] * fit_k1
     steps = np.array([STEPS[n] for n in names])
     start = np.concatenate(
-        [[np.log(camera.K[0, 0])] if fit_focal else [], camera.rvec, camera.tvec, np.zeros(len(free)),
+        [[np.log(camera.K[0, 0])], camera.rvec, camera.tvec, np.zeros(len(free)),
          [camera.dist[0]] if fit_k1 else []]
     )
 
     def unpack(params: np.ndarray) -> tuple[CameraModel, np.ndarray]:
-        at = 0
         K = camera.K.copy()
-        if fit_focal:
-            K[0, 0] = K[1, 1] = np.exp(params[0])
-            at = 1
-        rvec, tvec = params[at : at + 3], params[at + 3 : at + 6]
+        K[0, 0] = K[1, 1] = np.exp(params[0])
+        rvec, tvec = params[1:4], params[4:7]
         turn = np.zeros(4)
-        turn[free] = params[at + 6 : at + 6 + len(free)]
+        turn[free] = params[7 : 7 + len(free)]
         dist = camera.dist.copy()
         if fit_k1:
             dist[0] = params[-1]
@@ -150,9 +146,10 @@ def fit_with_twists(
         logger.info("plate twists %s are out of reach: the board is fitted rigid", np.round(twist, 2))
         return camera, spec, obj
     twisted = residuals(params)
+    turns_told = len(free) if anchored else len(free) - 1  # (unanchored: their mean is held)
     spare = len(twisted) - len(params)
     f_statistic = (
-        (float(rigid @ rigid) - float(twisted @ twisted)) / (len(free) - (not anchored))
+        (float(rigid @ rigid) - float(twisted @ twisted)) / turns_told
         / max(float(twisted @ twisted) / max(spare, 1), 1e-12)
     )
     if f_statistic < min_f:
