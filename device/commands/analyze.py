@@ -233,7 +233,7 @@ def _run_bench(args: argparse.Namespace) -> int:
         seed=args.seed,
         out=sys.stdout,
         hard_light=args.light == "hard",
-        board=BenchBoard(twist_deg=args.twist, click_noise_px=args.from_clicks),
+        bench_board=BenchBoard(twist_deg=args.twist, click_noise_px=args.from_clicks),
     )
     return 0
 
@@ -346,18 +346,18 @@ def still_scene(
     *,
     cast: bool,
     hard_light: bool = False,
-    board: BenchBoard = BenchBoard(),
+    bench_board: BenchBoard = BenchBoard(),
 ) -> tuple[dict, object, object, object]:
     """One still scene of the bench: ``(tokens, rendered, noisy image, calibration)``, a random
     camera, table and light (see :func:`bench_scene`), with ``cast`` a light whose colour
-    changed after calibration, the board built and calibrated as ``board`` says."""
+    changed after calibration, the board built and calibrated as ``bench_board`` says."""
     import dataclasses
 
     import numpy as np
 
     from vision.render import render_timevectors
 
-    spec = board.built(seed)
+    spec = bench_board.built(seed)
     camera, style, colours = bench_scene(seed, size, hard_light=hard_light)
     rng = np.random.default_rng(seed)
     tokens = _scene_tokens(rng, int(rng.integers(8, 100)))
@@ -369,11 +369,11 @@ def still_scene(
     rendered = render_timevectors(camera, spec, tokens, colours, scene=shown, seed=seed)
     reference = _with_noise(empty.image_bgr, style.noise_sigma, rng)
     image = _with_noise(rendered.image_bgr, style.noise_sigma, rng)
-    return tokens, rendered, image, board.calibrated(seed, camera, spec, reference)
+    return tokens, rendered, image, bench_board.calibrated(seed, camera, spec, reference)
 
 
 def _bench_stills(
-    scenes: int, seed: int, out: TextIO, *, hard_light: bool = False, board: BenchBoard = BenchBoard()
+    scenes: int, seed: int, out: TextIO, *, hard_light: bool = False, bench_board: BenchBoard = BenchBoard()
 ) -> list:
     """Per-point accuracy over rendered still scenes; returns the frames for timing."""
     import numpy as np
@@ -386,7 +386,7 @@ def _bench_stills(
         this_seed = seed + k
         size = BENCH_SIZES[k % 2]
         tokens, rendered, image, calibration = still_scene(
-            this_seed, size, cast=bool(k % 2), hard_light=hard_light, board=board
+            this_seed, size, cast=bool(k % 2), hard_light=hard_light, bench_board=bench_board
         )
         observer = Observer(calibration)
         observation = observer.observe(image, compare_previous=False)
@@ -497,7 +497,7 @@ def _bench_games(
     out: TextIO,
     *,
     hard_light: bool = False,
-    board: BenchBoard = BenchBoard(),
+    bench_board: BenchBoard = BenchBoard(),
 ) -> _StreamTiming:
     """Moves announced, false alarms and misses of the live pipeline (observer, trackers,
     referee of a three-player game) over rendered games with hands, and the observer's time
@@ -521,10 +521,10 @@ def _bench_games(
         game_seed = seed + 1000 + g
         camera, style, colours = bench_scene(game_seed, BENCH_SIZES[g % 2], hard_light=hard_light)
         rng = np.random.default_rng(game_seed)
-        spec = board.built(game_seed)
+        spec = bench_board.built(game_seed)
         empty = render_timevectors(camera, spec, {}, colours, scene=style, seed=game_seed)
         reference = _with_noise(empty.image_bgr, style.noise_sigma, rng)
-        pipeline, observer, totals = _timed_pipeline(board.calibrated(game_seed, camera, spec, reference))
+        pipeline, observer, totals = _timed_pipeline(bench_board.calibrated(game_seed, camera, spec, reference))
         rendered = _Renderings(camera, style, colours, game_seed, spec)
 
         board: dict[int, int] = {}
@@ -687,19 +687,19 @@ def run_vision_bench(
     seed: int,
     out: TextIO,
     hard_light: bool = False,
-    board: BenchBoard = BenchBoard(),
+    bench_board: BenchBoard = BenchBoard(),
 ) -> None:
     """Render, read and time; prints the figures to ``out``."""
     import numpy as np
 
     light = f", under a bare lamp (shadows take {round(100 * HARD_SHADOW)}% of the light)"
-    print(f"boards: {board.describe()}", file=out)
+    print(f"boards: {bench_board.describe()}", file=out)
     print(f"still scenes ({scenes}, seeds {seed}..{seed + scenes - 1}, colours unknown to the observer"
           f"{light if hard_light else ''}):", file=out)
-    frames = _bench_stills(scenes, seed, out, hard_light=hard_light, board=board)
+    frames = _bench_stills(scenes, seed, out, hard_light=hard_light, bench_board=bench_board)
     print(f"game sequences ({games} x {moves} moves, hands reaching in, one hovering hand per 4 moves):",
           file=out)
-    stream = _bench_games(games, moves, seed, out, hard_light=hard_light, board=board)
+    stream = _bench_games(games, moves, seed, out, hard_light=hard_light, bench_board=bench_board)
     print("time per frame, a full read of each still scene (same frames, same run):", file=out)
     ratios = _bench_timing(frames, out)
     print(f"full read / JPEG decode: median {np.median(ratios):.2f}, worst {max(ratios):.2f}", file=out)

@@ -328,8 +328,8 @@ def test_the_vision_bench_can_turn_the_plates_and_calibrate_from_clicks(capsys):
     from device.commands.analyze import BenchBoard, still_scene
 
     board = BenchBoard(twist_deg=2.5, click_noise_px=2.0)
-    calibration = still_scene(3, (1280, 960), cast=False, board=board)[3]
-    exact = still_scene(3, (1280, 960), cast=False, board=BenchBoard(twist_deg=2.5))[3]
+    calibration = still_scene(3, (1280, 960), cast=False, bench_board=board)[3]
+    exact = still_scene(3, (1280, 960), cast=False, bench_board=BenchBoard(twist_deg=2.5))[3]
     built = board.built(3)
     assert exact.spec == built and exact.rms_px == 0.0
     assert built.tier_twist_deg[0] == 0.0 and max(map(abs, built.tier_twist_deg)) > 0.5
@@ -337,8 +337,8 @@ def test_the_vision_bench_can_turn_the_plates_and_calibrate_from_clicks(capsys):
     seen = through_plates(calibration.camera, calibration.spec).project(calibration.spec.point_centres())
     truth = through_plates(exact.camera, built).project(built.point_centres())
     assert np.abs(seen - truth).max() < 2.0
-    argv = ["bench", "vision", "--scenes", "1", "--games", "1", "--moves", "2", "--twist", "2.5",
-            "--from-clicks", "2"]
+    argv = ["bench", "vision", "--scenes", "1", "--games", "2", "--moves", "1", "--twist", "2.5",
+            "--from-clicks", "2"]  # (two games: each builds and calibrates its own board)
     assert main(argv) == 0
     text = capsys.readouterr().out
     assert "boards: plates turned up to 2.5 deg, calibrated from clicks 2 px off" in text
