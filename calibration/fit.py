@@ -404,7 +404,10 @@ def _fit(
         raise ClicksError(
             "the landmarks all lie on one tier: the camera cannot be fitted from them"
         )
-    focal = _search_focal(obj, img, image_size, focal_near)
+    if fit_distortion and focal_near is not None:
+        focal = focal_near  # a refit near a known focal length: calibrateCamera frees it below
+    else:
+        focal = _search_focal(obj, img, image_size, focal_near)
     K, dist = _intrinsics(focal, image_size), np.zeros(5)
     rms, rvec, tvec = _pose_for_focal(obj, img, K, dist)
     if not math.isfinite(rms):
