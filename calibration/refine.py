@@ -159,7 +159,7 @@ def _solve_all(
 ) -> tuple[CameraModel, TimeVectorsSpec, np.ndarray]:
     """Focal length, lens distortion k1, pose and the plates' twists (the calibration case).
     Hundreds of crossings across the picture tell k1, which four clicks a tier cannot: a
-    barrel lens (k1 -0.35) left out put points 8 to 14 px off, refined with it 0.3 px."""
+    barrel lens (k1 -0.35) left out put points 7.5 to 14 px off, refined with it 0.3 px."""
     return fit_board(
         obj, img, camera.image_size, spec, focal_near=camera.K[0, 0],
         min_points=MIN_TIER_CROSSINGS, min_f=0.0, fit_distortion=True,
