@@ -21,6 +21,21 @@ NO_TWIST = (0.0, 0.0, 0.0, 0.0)
 # turned more than this is taken for a mistake (the clicks of the wrong corners), not a twist.
 MAX_TWIST_DEG = 10.0
 _CORNER_SIGNS = {"NW": (-1, 1), "NE": (1, 1), "SE": (1, -1), "SW": (-1, -1)}
+_CORNER_SIGN_ROWS = np.array(list(_CORNER_SIGNS.values()), np.float64)  # (4, 2), NW NE SE SW
+_COLUMN_ROW = np.array([global_column_row(p) for p in POINTS])  # (256, 2) global column, row
+_POINT_TIER = np.array([point_coords(p)[2] for p in POINTS])
+
+
+def turned_about_post(xy_mm: np.ndarray, angle_deg: float | np.ndarray) -> np.ndarray:
+    """Board positions ``(..., 2)`` turned about the post (anticlockwise seen from above) by
+    ``angle_deg``: one angle, or one per position. The one rotation every plate turns by."""
+    xy = np.asarray(xy_mm, np.float64)
+    angle = np.radians(angle_deg)
+    c, s = np.cos(angle), np.sin(angle)
+    out = np.empty_like(xy)
+    out[..., 0] = c * xy[..., 0] - s * xy[..., 1]
+    out[..., 1] = s * xy[..., 0] + c * xy[..., 1]
+    return out
 
 
 class SpecError(ValueError):
@@ -57,26 +72,14 @@ class TimeVectorsSpec:
 
     board = "timevectors"
 
-    def tier_rotation(self, tier: int) -> np.ndarray:
-        """``(2, 2)`` rotation of tier ``tier``'s plate about the post (see ``tier_twist_deg``)."""
-        angle = np.radians(self.tier_twist_deg[tier])
-        c, s = np.cos(angle), np.sin(angle)
-        return np.array([[c, -s], [s, c]])
-
     def on_tier(self, tier: int, xy_mm: np.ndarray) -> np.ndarray:
         """Design positions ``(..., 2)`` on a tier's plate -> where they are on the board as
         built (turned with the plate); design positions elsewhere are the board's own."""
-        xy = np.asarray(xy_mm, np.float64)
-        if not self.tier_twist_deg[tier]:
-            return xy.copy()
-        return xy @ self.tier_rotation(tier).T
+        return turned_about_post(xy_mm, self.tier_twist_deg[tier])
 
     def to_tier(self, tier: int, xy_mm: np.ndarray) -> np.ndarray:
         """Inverse of :meth:`on_tier`: board positions -> the plate's own design frame."""
-        xy = np.asarray(xy_mm, np.float64)
-        if not self.tier_twist_deg[tier]:
-            return xy.copy()
-        return xy @ self.tier_rotation(tier)
+        return turned_about_post(xy_mm, -self.tier_twist_deg[tier])
 
     def tier_points(self, tier: int, design_mm: np.ndarray) -> np.ndarray:
         """``(n, 3)`` points of tier ``tier``'s plate from their design ``(n, 2)`` positions."""
@@ -97,26 +100,20 @@ class TimeVectorsSpec:
 
     def point_centres(self) -> np.ndarray:
         """``(256, 3)`` float64 array of every point centre, indexed by point."""
-        centres = np.empty((len(POINTS), 3))
-        for tier in range(4):
-            on = [p for p in POINTS if point_coords(p)[2] == tier]
-            design = [[self.axis_centre(i) for i in global_column_row(p)] for p in on]
-            centres[on] = self.tier_points(tier, design)
-        return centres
+        # axis_centre for every global column and row at once
+        design = self.first_centre + self.pitch * _COLUMN_ROW + self.gap * (_COLUMN_ROW >= 4)
+        xy = turned_about_post(design, np.asarray(self.tier_twist_deg)[_POINT_TIER])
+        return np.column_stack([xy, self.tier_spacing * _POINT_TIER])
 
     def landmarks(self, tier: int) -> dict[str, tuple[float, float, float]]:
         """The 4 outer corners of a tier's 8x8 marking, keyed NW, NE, SE, SW."""
-        h = self.marking_half_size
-        signs = np.array(list(_CORNER_SIGNS.values()), np.float64)
-        corners = self.tier_points(tier, signs * h)
+        corners = self.tier_points(tier, _CORNER_SIGN_ROWS * self.marking_half_size)
         return {name: tuple(float(v) for v in xyz) for name, xyz in zip(_CORNER_SIGNS, corners)}
 
     def plate_corners(self, tier: int, grow_mm: float = 0.0, z_mm: float | None = None) -> np.ndarray:
         """``(4, 3)`` corners NW, NE, SE, SW of tier ``tier``'s plate square (grown by
         ``grow_mm``), turned with the plate, at height ``z_mm`` (default: its top)."""
-        half = self.plate_size / 2 + grow_mm
-        signs = np.array(list(_CORNER_SIGNS.values()), np.float64)
-        corners = self.tier_points(tier, signs * half)
+        corners = self.tier_points(tier, _CORNER_SIGN_ROWS * (self.plate_size / 2 + grow_mm))
         if z_mm is not None:
             corners[:, 2] = z_mm
         return corners

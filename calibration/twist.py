@@ -24,7 +24,7 @@ import numpy as np
 
 from calibration.camera import CameraModel
 from calibration.refraction import through_plates
-from calibration.spec import MAX_TWIST_DEG, TimeVectorsSpec
+from calibration.spec import MAX_TWIST_DEG, TimeVectorsSpec, turned_about_post
 
 logger = logging.getLogger(__name__)
 
@@ -63,10 +63,7 @@ def point_tiers(points_mm: np.ndarray, spec: TimeVectorsSpec) -> np.ndarray:
 def carried(points_mm: np.ndarray, tiers: np.ndarray, turn_deg: np.ndarray) -> np.ndarray:
     """Board points turned about the post with their plates, by ``turn_deg[tier]`` each."""
     points = np.array(points_mm, np.float64).reshape(-1, 3)
-    angle = np.radians(np.asarray(turn_deg, np.float64)[tiers])
-    c, s = np.cos(angle), np.sin(angle)
-    x, y = points[:, 0].copy(), points[:, 1].copy()
-    points[:, 0], points[:, 1] = c * x - s * y, s * x + c * y
+    points[:, :2] = turned_about_post(points[:, :2], np.asarray(turn_deg, np.float64)[tiers])
     return points
 
 

@@ -150,13 +150,16 @@ def landmark_clicks(
     rng: np.random.Generator | None = None,
 ) -> dict[str, dict[str, list[float]]]:
     """The 16 landmarks where ``camera`` sees them (a lower tier's through the plates above),
-    in the clicks-file structure, with Gaussian click noise of ``noise_px`` drawn from ``rng``."""
+    in the clicks-file structure, with Gaussian click noise of ``noise_px`` drawn from ``rng``
+    (required with noise, so that every scene's clicks can be drawn again)."""
+    if noise_px > 0 and rng is None:
+        raise ValueError("click noise needs the random generator to draw it from")
     seen = through_plates(camera, spec)
     clicks = {}
     for tier, letter in enumerate(TIER_LETTERS):
         px = seen.project(np.array([spec.landmarks(tier)[c] for c in CORNERS]))
         if noise_px > 0:
-            px = px + (rng or np.random.default_rng()).normal(0.0, noise_px, px.shape)
+            px = px + rng.normal(0.0, noise_px, px.shape)
         clicks[letter] = {c: [float(u), float(v)] for c, (u, v) in zip(CORNERS, px, strict=True)}
     return clicks
 

@@ -32,3 +32,17 @@ def token_sets(text: str) -> int:
     if not 1 <= value <= COLORS:
         raise argparse.ArgumentTypeError(f"the board holds 1 to {COLORS} token sets, not {value}")
     return value
+
+
+def plate_twist(text: str) -> float:
+    """argparse type of ``--twist``: the most a rendered plate is turned about the post,
+    0 to the calibration's limit in degrees, refused with a clear message otherwise."""
+    from calibration.spec import MAX_TWIST_DEG
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of degrees") from None
+    if not 0 <= value <= MAX_TWIST_DEG:  # (NaN is refused too)
+        raise argparse.ArgumentTypeError(f"a plate turns 0 to {MAX_TWIST_DEG:g} degrees, not {text}")
+    return value

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from device.commands import scene_seed, token_sets
+from device.commands import plate_twist, scene_seed, token_sets
 
 if TYPE_CHECKING:  # numpy is imported lazily: `boardcam --help` stays quick
     import numpy as np
@@ -72,7 +72,7 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
                        f"{100 - round(100 * HARD_SHADOW)}%% of its light (Time Vectors board)")
     bench.add_argument(
         "--twist",
-        type=float,
+        type=plate_twist,
         default=0.0,
         metavar="DEG",
         help="turn each board's tiers Q..S about the post by up to DEG degrees (default 0)",
@@ -207,13 +207,9 @@ def _run_bench(args: argparse.Namespace) -> int:
     if min(scenes, games, moves) < 1:
         print("boardcam bench vision: --scenes, --games and --moves must be at least 1", file=sys.stderr)
         return EXIT_BAD_INPUT
-    from calibration.spec import MAX_TWIST_DEG
-
     problem = None
     if args.board == "gryb" and (args.twist or args.from_clicks is not None):
         problem = "--twist and --from-clicks are for the stacked board (the bandanna has no plates)"
-    elif not 0 <= args.twist <= MAX_TWIST_DEG:
-        problem = f"--twist must be 0..{MAX_TWIST_DEG:g} degrees"
     elif args.from_clicks is not None and args.from_clicks < 0:
         problem = "--from-clicks cannot be negative"
     if problem:
