@@ -442,6 +442,9 @@ class Observer:
         self._plate_estimates: dict[bytes, Any] = {}  # the latest estimates, by token set
         # Colours learned before the plates' loss was known, by the tier they were seen on.
         self._unplated_colours: dict[int, float] = {}
+        #: Colours founded in a game on tokens the game has not taken yet, and those tokens'
+        #: points (see :meth:`_forget_unvouched_colours`).
+        self._unvouched: dict[int, np.ndarray] = {}
         #: The pixels and result of the last frame read in full (streams only).
         self._last_read: tuple[np.ndarray, Observation, tuple, np.ndarray] | None = None
         self._colours_memo: tuple[np.ndarray, object, bytes, tuple] | None = None
@@ -468,6 +471,7 @@ class Observer:
         self.colours = copy.deepcopy(earlier.colours)
         self._plate_loss = earlier._plate_loss
         self._unplated_colours = dict(earlier._unplated_colours)
+        self._unvouched = dict(earlier._unvouched)
 
     # ------------------------------------------------------------------ setup
 
@@ -2620,6 +2624,8 @@ class Observer:
             points, sets = points[told], sets[told]
         self._learn_plates(seen, points, sets)
         mean = self._through_plates(seen)
+        if self.expected_colour is not None:
+            self._forget_unvouched_colours(accepted, sets)
         # A colour not known yet is founded by the game's word: the first token the game
         # says is of it (the players told the moves the camera missed), else the one token
         # a hand visit added, which is the colour the game expects next.
@@ -2634,9 +2640,14 @@ class Observer:
         for colour, point in founders.items():
             if self.colours.found(colour, mean[point]):
                 self._note_unplated({colour: float(self.footprints.plates_above[point])})
+                if colour not in sets:
+                    self._unvouched[colour] = np.array([point])
         if len(points):
             unwashed = self.footprints.plates_above[points] < CLEAR_OF_PLATES
             created = self.colours.learn(mean[points], sets, unwashed)
+            if self.expected_colour is not None:
+                for colour in created:
+                    self._unvouched[colour] = points[self.colours.founded_on[colour]]
             if created:
                 # Each new colour was seen behind as many plates as most of its nearest
                 # tokens are.
@@ -2653,6 +2664,26 @@ class Observer:
                     self._plates_from_sets(seen, points)
                     self._learn_set_spreads(seen, points)
         return seen, has_pixels, error
+
+    def _forget_unvouched_colours(self, accepted: np.ndarray, vouched: np.ndarray) -> None:
+        """In a game, a colour founded on tokens the game had not taken (read before anyone
+        said whose they were) is forgotten when those tokens are gone and the game never took
+        one of them as that colour, or when the game says a token the camera reads now
+        (``vouched``: the colours it holds at the points read) is of that colour and took
+        none of them: what founded it was no token of the set. A fingertip over the board,
+        read as a token for a frame before the hand was seen, founded a colour the set's real
+        first token then lay far from (nearer another set), and the players were asked where
+        that colour's token went (bench game 7802). The game's word, or the next token the
+        colour to play adds, founds it again."""
+        held = self.known_colours
+        for colour, points in list(self._unvouched.items()):
+            if any(held.get(int(p)) == colour for p in points):
+                del self._unvouched[colour]  # the game took one of them: the set is real
+            elif colour in vouched or not accepted[points].any():
+                del self._unvouched[colour]
+                self.colours.prototypes.pop(colour, None)
+                self._unplated_colours.pop(colour, None)
+                logger.info("colour %d forgotten: the game took none of its founders", colour)
 
     def _plates_from_sets(self, seen: np.ndarray, points: np.ndarray) -> None:
         """With no game to say whose tokens are whose, the plates' loss was estimated with

@@ -1342,6 +1342,51 @@ def test_in_a_game_the_first_token_of_a_close_set_founds_its_own_colour():
     assert (told[first], told[second]) == (0, 1)
 
 
+@pytest.mark.parametrize("after_a_visit", [False, True])
+def test_in_a_game_a_colour_founded_on_a_token_that_goes_untaken_is_forgotten(
+    scene, monkeypatch, after_a_visit
+):
+    """Bench game 7802: a fingertip over the board read as a token for a frame before the
+    hand was seen, and founded the colour to play; the set's real first token then lay
+    nearer another set than that "colour". Here a token of set 1 shows with no hand (after
+    a hand that hovered, or before any) and goes again, nobody having taken it; the first
+    token the game then sees laid, of set 0, founds the colour to play. One the game took
+    stays founded when it goes."""
+    rng = np.random.default_rng(4)
+    phantom, first = parse_point("C3R"), parse_point("F6Q")
+    cache: dict = {}
+
+    def frame(tokens: dict[int, int], hand_at: int | None = None) -> np.ndarray:
+        key = (tuple(sorted(tokens.items())), hand_at)
+        if key not in cache:
+            hand = None if hand_at is None else HandSpec(target_point=hand_at)
+            cache[key] = scene.render(tokens, hand=hand, rng=rng)[0].image_bgr
+        return noisy(cache[key], scene.style.noise_sigma, rng)
+
+    def play(observer: Observer, *, took_phantom: bool = False) -> np.ndarray:
+        observer.expected_colour = 0
+        frames = [frame({})] * 3
+        if after_a_visit:
+            frames += [frame({}, hand_at=first)] * 2 + [frame({})] * 3
+        for image in frames + [frame({phantom: 1})] * 3:
+            observer.observe(image)
+        if took_phantom:
+            observer.known_colours = {phantom: 0}
+        for image in [frame({})] * 3:
+            observer.observe(image)
+        if took_phantom:
+            return np.array([0 in observer.colours.prototypes])
+        for image in [frame({}, hand_at=first)] * 2 + [frame({first: 0})] * 3:
+            observation = observer.observe(image)
+        return observation.states()
+
+    assert play(Observer(scene.calibration))[first] == 0
+    assert play(Observer(scene.calibration), took_phantom=True).all()
+    monkeypatch.setattr(Observer, "_forget_unvouched_colours", lambda self, accepted, vouched: None)
+    kept = play(Observer(scene.calibration))
+    assert kept[first] != 0, "the case this guards: the phantom's colour kept"
+
+
 def test_colours_the_camera_has_not_seen_yet_are_founded_by_the_game_s_word(scene):
     """The players told the game its first two moves (the camera was blind to them, or they
     went to hidden points); the camera then sees three new tokens at once. Each set is the
