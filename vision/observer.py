@@ -2628,13 +2628,16 @@ class Observer:
             self._forget_unvouched_colours(accepted, sets)
         # A colour not known yet is founded by the game's word: the first token the game
         # says is of it (the players told the moves the camera missed), else the one token
-        # a hand visit added, which is the colour the game expects next.
+        # a hand visit added, which is the colour the game expects next. Only tokens the
+        # players could see count as added: a phantom two-thirds behind the post, new with
+        # a near-white set's first token, left it two new tokens, founding nothing, and the
+        # token read as the grey set played out of turn (bench game 8104).
         founders: dict[int, int] = {}
         unknown = (sets >= 0) & ~np.isin(sets, list(self.colours.prototypes))
         for point, colour in zip(points[unknown].tolist(), sets[unknown].tolist()):
             founders.setdefault(colour, point)
         if self.expected_colour is not None and self._before is not None:
-            new = np.flatnonzero(readable & ~self._before[2])
+            new = points[(sets < 0) & ~self._before[2][points]]
             if len(new) == 1:
                 founders.setdefault(self.expected_colour, int(new[0]))
         for colour, point in founders.items():

@@ -378,3 +378,14 @@ def test_sets_is_refused_for_the_bandanna(files, capsys):
         capsys, "--board", "gryb", "--sets", "2", "--calibration", files / "calib.json", files / "board.png"
     )
     assert status == 2 and out == "" and "--sets is for the stacked board" in err
+
+
+def test_a_bench_game_founds_a_colour_on_the_one_token_the_players_could_see_added(monkeypatch):
+    """Game 8104 of the vision bench (its 1640x1232 stream, first three moves): the third
+    move laid the first token of a near-white set on C2R, and the same read took a token on
+    H1P, two-thirds behind the post, that nobody laid. Two new tokens founded no colour, and
+    C2R read as the grey set: "colour 1 played out of turn". A point the game takes as
+    hidden is no token a hand visit added."""
+    line = _bench_game(monkeypatch, 8104, 3)[0]
+    assert "game 8104: 3 moves, 3 announced, 3 right, 0 illegal alerts" in line
+

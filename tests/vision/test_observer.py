@@ -1305,14 +1305,9 @@ def test_a_colours_chroma_error_is_as_far_as_its_median_strays(samples, spread):
     assert 0.75 * strayed <= np.mean(error) <= 1.33 * strayed
 
 
-def test_in_a_game_the_first_token_of_a_close_set_founds_its_own_colour():
-    """Blue then navy (seed 1032's sets, on a laminate table: one hue, two brightnesses):
-    clustering alone reads the navy token as the blue set; told the colour the game
-    expects, the observer gives it its own."""
-    scene = make_scene(1032)
-    blue, navy = 0, 1  # the renderer's indices of the two sets
-    first, second = parse_point("C3R"), parse_point("F6Q")
-    rng = np.random.default_rng(3)
+def _framer(scene: Scene, rng: np.random.Generator) -> Callable[..., np.ndarray]:
+    """``frame(tokens, hand_at=None)``: a fresh noisy picture of ``scene`` with those tokens
+    (and a hand reaching for point ``hand_at``), each distinct board rendered once."""
     cache: dict = {}
 
     def frame(tokens: dict[int, int], hand_at: int | None = None) -> np.ndarray:
@@ -1321,6 +1316,19 @@ def test_in_a_game_the_first_token_of_a_close_set_founds_its_own_colour():
             hand = None if hand_at is None else HandSpec(target_point=hand_at)
             cache[key] = scene.render(tokens, hand=hand, rng=rng)[0].image_bgr
         return noisy(cache[key], scene.style.noise_sigma, rng)
+
+    return frame
+
+
+def test_in_a_game_the_first_token_of_a_close_set_founds_its_own_colour():
+    """Blue then navy (seed 1032's sets, on a laminate table: one hue, two brightnesses):
+    clustering alone reads the navy token as the blue set; told the colour the game
+    expects, the observer gives it its own."""
+    scene = make_scene(1032)
+    blue, navy = 0, 1  # the renderer's indices of the two sets
+    first, second = parse_point("C3R"), parse_point("F6Q")
+    rng = np.random.default_rng(3)
+    frame = _framer(scene, rng)
 
     def play(observer: Observer, *, tell: bool) -> np.ndarray:
         board: dict[int, int] = {}
@@ -1354,14 +1362,7 @@ def test_in_a_game_a_colour_founded_on_a_token_that_goes_untaken_is_forgotten(
     stays founded when it goes."""
     rng = np.random.default_rng(4)
     phantom, first = parse_point("C3R"), parse_point("F6Q")
-    cache: dict = {}
-
-    def frame(tokens: dict[int, int], hand_at: int | None = None) -> np.ndarray:
-        key = (tuple(sorted(tokens.items())), hand_at)
-        if key not in cache:
-            hand = None if hand_at is None else HandSpec(target_point=hand_at)
-            cache[key] = scene.render(tokens, hand=hand, rng=rng)[0].image_bgr
-        return noisy(cache[key], scene.style.noise_sigma, rng)
+    frame = _framer(scene, rng)
 
     def play(observer: Observer, *, took_phantom: bool = False) -> np.ndarray:
         observer.expected_colour = 0
