@@ -1256,6 +1256,11 @@ class Observer:
             twins = twins[~before_accepted[twins] & (self._vouched(twins) < 0)]
             accepted[twins] = False
             in_line = in_line[~np.isin(in_line, twins).any(axis=1)]
+        stale = self._untouched_by_the_hand(since, accepted, before_accepted)
+        if stale.any():
+            logger.debug("new tokens the hand visit left alone: %s", np.flatnonzero(stale).tolist())
+            accepted &= ~stale
+            in_line = in_line[~np.isin(in_line, np.flatnonzero(stale)).any(axis=1)]
         added, ties = self._added_by_the_hand(feats, before_feats, accepted, before_accepted)
         if added.any():
             logger.debug("tokens the hand visit added: %s", np.flatnonzero(added).tolist())
@@ -1275,6 +1280,29 @@ class Observer:
         return dataclasses.replace(
             reading, accepted=accepted, score=score, open_core=open_core, in_line=in_line
         )
+
+    def _untouched_by_the_hand(
+        self, since: np.ndarray, accepted: np.ndarray, before_accepted: np.ndarray
+    ) -> np.ndarray:
+        """The ``accepted`` tokens new since the hand came, that the game does not hold, whose
+        core the visit left alone (``since``: each gathered pixel's change since the hand
+        came; left alone as a stream's reads judge a point unchanged, fewer than
+        ``STILL_CORE_SHARE`` of its core pixels beyond the sensor noise): a token the hand
+        laid changed its point. A hard shadow sinks the base's grain under the veil of the
+        plates above to where it barely follows the empty board, and a point whose grain
+        passed for followed in one read and not in the next was read as a plain token's top
+        (bench game 7601 under a bare lamp: E1Q, in F7R's shadow, read as a token of the
+        colour after next when the next token was laid far from it)."""
+        new = accepted & ~before_accepted & (self._vouched(np.arange(N_POINTS)) < 0)
+        if not new.any():
+            return new
+        core = self._core.index
+        change = since[core]
+        moved = self._beyond_noise(
+            change[:, 0] * change[:, 0] + change[:, 1] * change[:, 1], change[:, 2], core
+        )
+        moved_core = np.bincount(self._core.point, weights=moved, minlength=N_POINTS)
+        return new & (moved_core < STILL_CORE_SHARE * self._core.count)
 
     def _light_of_an_added_token(
         self, feats: np.ndarray, difference: Difference, accepted: np.ndarray

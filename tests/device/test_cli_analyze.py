@@ -389,3 +389,13 @@ def test_a_bench_game_founds_a_colour_on_the_one_token_the_players_could_see_add
     line = _bench_game(monkeypatch, 8104, 3)[0]
     assert "game 8104: 3 moves, 3 announced, 3 right, 0 illegal alerts" in line
 
+
+def test_a_bench_game_takes_no_token_on_a_point_the_hand_visit_left_alone(monkeypatch):
+    """Game 7601 of the vision bench under a bare lamp (its 1280x960 stream, six moves):
+    F7R's hard shadow on the base sank E1Q's grain under the veil of the plates above, and
+    the shadow found covered only a fifth of E1Q. Its grain passed for followed from read to
+    read until the sixth move, laid on B4Q, far from it: then it did not, and E1Q was read
+    as a plain token's top, "colour 1 played out of turn". Its core had not changed since
+    the hand came."""
+    line = _bench_game(monkeypatch, 7601, 6, hard_light=True)[0]
+    assert "game 7601: 6 moves, 6 announced, 6 right, 0 illegal alerts" in line
