@@ -425,6 +425,8 @@ class Observer:
         self._calm: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._calm_run = 0
         self._before: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        #: Points read as a token on a calm board since a hand visit last changed them.
+        self._seen_calm = np.zeros(N_POINTS, bool)
         #: The colour the next placed token should have (set by whoever knows the game);
         #: the first token of a colour not learned yet founds it (see ColourModel.found).
         self.expected_colour: int | None = None
@@ -1284,25 +1286,27 @@ class Observer:
     def _untouched_by_the_hand(
         self, since: np.ndarray, accepted: np.ndarray, before_accepted: np.ndarray
     ) -> np.ndarray:
-        """The ``accepted`` tokens new since the hand came, that the game does not hold, whose
-        core the visit left alone (``since``: each gathered pixel's change since the hand
-        came; left alone as a stream's reads judge a point unchanged, fewer than
-        ``STILL_CORE_SHARE`` of its core pixels beyond the sensor noise): a token the hand
-        laid changed its point. A hard shadow sinks the base's grain under the veil of the
-        plates above to where it barely follows the empty board, and a point whose grain
-        passed for followed in one read and not in the next was read as a plain token's top
-        (bench game 7601 under a bare lamp: E1Q, in F7R's shadow, read as a token of the
-        colour after next when the next token was laid far from it)."""
-        new = accepted & ~before_accepted & (self._vouched(np.arange(N_POINTS)) < 0)
-        if not new.any():
-            return new
+        """The ``accepted`` tokens new since the hand came, that the game does not hold and no
+        calm board showed since a hand visit last changed their point, whose core this visit
+        left alone (``since``: each gathered pixel's change since the hand came; left alone as
+        a stream's reads judge a point unchanged, fewer than ``STILL_CORE_SHARE`` of its core
+        pixels beyond the sensor noise): a token the hand laid changed its point. A hard
+        shadow sinks the base's grain under the veil of the plates above to where it barely
+        follows the empty board, and a point whose grain passed for followed in one read and
+        not in the next was read as a plain token's top (bench game 7601 under a bare lamp:
+        E1Q, in F7R's shadow, read as a token of the colour after next when the next token was
+        laid far from it). A token the reading lost for a while and finds again, unchanged,
+        was on a calm board before: it stays."""
         core = self._core.index
         change = since[core]
         moved = self._beyond_noise(
             change[:, 0] * change[:, 0] + change[:, 1] * change[:, 1], change[:, 2], core
         )
         moved_core = np.bincount(self._core.point, weights=moved, minlength=N_POINTS)
-        return new & (moved_core < STILL_CORE_SHARE * self._core.count)
+        untouched = moved_core < STILL_CORE_SHARE * self._core.count
+        self._seen_calm &= untouched  # (a point the visit changed starts afresh)
+        new = accepted & ~before_accepted & ~self._seen_calm
+        return new & untouched & (self._vouched(np.arange(N_POINTS)) < 0)
 
     def _light_of_an_added_token(
         self, feats: np.ndarray, difference: Difference, accepted: np.ndarray
@@ -1595,6 +1599,7 @@ class Observer:
         self._calm_run += 1
         if self._calm_run >= 2:
             self._calm = (feats, explained, accepted)
+            self._seen_calm |= accepted
 
     def _picture_intact(self, grey: np.ndarray) -> float:
         """1.0 unless whole rows of the board zone came out flat (a JPEG cut short, a

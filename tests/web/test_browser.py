@@ -66,7 +66,10 @@ def test_dashboard_follows_the_game_to_an_illegal_change_and_a_win(phone_page, l
 
     runtime.restore()
     banner.wait_for(state="hidden")
+    # (the "restored" event hides the banner; the fresh state that clears the mark follows it)
+    page.wait_for_selector("rect[data-mismatch]", state="detached")
     assert page.locator("rect[data-mismatch]").count() == 0
+    assert page.locator("#mismatch-card").is_hidden()
 
     runtime.play("D4S", 0)
     runtime.win(0, [["A1P", "B2Q", "C3R", "D4S"]])
