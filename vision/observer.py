@@ -2709,13 +2709,20 @@ class Observer:
         none of them: what founded it was no token of the set. A fingertip over the board,
         read as a token for a frame before the hand was seen, founded a colour the set's real
         first token then lay far from (nearer another set), and the players were asked where
-        that colour's token went (bench game 7802). The game's word, or the next token the
-        colour to play adds, founds it again."""
+        that colour's token went (bench game 7802). So, too, when the game took every one of
+        them as another set's: a purple token three plates down lay just past the merge
+        radius of its own set, founded the number of a set whose only token was hidden, and
+        that set's first token in view read as another set, played out of turn (bench game
+        8704). The game's word, or the next token the colour to play adds, founds it again."""
         held = self.known_colours
         for colour, points in list(self._unvouched.items()):
             if any(held.get(int(p)) == colour for p in points):
                 del self._unvouched[colour]  # the game took one of them: the set is real
-            elif colour in vouched or not accepted[points].any():
+            elif (
+                colour in vouched
+                or not accepted[points].any()
+                or all(int(p) in held for p in points)  # (each taken as another set's)
+            ):
                 del self._unvouched[colour]
                 self.colours.prototypes.pop(colour, None)
                 self._unplated_colours.pop(colour, None)

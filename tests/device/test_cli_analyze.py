@@ -399,3 +399,15 @@ def test_a_bench_game_takes_no_token_on_a_point_the_hand_visit_left_alone(monkey
     the hand came."""
     line = _bench_game(monkeypatch, 7601, 6, hard_light=True)[0]
     assert "game 7601: 6 moves, 6 announced, 6 right, 0 illegal alerts" in line
+
+
+def test_a_bench_game_forgets_a_colour_founded_on_a_token_the_game_took_as_another_sets(
+    monkeypatch,
+):
+    """Game 8704 of the vision bench (its 1640x1232 stream, first five moves): colour 1's
+    first token went where the camera cannot see it. Colour 0's second token, purple three
+    plates down, lay just past the merge radius of its own set, and founded colour 1 (the
+    lowest number not seen). The game took it as colour 0's, but colour 1 kept its look, and
+    colour 1's first token in view, green, read as colour 0: "colour 0 played out of turn"."""
+    line = _bench_game(monkeypatch, 8704, 5)[0]
+    assert "game 8704: 5 moves, 4 announced, 4 right, 0 illegal alerts" in line
