@@ -236,6 +236,12 @@ class ColourModel:
         )
         return True
 
+    def forget(self, colour: int) -> None:
+        """Drop colour ``colour``'s prototype (the game says what founded it was no token of
+        that set); the next token the game says is of it founds it again."""
+        if self.prototypes.pop(colour, None) is not None:
+            logger.info("colour %d forgotten: what founded it was no token of that set", colour)
+
     def learn(
         self,
         samples: np.ndarray,

@@ -86,10 +86,12 @@ class TimeVectorsSpec:
         xy = self.on_tier(tier, np.asarray(design_mm, np.float64).reshape(-1, 2))
         return np.column_stack([xy, np.full(len(xy), self.tier_spacing * tier)])
 
-    def axis_centre(self, index: int) -> float:
-        """Centre of global column/row ``index`` 0..7 along its axis."""
-        gap_shift = self.gap if index >= 4 else 0.0  # D->E centres are pitch + gap apart
-        return self.first_centre + self.pitch * index + gap_shift
+    def axis_centre(self, index: int | np.ndarray) -> float | np.ndarray:
+        """Centre of global column/row ``index`` 0..7 along its axis (or of each of an array
+        of them)."""
+        gap_shift = self.gap * (np.asarray(index) >= 4)  # D->E centres are pitch + gap apart
+        centre = self.first_centre + self.pitch * np.asarray(index) + gap_shift
+        return float(centre) if np.ndim(centre) == 0 else centre
 
     def point_centre(self, point: int) -> tuple[float, float, float]:
         """Centre of a point on the top surface of its tier (turned with its plate)."""
@@ -100,8 +102,7 @@ class TimeVectorsSpec:
 
     def point_centres(self) -> np.ndarray:
         """``(256, 3)`` float64 array of every point centre, indexed by point."""
-        # axis_centre for every global column and row at once
-        design = self.first_centre + self.pitch * _COLUMN_ROW + self.gap * (_COLUMN_ROW >= 4)
+        design = self.axis_centre(_COLUMN_ROW)
         xy = turned_about_post(design, np.asarray(self.tier_twist_deg)[_POINT_TIER])
         return np.column_stack([xy, self.tier_spacing * _POINT_TIER])
 

@@ -1241,11 +1241,12 @@ class Observer:
         # A token the game holds, read before the hand came (there, or on a point in line
         # with it: a toss-up the players answered), whose footprint did not change since is
         # still there, however weakly the picture against the empty board shows it now.
+        vouched = self._vouched(np.arange(N_POINTS)) >= 0
         kept = (
             (before_accepted | self._in_line_with(before_accepted))
             & ~accepted
             & (changed_core < STILL_CORE_SHARE * self._core.count)
-            & (self._vouched(np.arange(N_POINTS)) >= 0)
+            & vouched
         )
         if kept.any():
             logger.debug("tokens the hand visit left alone kept: %s", np.flatnonzero(kept).tolist())
@@ -1255,10 +1256,10 @@ class Observer:
             # it, is that token read there: a new token there would have changed its footprint.
             # (and the two are no toss-up)
             twins = self._nms_near[kept[self._nms_far]]
-            twins = twins[~before_accepted[twins] & (self._vouched(twins) < 0)]
+            twins = twins[~before_accepted[twins] & ~vouched[twins]]
             accepted[twins] = False
             in_line = in_line[~np.isin(in_line, twins).any(axis=1)]
-        stale = self._untouched_by_the_hand(since, accepted, before_accepted)
+        stale = self._untouched_by_the_hand(since, accepted & ~vouched, before_accepted)
         if stale.any():
             logger.debug("new tokens the hand visit left alone: %s", np.flatnonzero(stale).tolist())
             accepted &= ~stale
@@ -1286,8 +1287,8 @@ class Observer:
     def _untouched_by_the_hand(
         self, since: np.ndarray, accepted: np.ndarray, before_accepted: np.ndarray
     ) -> np.ndarray:
-        """The ``accepted`` tokens new since the hand came, that the game does not hold and no
-        calm board showed since a hand visit last changed their point, whose core this visit
+        """The ``accepted`` tokens (those the game does not hold) new since the hand came, that
+        no calm board showed since a hand visit last changed their point, whose core this visit
         left alone (``since``: each gathered pixel's change since the hand came; left alone as
         a stream's reads judge a point unchanged, fewer than ``STILL_CORE_SHARE`` of its core
         pixels beyond the sensor noise): a token the hand laid changed its point. A hard
@@ -1305,8 +1306,7 @@ class Observer:
         moved_core = np.bincount(self._core.point, weights=moved, minlength=N_POINTS)
         untouched = moved_core < STILL_CORE_SHARE * self._core.count
         self._seen_calm &= untouched  # (a point the visit changed starts afresh)
-        new = accepted & ~before_accepted & ~self._seen_calm
-        return new & untouched & (self._vouched(np.arange(N_POINTS)) < 0)
+        return accepted & ~before_accepted & ~self._seen_calm & untouched
 
     def _light_of_an_added_token(
         self, feats: np.ndarray, difference: Difference, accepted: np.ndarray
@@ -2724,9 +2724,8 @@ class Observer:
                 or all(int(p) in held for p in points)  # (each taken as another set's)
             ):
                 del self._unvouched[colour]
-                self.colours.prototypes.pop(colour, None)
+                self.colours.forget(colour)
                 self._unplated_colours.pop(colour, None)
-                logger.info("colour %d forgotten: the game took none of its founders", colour)
 
     def _plates_from_sets(self, seen: np.ndarray, points: np.ndarray) -> None:
         """With no game to say whose tokens are whose, the plates' loss was estimated with

@@ -263,7 +263,6 @@ def test_the_calibration_bench_prints_its_figures_for_straight_and_turned_plates
         assert refined < 2.0 and refined < clicked
 
 
-
 @pytest.mark.parametrize(
     "command", [["render", "--out", "unused"], ["bench", "calibration"], ["bench", "vision"]]
 )
@@ -272,5 +271,9 @@ def test_a_plate_twist_out_of_reach_is_refused_clearly(command, value, capsys) -
     with pytest.raises(SystemExit) as stop:
         main([*command, "--twist", value])
     assert stop.value.code == 2
-    said = "'two' is not a number of degrees" if value == "two" else f"a plate turns 0 to 10 degrees, not {value}"
+    said = (
+        "'two' is not a number of degrees"
+        if value == "two"
+        else f"a plate turns 0 to 10 degrees, not {value}"
+    )
     assert f"argument --twist: {said}" in capsys.readouterr().err

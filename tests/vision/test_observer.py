@@ -1364,28 +1364,33 @@ def test_in_a_game_a_colour_founded_on_a_token_that_goes_untaken_is_forgotten(
     phantom, first = parse_point("C3R"), parse_point("F6Q")
     frame = _framer(scene, rng)
 
-    def play(observer: Observer, *, took_phantom: bool = False) -> np.ndarray:
-        observer.expected_colour = 0
-        frames = [frame({})] * 3
-        if after_a_visit:
-            frames += [frame({}, hand_at=first)] * 2 + [frame({})] * 3
-        for image in frames + [frame({phantom: 1})] * 3:
-            observer.observe(image)
-        if took_phantom:
-            observer.known_colours = {phantom: 0}
-        for image in [frame({})] * 3:
-            observer.observe(image)
-        if took_phantom:
-            return np.array([0 in observer.colours.prototypes])
-        for image in [frame({}, hand_at=first)] * 2 + [frame({first: 0})] * 3:
-            observation = observer.observe(image)
-        return observation.states()
+    def show(observer: Observer, tokens: dict, hand_at: int | None = None, n: int = 3):
+        for _ in range(n):
+            observation = observer.observe(frame(tokens, hand_at))
+        return observation
 
-    assert play(Observer(scene.calibration))[first] == 0
-    assert play(Observer(scene.calibration), took_phantom=True).all()
+    def phantom_comes_and_goes(observer: Observer, *, taken: bool) -> None:
+        observer.expected_colour = 0
+        show(observer, {})
+        if after_a_visit:
+            show(observer, {}, first, 2)
+            show(observer, {})
+        show(observer, {phantom: 1})
+        if taken:
+            observer.known_colours = {phantom: 0}
+        show(observer, {})
+
+    def first_token_read(observer: Observer) -> int:
+        phantom_comes_and_goes(observer, taken=False)
+        show(observer, {}, first, 2)
+        return int(show(observer, {first: 0}).states()[first])
+
+    assert first_token_read(Observer(scene.calibration)) == 0
+    taken = Observer(scene.calibration)
+    phantom_comes_and_goes(taken, taken=True)
+    assert 0 in taken.colours.prototypes
     monkeypatch.setattr(Observer, "_forget_unvouched_colours", lambda self, accepted, vouched: None)
-    kept = play(Observer(scene.calibration))
-    assert kept[first] != 0, "the case this guards: the phantom's colour kept"
+    assert first_token_read(Observer(scene.calibration)) != 0, "the case this guards"
 
 
 def test_colours_the_camera_has_not_seen_yet_are_founded_by_the_game_s_word(scene):
