@@ -690,6 +690,10 @@ class Observer:
             return last
         self._last_read = None
         self.full_reads += 1
+        if compare_previous and not self._in_visit and self._calm_run >= 2:
+            # The board was calm since the last visit and changed: a hand the camera did not
+            # see (out of view, or too quick) changed it, and the calm board is the one before.
+            self._before = self._calm
         feats, difference = self._change(px)
         change, unshaded = difference.distances()
         evidence = _evidence(change)

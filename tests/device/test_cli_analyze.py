@@ -411,3 +411,15 @@ def test_a_bench_game_forgets_a_colour_founded_on_a_token_the_game_took_as_anoth
     colour 1's first token in view, green, read as colour 0: "colour 0 played out of turn"."""
     line = _bench_game(monkeypatch, 8704, 5)[0]
     assert "game 8704: 5 moves, 4 announced, 4 right, 0 illegal alerts" in line
+
+
+def test_a_bench_game_compares_a_change_no_hand_was_seen_for_with_the_calm_board(monkeypatch):
+    """Game 8606 of the vision bench under a bare lamp (its 1280x960 stream, four moves):
+    the third move's hand reached in from the top edge of the picture, off the board, and
+    was never seen; its token appeared on B1S between two calm frames. That change was
+    compared with the board before the second move's hand, so A4P, laid by the second move
+    and read on every calm frame since, counted as new too, and the search for a new
+    token's shadow took A4P for B1S's shadow: "token removed from A4P". The board before an
+    unseen hand is the last calm one."""
+    line = _bench_game(monkeypatch, 8606, 4, hard_light=True)[0]
+    assert "game 8606: 4 moves, 4 announced, 4 right, 0 illegal alerts" in line
