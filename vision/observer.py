@@ -532,6 +532,18 @@ class Observer:
         behind = fp.line_tier[positions[self._top.index]] > self._top_tier
         surface = self._top_inside & (near_line[positions[self._top.index]] <= self._top_tier)
         self._top_part = np.where(behind, 2, np.where(surface, 0, 1))
+        # ... and 3 the token's side: its core samples off the top disc (the wall the camera
+        # sees below it), clear of the printed lines of the plates above as the surface is.
+        n_local = len(positions)
+        on_top = np.isin(
+            self._core.point * n_local + self._core.index,
+            self._top.point * n_local + self._top.index,
+        )
+        side = ~on_top & (near_line[positions[self._core.index]] <= self._core_tier)
+        self._texture_index = np.concatenate([self._top.index, self._core.index[side]])
+        self._texture_key = np.concatenate(
+            [4 * self._top.point + self._top_part, 4 * self._core.point[side] + 3]
+        )
         pairs = fp.overlap[fp.overlap[:, 2] >= 0.5]
         self._nms_far = pairs[:, 0].astype(np.int64)
         self._nms_near = pairs[:, 1].astype(np.int64)
@@ -570,23 +582,22 @@ class Observer:
     def _prepare_texture(self) -> None:
         """What :meth:`_texture_replaced` sums over the empty board's top discs, once: the
         reference brightness of each top-disc sample, and per point and part of its disc
-        (``(N_POINTS, 3)`` each, see ``_top_part``), the count of samples, the sums of their
-        reference brightness and its square, and of their brightness noise variance per grey
-        level."""
-        self._texture_key = 3 * self._top.point + self._top_part
-        reference = self._ref_features[self._top.index, 2].astype(np.float64)
-        noise2 = 1.0 / self._inv_light_noise2[self._top.index].astype(np.float64)
-        self._top_reference_light = reference
-        self._top_noise2 = noise2
+        and its side (``(N_POINTS, 4)`` each, see ``_top_part``), the count of samples, the sums
+        of their reference brightness and its square, and of their brightness noise variance
+        per grey level."""
+        reference = self._ref_features[self._texture_index, 2].astype(np.float64)
+        noise2 = 1.0 / self._inv_light_noise2[self._texture_index].astype(np.float64)
+        self._texture_reference_light = reference
+        self._texture_noise2 = noise2
         self._texture_reference = [
             self._texture_sums(w) for w in (None, reference, reference * reference, noise2)
         ]
 
     def _texture_reference_without(self, dropped: np.ndarray) -> list[np.ndarray]:
         """The empty board's :meth:`_texture_sums` (count, brightness, its square, noise
-        variance) less those of the top-disc samples ``dropped`` (indices): the sums made
+        variance) less those of the texture samples ``dropped`` (indices): the sums made
         once, less the few samples a frame leaves out."""
-        reference, noise2 = self._top_reference_light[dropped], self._top_noise2[dropped]
+        reference, noise2 = self._texture_reference_light[dropped], self._texture_noise2[dropped]
         less = [
             self._texture_sums(w, dropped) for w in (None, reference, reference * reference, noise2)
         ]
@@ -595,10 +606,10 @@ class Observer:
     def _texture_sums(
         self, weights: np.ndarray | None, samples: np.ndarray | None = None
     ) -> np.ndarray:
-        """``(N_POINTS, 3)`` sums of ``weights`` (per top-disc sample, or per one of
-        ``samples`` when given; None: counts) by point and by part of its disc."""
+        """``(N_POINTS, 4)`` sums of ``weights`` (per texture sample, or per one of
+        ``samples`` when given; None: counts) by point and by part of its disc or side."""
         key = self._texture_key if samples is None else self._texture_key[samples]
-        return np.bincount(key, weights=weights, minlength=3 * N_POINTS).reshape(N_POINTS, 3)
+        return np.bincount(key, weights=weights, minlength=4 * N_POINTS).reshape(N_POINTS, 4)
 
     def _frame_indices(self, working: np.ndarray) -> np.ndarray:
         """``(k, n)`` flat indices of the frame pixels averaged into each working pixel (with
@@ -1786,11 +1797,11 @@ class Observer:
         the plates' veil, and a shadow read as a token there founded a wrong colour."""
         if self._ref_features is None:
             return np.zeros(N_POINTS, bool), np.zeros(N_POINTS, bool)
-        f, r = feats[self._top.index, 2].astype(np.float64), self._top_reference_light
-        # One pass of sums, by point and by part of the disc (see ``_top_part``).
+        f, r = feats[self._texture_index, 2].astype(np.float64), self._texture_reference_light
+        # One pass of sums, by point and by part of the disc or side (see ``_top_part``).
         count, sr, srr, noise = self._texture_reference
-        if shadowed is not None and shadowed[self._top.index].any():
-            dropped = np.flatnonzero(shadowed[self._top.index])
+        if shadowed is not None and shadowed[self._texture_index].any():
+            dropped = np.flatnonzero(shadowed[self._texture_index])
             count, sr, srr, noise = self._texture_reference_without(dropped)
             f = f.copy()
             f[dropped] = 0.0
@@ -1807,19 +1818,31 @@ class Observer:
             var_f = np.maximum(sff / n - mf * mf, 0.0)
             return count, var_r, var_f, sfr / n - mf * mr, noise / n * self._sigma**2
 
+        def texture(part: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            """Over the ``part`` columns: texture beyond the noise, followed by the frame, and
+            the frame's spread more than ``TEXTURE_PLAINER`` of it."""
+            count, var_r, var_f, cov, noise = moments(part)
+            textured = (var_r >= TEXTURE_SIGMAS**2 * noise) & (count >= 8)
+            follows = cov >= TEXTURE_KEPT * np.sqrt(var_r * var_f) + 1e-12
+            return textured, follows, var_f > TEXTURE_PLAINER * var_r
+
         def given_way(part: list[int]) -> np.ndarray:
             """Texture beyond the noise over the ``part`` columns, not followed, now plainer."""
-            count, var_r, var_f, cov, noise = moments(part)
-            textured = var_r >= TEXTURE_SIGMAS**2 * noise
-            follows = cov >= TEXTURE_KEPT * np.sqrt(var_r * var_f) + 1e-12
-            return textured & ~follows & (var_f <= TEXTURE_PLAINER * var_r) & (count >= 8)
+            textured, follows, as_spread = texture(part)
+            return textured & ~follows & ~as_spread
 
         replaced = given_way([0])
         # Plain (the sure verdict) is judged over the whole disc, the lines in front included:
         # beside those lines alone, a reference registered a pixel off (a camera re-fitted
-        # after a bump) can look textured where the frame of an empty point is not.
+        # after a bump) can look textured where the frame of an empty point is not. And a
+        # token hides the board behind its side as well: a side that keeps its texture as it
+        # was holds none, and the plain surface over the disc is something else's (seen from
+        # low, a farther neighbour's wall covered a top-tier disc, bench game 8601).
         _, all_r, all_f, _, _ = moments([0, 1, 2])
-        return replaced, (replaced | given_way([0, 1])) & (all_f <= TEXTURE_FLAT**2 * all_r)
+        textured, follows, as_spread = texture([3])
+        side_kept = textured & follows & as_spread
+        plain = (replaced | given_way([0, 1])) & (all_f <= TEXTURE_FLAT**2 * all_r)
+        return replaced, plain & ~side_kept
 
     def _read_tokens(
         self,

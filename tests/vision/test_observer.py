@@ -1236,6 +1236,30 @@ def test_tokens_the_tables_colour_are_found_where_they_hide_the_texture(scene):
     assert all(tier[p] == 3 for p in observation.tokens())
 
 
+def test_a_farther_neighbours_wall_over_a_top_disc_is_no_token_there():
+    """Seen from low (the bench's game 8601 camera), a token on B2S hangs its dark wall over
+    the top disc of C2S, nearer on the same tier: that disc's texture is gone and it looks
+    plain, which alone reads a token the table's colour. But C2S's side below the disc
+    shows the plate's lines as the empty board does, and a token there would hide them."""
+    from device.commands.analyze import BenchBoard
+
+    camera, style, colours = bench_scene(8601, BENCH_SIZES[0], hard_light=True)
+    spec = BenchBoard().built(8601)
+    rng = np.random.default_rng(1)
+    empty = render_timevectors(camera, spec, {}, colours, scene=style, seed=8601).image_bgr
+    calibration = _calibration(camera, spec, _with_noise(empty, style.noise_sigma, rng))
+    b2s = parse_point("B2S")
+    image = render_timevectors(camera, spec, {b2s: 1}, colours, scene=style, seed=8601).image_bgr
+    still = Observer(calibration).observe(
+        _with_noise(image, style.noise_sigma, rng), compare_previous=False
+    )
+    assert list(still.tokens()) == [b2s]
+    observer = Observer(calibration)
+    for _ in range(3):
+        streamed = observer.observe(_with_noise(image, style.noise_sigma, rng))
+    assert list(streamed.tokens()) == [b2s]
+
+
 def test_a_token_behind_the_printed_lines_of_the_plates_above_is_found(scene):
     """Lines printed on the plates above lie in front of a low token and keep their look:
     where they cross most of its core, those unchanged pixels must not count against it."""
