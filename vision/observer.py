@@ -580,8 +580,8 @@ class Observer:
         self._rim_inv_light_noise = (1.0 / (np.sqrt(2.0) * pair[:, 1])).astype(np.float32)
 
     def _prepare_texture(self) -> None:
-        """What :meth:`_texture_replaced` sums over the empty board's top discs, once: the
-        reference brightness of each top-disc sample, and per point and part of its disc
+        """What :meth:`_texture_replaced` sums over the empty board's top discs and sides,
+        once: the reference brightness of each sample, and per point and part of its disc
         and its side (``(N_POINTS, 4)`` each, see ``_top_part``), the count of samples, the sums
         of their reference brightness and its square, and of their brightness noise variance
         per grey level."""
@@ -1790,7 +1790,8 @@ class Observer:
         look whatever it holds), with texture counted against the sensor noise. Also which
         points are now plain (judged beside the lines, rim included, and their brightness
         spread over the whole disc mostly gone): an opaque surface covers the whole disc
-        there, not a hand's edge or a nearer token's rim.
+        there, not a hand's edge or a nearer token's rim; and whose side does not keep the
+        texture the empty board shows there (a token hides what lies behind its wall too).
         Samples a modelled shadow was taken out of (``shadowed``, per gathered pixel) do not
         testify: a new shadow flattens what the reference shows as texture where it meets an
         old one (the post's, on the empty board under a bare lamp) or sinks the grain under
