@@ -427,6 +427,13 @@ class Observer:
         self._before: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         #: Points read as a token on a calm board since a hand visit last changed them.
         self._seen_calm = np.zeros(N_POINTS, bool)
+        # In a game, per point the colour the game holds there that a calm read last read it
+        # as (-1: none), and its core's pixels then, per core entry (see _anchored_colours).
+        self._anchor_colour = np.full(N_POINTS, -1, np.int64)
+        self._colour_anchor = np.zeros((3, len(self._core.index)), np.float32)
+        # The noise of a difference of two frames, as the last one measured it (see
+        # _nothing_new; None: not yet).
+        self._still_noise: float | None = None
         #: The colour the next placed token should have (set by whoever knows the game);
         #: the first token of a colour not learned yet founds it (see ColourModel.found).
         self.expected_colour: int | None = None
@@ -756,14 +763,16 @@ class Observer:
         else:
             self._hand_only_since_calm = False
         self._settling &= hand_present
-        if hand_present and self._light_slope != stream_light:
-            # A light found while a hand is over the board serves that frame only: the hand
-            # and its shadow darken the base as the tokens' shadows do, and tokens read on
-            # the hand cast none (a wrong light kept so was refuted by the tokens in every
-            # frame after, and the shadows it left read as a hand that stayed).
+        if hand_present:
+            # What the shadow search made of a frame with a hand over the board serves that
+            # frame only: the hand and its shadow darken the base as the tokens' shadows do,
+            # and tokens read on the hand cast none (a wrong light kept so was refuted by the
+            # tokens in every frame after, and the shadows it left read as a hand that
+            # stayed); and the hand's shadow on a token's top refutes the true light, which
+            # the same tokens read once the hand had gone did not ask again (bench game 9002
+            # under a bare lamp: a brown token left in its shade read as the black set's).
             self._light_slope = stream_light
             self._shadows_memo = None
-        if hand_present:
             self._lone_slope = lone_light
         if compare_previous:
             if hand_present and not self._in_visit:
@@ -786,7 +795,9 @@ class Observer:
             visibility = visibility * (1.0 - cover)
         # A still picture has no "later" (and it taught the colours while it was read).
         learn = compare_previous and not hand_present
-        probs = self._probabilities(feats, foreground, score, accepted, visible_core, learn=learn)
+        probs = self._probabilities(
+            feats, foreground, score, accepted, visible_core, learn=learn, px=px
+        )
         quality = min(
             float(np.clip((0.75 - changed_fraction) / 0.45, 0.0, 1.0)), self._picture_intact(grey)
         )
@@ -1178,15 +1189,20 @@ class Observer:
         noise = float(
             np.clip(1.4826 * np.median(np.take(diff, self._light_samples, axis=1)), 1.0, MAX_NOISE)
         )
+        self._still_noise = noise
         largest = highest_channel(diff.T)
-        changed = largest > np.float32(STILL_SIGMAS * noise)
-        in_core = np.bincount(
-            self._core.point, weights=changed[self._core.index], minlength=N_POINTS
-        )
-        if (in_core >= STILL_CORE_SHARE * np.maximum(self._core.count, 1)).any():
+        if self._cores_moved(largest[self._core.index], noise).any():
             return False
         # Elsewhere on the board (a hand come to rest): judged as motion is, on grey levels.
         return not self._motion.differs(grey, last_grey)
+
+    def _cores_moved(self, largest: np.ndarray, noise: float) -> np.ndarray:
+        """Per point: did at least ``STILL_CORE_SHARE`` of its core's pixels change between
+        two frames (``largest``: per core entry, the largest channel's difference) by more than
+        ``STILL_SIGMAS`` times the ``noise`` of such a difference? (A point read again.)"""
+        changed = largest > np.float32(STILL_SIGMAS * noise)
+        in_core = np.bincount(self._core.point, weights=changed, minlength=N_POINTS)
+        return in_core >= STILL_CORE_SHARE * np.maximum(self._core.count, 1)
 
     def _attribute_changes(
         self,
@@ -2940,6 +2956,7 @@ class Observer:
         visible_core: np.ndarray,
         *,
         learn: bool,
+        px: np.ndarray,
     ) -> np.ndarray:
         """Token probability from the overlap score; colour from the token's pixels, compared
         with each set as the plates in front of the point wash it (see :meth:`_to_sets`): with
@@ -2949,7 +2966,8 @@ class Observer:
         plates (its colour may be off by ``UNKNOWN_WASH`` per plate between, see
         :meth:`_plates_apart`), and in a game the turn decides a close call (see
         :func:`vision.tracker.steadied`): green plates turned a maroon token two plates down
-        grey-green, nearer a pale green set (bench game 3707)."""
+        grey-green, nearer a pale green set (bench game 3707). A token the game holds may
+        keep its colour by the frame's pixels ``px`` (see :meth:`_anchored_colours`)."""
         seen, readable, error = self._read_colours(feats, foreground, accepted, learn=learn)
         p_token = _sigmoid((score - MIN_SCORE) / SCORE_SOFTNESS)
         p_token[~(visible_core > 0)] = 0.0
@@ -2975,6 +2993,7 @@ class Observer:
         # A token with no pixel to read its colour from (its top behind others, its wall
         # left) is any known colour alike: the game's word on it decides (vision.tracker).
         share[~readable] = 1.0 / len(keys)
+        self._anchored_colours(px, share, keys, accepted & readable, learn=learn)
         probs[:, 0] = 1.0 - p_token
         probs[:, 1 + keys] = p_token[:, None] * share
         # Points the reader did not accept but scored high (suppressed as a see-through
@@ -2983,6 +3002,44 @@ class Observer:
         probs[ghost, 1:] *= 0.45 / np.maximum(probs[ghost, 1:].sum(axis=1, keepdims=True), 1e-9)
         probs[ghost, 0] = 0.55
         return probs
+
+
+    def _anchored_colours(
+        self,
+        px: np.ndarray,
+        share: np.ndarray,
+        keys: np.ndarray,
+        accepted: np.ndarray,
+        *,
+        learn: bool,
+    ) -> None:
+        """In a game, a token the game holds that a calm read read as the game's colour keeps
+        it while its core is unchanged since (as a stream judges a point read again): the same
+        pixels are the same token, and what moved is the colour model. A token swapped for
+        another colour changes its pixels, and is read as it is. The plates' colour loss,
+        learned from the sets, moved a near-black set's colour toward a brown token one plate
+        down in the shade, and that token, unchanged for thirty frames, read as the black
+        set's (bench game 9002 under a bare lamp). Changes ``share`` (per point and colour of
+        ``keys``) in place; with ``learn`` (a calm frame) the ``accepted`` tokens that read
+        as the game's colour are the new anchors."""
+        vouched = self._vouched(np.arange(N_POINTS))
+        held = accepted & np.isin(vouched, keys)
+        if not held.any() or self._still_noise is None:
+            return
+        column = np.searchsorted(keys, np.where(held, vouched, keys[0]))
+        read_as = keys[np.argmax(share, axis=1)]
+        core_px = px[:, self._core.index]
+        kept = held & (self._anchor_colour == vouched) & (read_as != vouched)
+        if kept.any():
+            largest = highest_channel(np.abs(core_px - self._colour_anchor).T)
+            kept &= ~self._cores_moved(largest, self._still_noise)
+            share[kept] = 0.0
+            share[kept, column[kept]] = 1.0
+        if learn:
+            agree = held & (read_as == vouched)
+            entries = spread(agree, self._core.count)
+            self._colour_anchor[:, entries] = core_px[:, entries]
+            self._anchor_colour[agree] = vouched[agree]
 
 
 def analyze_image(

@@ -423,3 +423,14 @@ def test_a_bench_game_compares_a_change_no_hand_was_seen_for_with_the_calm_board
     unseen hand is the last calm one."""
     line = _bench_game(monkeypatch, 8606, 4, hard_light=True)[0]
     assert "game 8606: 4 moves, 4 announced, 4 right, 0 illegal alerts" in line
+
+
+def test_a_bench_game_keeps_a_held_tokens_colour_while_the_model_moves(monkeypatch):
+    """Game 9002 of the vision bench under a bare lamp (its 1640x1232 stream, twelve moves):
+    a brown token on F2R, in the shade of the tokens above, read as brown for thirty frames.
+    Then the light search, refuted while the eighth move's hand was over the board, was not
+    asked again once it had gone, and F2R read unlit; and the plates' wash, learned from the
+    sets, moved the near-black set's colour toward it. Unchanged, it read as the black set's:
+    "token on F2R changed from colour 0 to colour 2"."""
+    line = _bench_game(monkeypatch, 9002, 12, hard_light=True)[0]
+    assert "game 9002: 12 moves, 10 announced, 10 right, 0 illegal alerts" in line

@@ -1344,6 +1344,47 @@ def _framer(scene: Scene, rng: np.random.Generator) -> Callable[..., np.ndarray]
     return frame
 
 
+def test_in_a_game_a_held_token_keeps_its_colour_while_its_pixels_stay(scene):
+    """The colour model can move under a token the game holds (the plates' wash learned, a
+    set learning on from its tokens: bench game 9002's brown token, unchanged for thirty
+    frames, came to read as the black set's). Such a token keeps the game's colour while its
+    core's pixels stay as they were when it last read as that colour; a token of another
+    colour put in its place changes them, and reads as it is."""
+    rng = np.random.default_rng(4)
+    frame = _framer(scene, rng)
+    first, second = parse_point("C3R"), parse_point("F6Q")
+    board = {first: 0, second: 1}
+    third = {**board, parse_point("B7P"): 0}  # (a token laid elsewhere: the board is read again)
+
+    def game_reads() -> tuple[Observer, dict[int, int]]:
+        observer = Observer(scene.calibration)
+        for tokens in ({}, board):
+            for _ in range(3):
+                read = observer.observe(frame(tokens)).tokens()
+        observer.known_colours = {point: read[point] for point in board}
+        for _ in range(3):
+            observer.observe(frame(third))
+        return observer, read
+
+    observer, read = game_reads()
+    assert read[first] != read[second]
+    # The model moves: each set's colour becomes the other's; the two held tokens' pixels
+    # are as they were.
+    prototypes = observer.colours.prototypes
+    prototypes[read[first]], prototypes[read[second]] = (
+        prototypes[read[second]].copy(),
+        prototypes[read[first]].copy(),
+    )
+    for _ in range(3):
+        tokens = observer.observe(frame({**third, parse_point("G2S"): 1})).tokens()
+    assert tokens[first] == read[first] and tokens[second] == read[second]
+    # A token of the other colour put on the first point is read as that colour.
+    observer, read = game_reads()
+    for _ in range(3):
+        tokens = observer.observe(frame({**third, first: 1})).tokens()
+    assert tokens[first] == read[second]
+
+
 def test_in_a_game_the_first_token_of_a_close_set_founds_its_own_colour():
     """Blue then navy (seed 1032's sets, on a laminate table: one hue, two brightnesses):
     clustering alone reads the navy token as the blue set; told the colour the game
