@@ -437,9 +437,7 @@ class Observer:
         #: The colour the next placed token should have (set by whoever knows the game);
         #: the first token of a colour not learned yet founds it (see ColourModel.found).
         self.expected_colour: int | None = None
-        #: The colour of each token the game holds (point -> colour), from whoever knows the
-        #: game: the plates' colour loss is then learned from tokens of one set matching.
-        self.known_colours: Mapping[int, int] = {}
+        self.known_colours = {}
         self._in_visit = False
         # The last full read saw a "hand" only as a change since the calm board, and whether
         # the next such read is to be taken as calm instead (see settle).
@@ -469,6 +467,22 @@ class Observer:
         self._last_observation: Observation | None = None  # what the last full read saw
         #: Frames read in full so far (the others showed motion, or nothing new).
         self.full_reads = 0
+
+    @property
+    def known_colours(self) -> Mapping[int, int]:
+        """The colour of each token the game holds (point -> colour), from whoever knows the
+        game: the plates' colour loss is then learned from tokens of one set matching."""
+        return self._known_colours
+
+    @known_colours.setter
+    def known_colours(self, held: Mapping[int, int]) -> None:
+        # (looked up per point several times a read: once per frame as an array)
+        self._known_colours = held
+        self._known_array = np.full(N_POINTS, -1, np.int64)
+        if held:
+            self._known_array[np.fromiter(held.keys(), np.int64)] = np.fromiter(
+                held.values(), np.int64
+            )
 
     def keep_learned_from(self, earlier: object) -> None:
         """Take on what ``earlier``, an observer of this camera before it was bumped and
@@ -2659,7 +2673,7 @@ class Observer:
 
     def _vouched(self, points: np.ndarray) -> np.ndarray:
         """The colour the game holds at each of ``points`` (-1: none, or no game)."""
-        return np.array([self.known_colours.get(int(p), -1) for p in points], np.int64)
+        return self._known_array[points]
 
     def _plates_learned(self) -> None:
         """The plates' loss is known at last: the colours learned before it are washed as the
@@ -3003,7 +3017,6 @@ class Observer:
         probs[ghost, 0] = 0.55
         return probs
 
-
     def _anchored_colours(
         self,
         px: np.ndarray,
@@ -3028,17 +3041,21 @@ class Observer:
             return
         column = np.searchsorted(keys, np.where(held, vouched, keys[0]))
         read_as = keys[np.argmax(share, axis=1)]
-        core_px = px[:, self._core.index]
         kept = held & (self._anchor_colour == vouched) & (read_as != vouched)
         if kept.any():
-            largest = highest_channel(np.abs(core_px - self._colour_anchor).T)
+            # (only the kept points' core entries are compared; the others count unchanged)
+            entries = np.flatnonzero(spread(kept, self._core.count))
+            largest = np.zeros(len(self._core.index), np.float32)
+            largest[entries] = highest_channel(
+                np.abs(px[:, self._core.index[entries]] - self._colour_anchor[:, entries]).T
+            )
             kept &= ~self._cores_moved(largest, self._still_noise)
             share[kept] = 0.0
             share[kept, column[kept]] = 1.0
         if learn:
             agree = held & (read_as == vouched)
             entries = spread(agree, self._core.count)
-            self._colour_anchor[:, entries] = core_px[:, entries]
+            self._colour_anchor[:, entries] = px[:, self._core.index[entries]]
             self._anchor_colour[agree] = vouched[agree]
 
 
