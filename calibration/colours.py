@@ -218,18 +218,28 @@ class ColourModel:
         """Nearest prototype index (colour index, -1 if none known) and distance per row."""
         return nearest_prototype(feats, self.prototypes, match_distance)
 
-    def found(self, colour: int, sample: np.ndarray) -> bool:
+    def found(
+        self, colour: int, sample: np.ndarray, unsure: Mapping[int, float] | None = None
+    ) -> bool:
         """Make ``sample`` (one token's feature) colour ``colour`` when the game says whose
         token it is and that colour is not known yet: the first token of a set founds it
         even when it lies within the merge radius of another set (a dark set after a grey
         one). Refused (returns False) for a colour out of range, an already known one, or a
-        sample another known colour explains as tightly as its own tokens lie."""
+        sample another known colour explains as tightly as its own tokens lie. ``unsure``
+        (known colour -> feature units) is how far a known colour may look off its
+        prototype where the sample was seen (behind other plates than it was learned
+        behind, say): it explains the sample tightly only if it does so that much off too.
+        A grey token two plates down matched a white set learned one plate down, and grey
+        was never founded: every grey move read as white's (bench game 9602)."""
         limit = len(self.palette) if self.palette is not None else self.max_colours
         if not 0 <= colour < limit or colour in self.prototypes:
             return False
         sample = np.asarray(sample, np.float32).reshape(3)
-        if self.prototypes and self.nearest(sample[None, :])[1][0] <= GAP_FACTOR * GAP_FLOOR:
-            return False
+        keys, protos = self.prototype_array()
+        if len(keys):
+            off = np.array([(unsure or {}).get(int(k), 0.0) for k in keys])
+            if (match_distance(sample[None, :], protos)[0] + off <= GAP_FACTOR * GAP_FLOOR).any():
+                return False
         self.prototypes[colour] = sample.copy()
         logger.info(
             "colour %d founded by the game's first token of it: %s", colour, np.round(sample, 2)

@@ -2732,7 +2732,7 @@ class Observer:
             if len(new) == 1:
                 founders.setdefault(self.expected_colour, int(new[0]))
         for colour, point in founders.items():
-            if self.colours.found(colour, mean[point]):
+            if self.colours.found(colour, mean[point], self._wash_unsure(point)):
                 self._note_unplated({colour: float(self.footprints.plates_above[point])})
                 if colour not in sets:
                     self._unvouched[colour] = np.array([point])
@@ -2845,6 +2845,16 @@ class Observer:
         brown one's three plates were counted (none, on the top tier; bench game 4303)."""
         learned_behind = np.array([self._unplated_colours.get(int(k), 0.0) for k in keys])
         return np.abs(self.footprints.plates_above[:, None] - learned_behind[None, :])
+
+    def _wash_unsure(self, point: int) -> dict[int, float]:
+        """How far each known set may look off its colour at ``point`` for the plates'
+        wash (``UNKNOWN_WASH`` per plate between where it was learned and the point while
+        the wash is unknown; nothing once it is undone)."""
+        if self._plate_loss is not None:
+            return {}
+        keys, _ = self.colours.prototype_array()
+        apart = self._plates_apart(keys)[point]
+        return dict(zip(keys.tolist(), (UNKNOWN_WASH * apart).tolist()))
 
     def _note_unplated(self, plates: dict[int, float]) -> None:
         """Remember how many plates new colours were seen behind, while the plates' loss is

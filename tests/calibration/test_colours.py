@@ -449,6 +449,20 @@ def test_founding_is_refused_for_a_known_colour_an_out_of_range_one_or_a_tight_m
     assert sorted(model.prototypes) == [0]
 
 
+def test_a_known_colour_that_may_look_off_where_the_token_was_seen_does_not_refuse_it():
+    """A known set whose look where the new token lies is uncertain (behind other plates than
+    it was learned behind, the wash not known) cannot say the token is one of its own: the
+    token founds its set. As uncertain by less than the tight match, it still refuses."""
+    rng = np.random.default_rng(8)
+    rows = _grey_and_dark(1, rng)
+    twin = rows[0] + 0.1
+    model = ColourModel()
+    model.learn(rows[:1])
+    assert not model.found(1, twin, {0: 0.5}), "0.5 units off: still a tight match"
+    assert model.found(1, twin, {0: 1.5}), "1.5 units off: no tight match"
+    assert sorted(model.prototypes) == [0, 1]
+
+
 def test_a_colour_founded_out_of_order_gets_its_own_column():
     rng = np.random.default_rng(9)
     rows = _grey_and_dark(1, rng)
