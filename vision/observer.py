@@ -477,7 +477,7 @@ class Observer:
     @known_colours.setter
     def known_colours(self, held: Mapping[int, int]) -> None:
         # (looked up per point several times a read: once per frame as an array)
-        self._known_colours = held
+        self._known_colours = dict(held)  # (a copy: the array below stays its picture)
         self._known_array = np.full(N_POINTS, -1, np.int64)
         if held:
             self._known_array[np.fromiter(held.keys(), np.int64)] = np.fromiter(
@@ -894,7 +894,7 @@ class Observer:
         delta = (difference.chroma_a, difference.chroma_b, difference.light)
         # (a token the game holds casts its shadow, read or not: one told on a hidden point,
         # its shadow in view, drew the light a third short of the lamp, bench game 6208)
-        held = first | (self._vouched(np.arange(N_POINTS)) >= 0)
+        held = first | (self._known_array >= 0)
         casters = held if self._calm is None else held | self._calm[2]  # (for a kept light)
         key = first.tobytes() + casters.tobytes()
         if stream and self._shadows_memo is not None and self._shadows_memo[0] == key:
@@ -1286,7 +1286,7 @@ class Observer:
         # A token the game holds, read before the hand came (there, or on a point in line
         # with it: a toss-up the players answered), whose footprint did not change since is
         # still there, however weakly the picture against the empty board shows it now.
-        vouched = self._vouched(np.arange(N_POINTS)) >= 0
+        vouched = self._known_array >= 0
         kept = (
             (before_accepted | self._in_line_with(before_accepted))
             & ~accepted
@@ -2836,25 +2836,24 @@ class Observer:
             spreads.append(set_spread(seen[mine] - behind[j, mine]))
         self._set_spreads = (self._wash_key(protos), spreads)
 
-    def _plates_apart(self, keys: np.ndarray) -> np.ndarray:
-        """``(N_POINTS, m)``: how many plates more or fewer lie in front of each point than in
-        front of where each set ``keys`` was learned (its colour as seen there, while the
-        plates' loss is unknown; a colour the user gave is as on the top tier). The unknown
-        wash parts a token's colour from a set's by about that many plates' worth: a brown
-        token on the top tier read as the orange set learned two plates down when only the
-        brown one's three plates were counted (none, on the top tier; bench game 4303)."""
+    def _wash_doubt(self, keys: np.ndarray) -> np.ndarray:
+        """``(N_POINTS, m)``: how far (feature units) each set ``keys`` may look off its
+        colour at each point while the plates' loss is unknown: ``UNKNOWN_WASH`` per plate
+        more or fewer in front of the point than in front of where the set was learned (its
+        colour as seen there; a colour the user gave is as on the top tier). A brown token
+        on the top tier read as the orange set learned two plates down when only the brown
+        one's three plates were counted (none, on the top tier; bench game 4303)."""
         learned_behind = np.array([self._unplated_colours.get(int(k), 0.0) for k in keys])
-        return np.abs(self.footprints.plates_above[:, None] - learned_behind[None, :])
+        apart = np.abs(self.footprints.plates_above[:, None] - learned_behind[None, :])
+        return UNKNOWN_WASH * apart
 
     def _wash_unsure(self, point: int) -> dict[int, float]:
-        """How far each known set may look off its colour at ``point`` for the plates'
-        wash (``UNKNOWN_WASH`` per plate between where it was learned and the point while
-        the wash is unknown; nothing once it is undone)."""
+        """Per known set, how far it may look off its colour at ``point`` for the plates'
+        wash (see :meth:`_wash_doubt`; nothing once the wash is learned and undone)."""
         if self._plate_loss is not None:
             return {}
         keys, _ = self.colours.prototype_array()
-        apart = self._plates_apart(keys)[point]
-        return dict(zip(keys.tolist(), (UNKNOWN_WASH * apart).tolist()))
+        return dict(zip(keys.tolist(), self._wash_doubt(keys)[point].tolist()))
 
     def _note_unplated(self, plates: dict[int, float]) -> None:
         """Remember how many plates new colours were seen behind, while the plates' loss is
@@ -2988,7 +2987,7 @@ class Observer:
         tokens of a dark set two and three plates down read as another set. Until the wash
         is learned, a token is told less surely from a set learned behind another number of
         plates (its colour may be off by ``UNKNOWN_WASH`` per plate between, see
-        :meth:`_plates_apart`), and in a game the turn decides a close call (see
+        :meth:`_wash_doubt`), and in a game the turn decides a close call (see
         :func:`vision.tracker.steadied`): green plates turned a maroon token two plates down
         grey-green, nearer a pale green set (bench game 3707). A token the game holds may
         keep its colour by the frame's pixels ``px`` (see :meth:`_anchored_colours`)."""
@@ -3012,7 +3011,7 @@ class Observer:
             share = set_shares(seen[None, :, :] - self._sets_as_seen(protos), spreads[1])
         else:
             if self._plate_loss is None:  # (the plates' wash not learned yet)
-                error = np.hypot(error[:, None], UNKNOWN_WASH * self._plates_apart(keys))
+                error = np.hypot(error[:, None], self._wash_doubt(keys))
             share = colour_shares(self._to_sets(seen, np.arange(N_POINTS), protos), error=error)
         # A token with no pixel to read its colour from (its top behind others, its wall
         # left) is any known colour alike: the game's word on it decides (vision.tracker).
@@ -3045,7 +3044,7 @@ class Observer:
         set's (bench game 9002 under a bare lamp). Changes ``share`` (per point and colour of
         ``keys``) in place; with ``learn`` (a calm frame) the ``accepted`` tokens that read
         as the game's colour are the new anchors."""
-        vouched = self._vouched(np.arange(N_POINTS))
+        vouched = self._known_array
         held = accepted & np.isin(vouched, keys)
         if not held.any() or self._still_noise is None:
             return
