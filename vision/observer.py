@@ -102,6 +102,7 @@ from vision.footprint import (
 from vision.hands import HandGrid, MotionDetector
 from vision.illumination import UNCHANGED, LightField, coordinates
 from vision.observation import FrameError, Observation, check_frame
+from vision.post_light import hidden_pixels, light_from_post
 from vision.shadows import (
     MIN_CASTERS,
     MIN_DEPTH,
@@ -460,8 +461,17 @@ class Observer:
         #: Each set's spread around its washed colour as a still picture's tokens showed it,
         #: and for which plates' loss and set colours (see :meth:`_learn_set_spreads`).
         self._set_spreads: tuple[tuple, list[tuple[np.ndarray, np.ndarray]]] | None = None
-        #: The light's slope the shadows were last found at in a stream (see vision.shadows).
+        #: The light's slope the shadows were last found at in a stream (see vision.shadows);
+        #: at first, the one the post's shadow on the empty board shows (vision.post_light).
         self._light_slope: tuple[float, float] | None = None
+        if reference is not None:
+            self._light_slope = light_from_post(
+                self.camera,
+                self.spec,
+                ref_small.reshape(size[1], size[0], 3),
+                fp.scale,
+                hidden_pixels(fp.post_polygon, fp.line_tier, size, fp.scale),
+            )
         #: The light last found from one new token's shadow alone (see _lone_light_instead).
         self._lone_slope: tuple[float, float] | None = None
         self._last_observation: Observation | None = None  # what the last full read saw
@@ -484,17 +494,26 @@ class Observer:
                 held.values(), np.int64
             )
 
+    @property
+    def light_slope(self) -> tuple[float, float] | None:
+        """The light's slope a stream looks for the tokens' shadows at first (see
+        :mod:`vision.shadows`; None: not known yet)."""
+        return self._light_slope
+
     def keep_learned_from(self, earlier: object) -> None:
         """Take on what ``earlier``, an observer of this camera before it was bumped and
         re-fitted, learned: the token colours and the plates' loss do not change with the
-        pose. Relearned from scratch, the first frame after the bump founded a colour on a
-        point the moved view showed changed, and every set after it took the wrong number."""
+        pose, nor does the lamp's light. Relearned from scratch, the first frame after the
+        bump founded a colour on a point the moved view showed changed, and every set after
+        it took the wrong number."""
         if not isinstance(earlier, Observer):
             return
         self.colours = copy.deepcopy(earlier.colours)
         self._plate_loss = earlier._plate_loss
         self._unplated_colours = dict(earlier._unplated_colours)
         self._unvouched = dict(earlier._unvouched)
+        if earlier._light_slope is not None:
+            self._light_slope = earlier._light_slope
 
     # ------------------------------------------------------------------ setup
 
@@ -1019,13 +1038,21 @@ class Observer:
     ) -> Shadows | None:
         """The shadows of the ``first`` reading's tokens under a light of known ``slope``.
         A token read mostly on another's predicted shadow may be that shadow: it casts
-        none, and its pixels show what the shadow looks like."""
+        none, and its pixels show what the shadow looks like. Where the others then show
+        no shadow, it casts after all: a second token, B4Q, half on the first's predicted
+        shadow (0.51 of its silhouette), was taken for it, the first's shadow fell out of
+        view, and B4Q's own shadow read as a token (bench game 10707 under a bare lamp)."""
         upper = self.footprints.tier > 0  # (a bottom tier token's own shadow lies under it)
         on_shadows = self._share_on(self._shadow_model.mask_at(slope, first & upper))
         casting = first & (on_shadows < SHADOW_COVERS)
-        return self._shadow_model.find(
+        found = self._shadow_model.find(
             delta, ~self._covered(casting), casting, min_casters=1, slope=slope
         )
+        if found is None and np.any(casting != first):
+            found = self._shadow_model.find(
+                delta, ~self._covered(first), first, min_casters=1, slope=slope
+            )
+        return found
 
     def _better_with_a_shadow_taken_for_a_token(
         self,

@@ -448,3 +448,14 @@ def test_a_bench_game_founds_a_set_that_looks_like_another_seen_behind_other_pla
         "game 9602: 6 moves, 6 announced, 6 right, 0 illegal alerts, 0 hidden-point questions"
         in line
     )
+
+
+def test_a_bench_game_knows_the_lamp_from_the_post_before_the_tokens_show_it(monkeypatch):
+    """Game 10707 of the vision bench (bare lamp, its 1280x960 stream, first three moves):
+    the first token stood on A1R, the second on B4Q, and B4Q's shadow fell on A6P. One
+    token above the bottom tier tells no light, so A6P read as a second token of B4Q's
+    colour: "two colour 1 tokens placed". The post's shadow on the empty board tells the
+    light before any token is laid; and at that light B4Q, half on A1R's predicted shadow
+    and so taken for it, is a caster after all when nothing else casts a shadow seen."""
+    line = _bench_game(monkeypatch, 10707, 3, hard_light=True)[0]
+    assert "game 10707: 3 moves, 3 announced, 3 right, 0 illegal alerts" in line

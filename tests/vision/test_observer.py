@@ -42,7 +42,7 @@ from vision.observer import (
 )
 from vision.render import random_scene, render_timevectors
 from vision.render_hand import HandSpec
-from vision.shadows import Shadows
+from vision.shadows import LIGHT_DOUBT, Shadows
 from vision.tracker import steadied
 
 SPEC = load_spec()
@@ -245,6 +245,37 @@ def test_under_a_bare_lamp_the_first_tokens_shadow_is_not_a_second_token():
         states = show(board, None, 4).states()
         assert set(np.flatnonzero(states >= 0).tolist()) == set(board), name
         assert observer.last_shadows is not None
+
+
+def _empty_board_observer(
+    seed: int, *, hard_light: bool, shadows: bool = True
+) -> tuple[Observer, np.ndarray]:
+    """An observer whose calibration's reference is bench game ``seed``'s empty board
+    (1280x960; with no shadows at all unless ``shadows``), and that scene's true light
+    slope (towards the lamp, per mm of height)."""
+    camera, style, colours = bench_scene(seed, (1280, 960), hard_light=hard_light)
+    if not shadows:
+        style = dataclasses.replace(style, shadow_strength=0.0)
+    rng = np.random.default_rng(seed)
+    empty = render_timevectors(camera, SPEC, {}, colours, scene=style, seed=seed).image_bgr
+    observer = Observer(_calibration(camera, SPEC, _with_noise(empty, style.noise_sigma, rng)))
+    v = style.light_vector()
+    return observer, np.array([v[0], v[1]]) / v[2]
+
+
+def test_an_observer_knows_a_bare_lamp_from_the_posts_shadow_before_any_token():
+    observer, true = _empty_board_observer(10703, hard_light=True)
+    assert observer.light_slope is not None
+    assert np.hypot(*(np.array(observer.light_slope) - true)) < LIGHT_DOUBT
+
+
+def test_an_observer_refitted_after_a_bump_keeps_the_light_found_before():
+    """The lamp does not move with the camera (here the new reference shows no shadows)."""
+    earlier, _ = _empty_board_observer(10703, hard_light=True)
+    later, _ = _empty_board_observer(10601, hard_light=False, shadows=False)
+    assert later.light_slope is None
+    later.keep_learned_from(earlier)
+    assert later.light_slope == earlier.light_slope
 
 
 def _bench_game(
