@@ -13,8 +13,10 @@ length and not beyond its end.
 
 A band that could be a stain or the table's grain does not count: most of its length must be
 darker than both flanks, its end must be seen, and the flanks beyond its end must not be
-darker (a band as long as the map only says the lamp is low, not how low). Under a soft
-light the post throws no such band, and the light is left to the tokens.
+darker (a band as long as the map only says the lamp is low, not how low); and it must be
+dark enough for its end to stand out of the grain (under the bench's softer light a gap in a
+faint band read as its end, and gave a light half as long as the lamp's). Under a soft light
+the post throws no such band, and the light is left to the tokens.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ FLANK = (1.7, 2.1, 2.5)  # ... and in each flank, clear of the penumbra
 MIN_BAND_MM = 40.0  # the band's length seen, at the least, to tell the light
 DARKER_SHARE = 0.75  # of its length seen, darker than both flanks by MIN_DEPTH
 BEYOND_MM = 30.0  # seen past its end, where the flanks are not darker
+CLEAR_DEPTH = 2 * MIN_DEPTH  # the band's median darkening below its flanks, at the least
 TABLE_MARGIN_MM = 450.0  # how far past the base the table is mapped (a lamp 30 degrees up)
 MAX_PIXELS = 120_000  # pixels of the picture mapped, at the most (it is shrunk to them)
 
@@ -177,6 +180,8 @@ class _PlaneMaps:
         band = np.concatenate([base[on_base], table[on_table]])
         band = band[~np.isnan(band)]
         if len(band) * POST_CELL_MM < MIN_BAND_MM or np.mean(band > MIN_DEPTH) < DARKER_SHARE:
+            return False
+        if np.median(band) < CLEAR_DEPTH:  # (a faint band's end is lost in the grain)
             return False
         # Past its end: what a band longer by BEYOND_MM would cover more (where it meets
         # the table, the longer band starts a little farther out: that is not past it).
