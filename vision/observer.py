@@ -102,7 +102,7 @@ from vision.footprint import (
 from vision.hands import HandGrid, MotionDetector
 from vision.illumination import UNCHANGED, LightField, coordinates
 from vision.observation import FrameError, Observation, check_frame
-from vision.post_light import hidden_pixels, light_from_post
+from vision.post_light import hidden_pixels, post_shadow
 from vision.shadows import (
     MIN_CASTERS,
     MIN_DEPTH,
@@ -464,14 +464,22 @@ class Observer:
         #: The light's slope the shadows were last found at in a stream (see vision.shadows);
         #: at first, the one the post's shadow on the empty board shows (vision.post_light).
         self._light_slope: tuple[float, float] | None = None
+        #: The post's shadow on the tokens' tops as the empty board shows it: a light's slope
+        #: that throws it at least that far, and how much brighter out of it the light is
+        #: (None: not shown; see _shade_on_tokens).
+        self._post_shade: tuple[tuple[float, float], float] | None = None
         if reference is not None:
-            self._light_slope = light_from_post(
+            post = post_shadow(
                 self.camera,
                 self.spec,
                 ref_small.reshape(size[1], size[0], 3),
                 fp.scale,
                 hidden_pixels(fp.post_polygon, fp.line_tier, size, fp.scale),
             )
+            if post is not None:
+                self._light_slope = post.slope
+                gain = min(float(np.exp(post.depth * LIGHT_SCALE)), MAX_SHADOW_GAIN)
+                self._post_shade = (post.slope or post.least, gain)
         #: The light last found from one new token's shadow alone (see _lone_light_instead).
         self._lone_slope: tuple[float, float] | None = None
         self._last_observation: Observation | None = None  # what the last full read saw
@@ -514,6 +522,7 @@ class Observer:
         self._unvouched = dict(earlier._unvouched)
         if earlier._light_slope is not None:
             self._light_slope = earlier._light_slope
+        self._post_shade = earlier._post_shade or self._post_shade
 
     # ------------------------------------------------------------------ setup
 
@@ -2554,8 +2563,8 @@ class Observer:
         shade = self._shade_on_tokens(feats, accepted)
         if shade is None or not len(samples):
             return rows
-        slope, gain = shade
-        dark = self._shaded_tops.shaded(slope, accepted)[samples]
+        slope, gain, casters = shade
+        dark = self._shaded_tops.shaded(slope, casters, accepted)[samples]
         return self._relit(rows, dark, self._top.point[samples], gain)
 
     def _relit(
@@ -2574,19 +2583,27 @@ class Observer:
 
     def _shade_on_tokens(
         self, feats: np.ndarray, accepted: np.ndarray, *, confirmed: bool = True
-    ) -> tuple[tuple[float, float], float] | None:
-        """The light's slope and how many times brighter the tokens' own light is out of
-        the shadows than in them (see :meth:`_gain_out_of`), when the ``accepted`` tokens
-        confirm the light found on the base (see :meth:`_light_verdict`); None otherwise.
-        Under that light the tokens on higher tiers and the post shade the tops below them
-        as deeply as the base. Unless ``confirmed`` is asked for, a light the tokens cannot
-        tell about (no top crossed in part) is taken too."""
+    ) -> tuple[tuple[float, float], float, np.ndarray] | None:
+        """The light's slope, how many times brighter the tokens' own light is out of the
+        shadows than in them (see :meth:`_gain_out_of`), and the tokens whose shadows count
+        (a point mask), when the ``accepted`` tokens confirm the light found on the base (see
+        :meth:`_light_verdict`). Under that light the tokens on higher tiers and the post
+        shade the tops below them as deeply as the base. Unless ``confirmed`` is asked for,
+        a light the tokens cannot tell about (no top crossed in part) is taken too. Where the
+        tokens' shadows show no light, the post's shadow on the empty board still tells
+        where the post shades the tops, and how deeply (see :mod:`vision.post_light`): the
+        first token of a set laid in it was learned a third too dark, and the set's next
+        token, in full light, founded a set of its own (bench game 10705 under a bare lamp,
+        the post's band running out of the picture). None when nothing tells."""
         found, gain = self._shadows_seen, self._shade_gain
         if found is None or gain is None:
+            if found is None and self._post_shade is not None:
+                slope, post_gain = self._post_shade
+                return slope, post_gain, np.zeros(N_POINTS, bool)
             return None
         verdict = self._light_verdict(feats, found, accepted)
         if verdict or (verdict is None and not confirmed):
-            return found.slope, gain
+            return found.slope, gain, accepted
         return None
 
     def _gain_out_of(self, found: Shadows | None) -> float | None:
@@ -2966,8 +2983,9 @@ class Observer:
             # (a token there would lie in the shade of the ``accepted`` tokens above it)
             asked = np.zeros(N_POINTS, bool)
             asked[points] = True
-            dark = self._shaded_cores.shaded(shade[0], accepted, asked)[entries]
-            token = self._relit(pixel, dark, points, shade[1])
+            slope, gain, casters = shade
+            dark = self._shaded_cores.shaded(slope, casters, asked)[entries]
+            token = self._relit(pixel, dark, points, gain)
         to_token = self._to_sets(token, points, protos).min(axis=1)
         to_board = self._to_empty_board(pixel, idx)
         out = np.zeros(len(self._core.index), np.float32)

@@ -21,6 +21,8 @@ the post throws no such band, and the light is left to the tokens.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 
@@ -44,6 +46,43 @@ TABLE_MARGIN_MM = 450.0  # how far past the base the table is mapped (a lamp 30 
 MAX_PIXELS = 120_000  # pixels of the picture mapped, at the most (it is shrunk to them)
 
 
+@dataclass(frozen=True)
+class PostShadow:
+    """What the post's shadow on the empty board tells: the light's ``slope`` (as
+    :class:`vision.shadows.Shadows` has it; None when the band's end is not seen), a slope
+    the light's is at least as long as, the same way (``least``: as far as the band is seen
+    dark), and how much darker than its flanks the band is (``depth``, brightness feature
+    units: the post's shadow on a token's top is about as deep)."""
+
+    slope: tuple[float, float] | None
+    least: tuple[float, float]
+    depth: float
+
+
+def post_shadow(
+    camera: CameraModel,
+    spec: TimeVectorsSpec,
+    working_bgr: np.ndarray,
+    scale: tuple[float, float],
+    hidden: np.ndarray,
+) -> PostShadow | None:
+    """What the post's shadow in the empty board's ``working_bgr`` (the reference shrunk to
+    the working size, ``scale`` working pixels per frame pixel) shows, or None when it shows
+    no clear band. ``hidden``: working pixels that see neither the base nor the table (the
+    post itself, the plates' printed lines and edges)."""
+    maps = _PlaneMaps(camera, spec, working_bgr, scale, hidden)
+    coarse = np.radians(np.arange(0.0, 360.0, COARSE_ANGLE_DEG))
+    angle, _ = _best_band(maps, coarse)
+    fine = angle + np.radians(np.arange(-COARSE_ANGLE_DEG, COARSE_ANGLE_DEG + 1e-9, FINE_ANGLE_DEG))
+    angle, length = _best_band(maps, fine)
+    depth = maps.band_depth(angle, length)
+    if depth is None:
+        return None
+    # (the band lies away from the lamp; the slope points at it, as in vision.shadows)
+    slope = (float(-length * np.cos(angle)), float(-length * np.sin(angle)))
+    return PostShadow(slope if maps.end_seen(angle, length) else None, slope, depth)
+
+
 def light_from_post(
     camera: CameraModel,
     spec: TimeVectorsSpec,
@@ -51,19 +90,9 @@ def light_from_post(
     scale: tuple[float, float],
     hidden: np.ndarray,
 ) -> tuple[float, float] | None:
-    """The light's slope (x, y) the post's shadow in the empty board's ``working_bgr``
-    (the reference shrunk to the working size, ``scale`` working pixels per frame pixel)
-    shows, or None when it shows none clearly. ``hidden``: working pixels that see neither
-    the base nor the table (the post itself, the plates' printed lines and edges)."""
-    maps = _PlaneMaps(camera, spec, working_bgr, scale, hidden)
-    coarse = np.radians(np.arange(0.0, 360.0, COARSE_ANGLE_DEG))
-    angle, _ = _best_band(maps, coarse)
-    fine = angle + np.radians(np.arange(-COARSE_ANGLE_DEG, COARSE_ANGLE_DEG + 1e-9, FINE_ANGLE_DEG))
-    angle, length = _best_band(maps, fine)
-    if not maps.clear_band(angle, length):
-        return None
-    # (the band lies away from the lamp; the slope points at it, as in vision.shadows)
-    return (float(-length * np.cos(angle)), float(-length * np.sin(angle)))
+    """The light's slope the post's shadow shows (see :func:`post_shadow`), or None."""
+    found = post_shadow(camera, spec, working_bgr, scale, hidden)
+    return None if found is None else found.slope
 
 
 class _PlaneMaps:
@@ -172,17 +201,24 @@ class _PlaneMaps:
         index = np.arange(len(self.steps))
         return index < base_end, (index >= table_start) & (index < table_end)
 
-    def clear_band(self, angle: float, slope: float) -> bool:
-        """Does the band of the light at ``angle`` and ``slope`` show clearly (see the
-        module's notes)?"""
+    def band_depth(self, angle: float, slope: float) -> float | None:
+        """How much darker than its flanks the band of the light at ``angle`` and ``slope``
+        is (the median over its length seen), or None when it is no clear band (see the
+        module's notes)."""
         base, table = (c[0] for c in self.contrast(np.array([angle])))
         on_base, on_table = self.covered(angle, slope)
         band = np.concatenate([base[on_base], table[on_table]])
         band = band[~np.isnan(band)]
         if len(band) * POST_CELL_MM < MIN_BAND_MM or np.mean(band > MIN_DEPTH) < DARKER_SHARE:
-            return False
-        if np.median(band) < CLEAR_DEPTH:  # (a faint band's end is lost in the grain)
-            return False
+            return None
+        depth = float(np.median(band))
+        return depth if depth >= CLEAR_DEPTH else None  # (a faint band's end is lost in the grain)
+
+    def end_seen(self, angle: float, slope: float) -> bool:
+        """Is the end of the band of the light at ``angle`` and ``slope`` seen: the stretch
+        past it in view, and not darker than its flanks?"""
+        base, table = (c[0] for c in self.contrast(np.array([angle])))
+        on_base, on_table = self.covered(angle, slope)
         # Past its end: what a band longer by BEYOND_MM would cover more (where it meets
         # the table, the longer band starts a little farther out: that is not past it).
         longer_base, longer_table = self.covered(angle, slope + BEYOND_MM / self.height)

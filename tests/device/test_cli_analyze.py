@@ -459,3 +459,14 @@ def test_a_bench_game_knows_the_lamp_from_the_post_before_the_tokens_show_it(mon
     and so taken for it, is a caster after all when nothing else casts a shadow seen."""
     line = _bench_game(monkeypatch, 10707, 3, hard_light=True)[0]
     assert "game 10707: 3 moves, 3 announced, 3 right, 0 illegal alerts" in line
+
+
+def test_a_bench_game_relights_a_first_token_laid_in_the_post_s_shadow(monkeypatch):
+    """Game 10705 of the vision bench (bare lamp, its 1280x960 stream, first five moves):
+    the first token, on E2Q, lay in the post's shadow, and no token's shadow yet told the
+    light. Its set was learned a third too dark, and the set's next token, on A3Q in full
+    light, founded a set of its own: "colour 2 played out of turn". The post's band on the
+    empty board runs out of the picture, but it shows the lamp's way, that the lamp is at
+    least that low, and how deep the shadow is: E2Q's top is relit by that."""
+    line = _bench_game(monkeypatch, 10705, 5, hard_light=True)[0]
+    assert "game 10705: 5 moves, 4 announced, 4 right, 0 illegal alerts" in line
