@@ -17,6 +17,10 @@ darker (a band as long as the map only says the lamp is low, not how low); and i
 dark enough for its end to stand out of the grain (under the bench's softer light a gap in a
 faint band read as its end, and gave a light half as long as the lamp's). Under a soft light
 the post throws no such band, and the light is left to the tokens.
+
+A clear band whose end is out of the picture still tells the lamp's way, that the light's
+slope is at least as long as the band seen dark, and how deep the shadow is: enough to know
+where the post shades the tokens' tops near it (:class:`PostShadow`).
 """
 
 from __future__ import annotations
