@@ -83,8 +83,12 @@ def post_shadow(
     if depth is None:
         return None
     # (the band lies away from the lamp; the slope points at it, as in vision.shadows)
-    slope = (float(-length * np.cos(angle)), float(-length * np.sin(angle)))
-    return PostShadow(slope if maps.end_seen(angle, length) else None, slope, depth)
+    way = np.array([-np.cos(angle), -np.sin(angle)])
+    if maps.end_seen(angle, length):
+        slope = (float(length * way[0]), float(length * way[1]))
+        return PostShadow(slope, slope, depth)
+    least = maps.least_slope(angle, length)
+    return PostShadow(None, (float(least * way[0]), float(least * way[1])), depth)
 
 
 def light_from_post(
@@ -231,6 +235,21 @@ class _PlaneMaps:
         past = np.concatenate([base[longer_base & ~on_base], table[past_table]])
         past = past[~np.isnan(past)]
         return len(past) * POST_CELL_MM >= BEYOND_MM / 2 and float(np.median(past)) < MIN_DEPTH
+
+    def least_slope(self, angle: float, slope: float) -> float:
+        """The shortest slope whose band at ``angle`` reaches as far as the band of
+        ``slope`` is seen dark: past that the picture does not say, and the best slope
+        there is no bound (it ran on to skip the faint stretch where the band meets the
+        table, and came out a third too long)."""
+        base, table = (c[0] for c in self.contrast(np.array([angle])))
+        on_base, on_table = self.covered(angle, slope)
+        dark_base = on_base & (base > MIN_DEPTH)  # (NaN compares False)
+        dark_table = on_table & (table > MIN_DEPTH)
+        if dark_table.any():
+            reach = float(self.steps[dark_table].max())
+            return max(reach - self.tip, 0.0) / (self.height + self.drop)
+        reach = float(self.steps[dark_base].max()) if dark_base.any() else 0.0
+        return max(reach - self.tip, 0.0) / self.height
 
     def _edge(self, angles: np.ndarray) -> np.ndarray:
         """How far from the post's axis the base's edge lies along each angle (mm)."""
