@@ -478,7 +478,6 @@ class Observer:
             )
             if post is not None:
                 self._light_slope = post.slope
-                self._shadow_model.keep_to_way(post.least, at_least=post.slope is None)
                 gain = min(float(np.exp(post.depth * LIGHT_SCALE)), MAX_SHADOW_GAIN)
                 self._post_shade = (post.slope or post.least, gain)
         #: The light last found from one new token's shadow alone (see _lone_light_instead).

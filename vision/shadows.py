@@ -65,7 +65,6 @@ HELD_SHARE = 0.5  # of the samples the discs hold, seen, that tell a light where
 TOP_CELL_MM = 1.0  # side of a cell of a tier's plane map of the shadows on token tops
 SHADED_MEMO = 4  # answers of ShadedTops.shaded kept
 LIGHT_DOUBT = 0.05  # a light's slope found is known to within this (searched again there)
-WAY_DOUBT_DEG = 3.0  # the post's shadow shows the light's way to within this
 _SHIFT_BITS = 4  # fractional bits of the points handed to OpenCV's drawing
 
 
@@ -210,17 +209,6 @@ class ShadowModel:
         every = np.ones(len(positions), bool)
         held = [self._plane_sums(every, every, k) for k in range(len(self._planes))]
         self._held = tuple(self._assembled(held[: k + 1]).count for k in range(len(held)))
-        self._way: tuple[np.ndarray, float] | None = None  # (see keep_to_way)
-
-    def keep_to_way(self, least: tuple[float, float], *, at_least: bool) -> None:
-        """Search the light only the way of ``least`` (a light's slope) from now on, and when
-        ``at_least``, no shorter than it: the post's shadow on the empty board showed that
-        much (see :mod:`vision.post_light`). Searched anywhere, the shadows of a game's
-        tokens under a lamp whose shadows fell past the table's map lined up with dark
-        patches of the table, and a light of the wrong way and half again as long hid a new
-        token as its shadow (bench game 10705 under a bare lamp)."""
-        way = np.asarray(least, np.float64)
-        self._way = (way, float(np.hypot(*way)) if at_least else 0.0)
 
     def _plane_map(self, cell: np.ndarray, side: int, half: float, below: float) -> _PlaneMap:
         return _PlaneMap(
@@ -486,8 +474,6 @@ class ShadowModel:
         axis = np.arange(-MAX_SLOPE, MAX_SLOPE + 1e-9, step)
         grid = np.stack(np.meshgrid(axis, axis), axis=-1).reshape(-1, 2)
         grid = grid[np.hypot(grid[:, 0], grid[:, 1]) <= MAX_SLOPE]
-        if self._way is not None:
-            grid = grid[self._along_the_way(grid, step)]
         # (the low casters' among them; the tokens beside them last)
         flat = self._disc_cells(np.concatenate([casters, beside]), grid, sums.planes)
         mean, _ = self._scores(sums, flat[:, low], prior)
@@ -500,16 +486,6 @@ class ShadowModel:
             best, pixels = self._best_near(sums, casters, beside, prior, seeds, span, fine)
             seeds = best[None, :]
         return best, pixels
-
-    def _along_the_way(self, slopes: np.ndarray, step: float) -> np.ndarray:
-        """Which ``slopes`` (``(n, 2)``) lie within ``WAY_DOUBT_DEG`` of the light's way, or
-        a search ``step`` of it, and no shorter than the least light (a step short of it)."""
-        way, least = self._way
-        unit = way / max(float(np.hypot(*way)), 1e-9)
-        along = slopes @ unit
-        across = np.abs(slopes @ np.array([-unit[1], unit[0]]))
-        near = across <= np.maximum(along * np.tan(np.radians(WAY_DOUBT_DEG)), step)
-        return near & (along >= least - step)
 
     def _best_near(
         self,

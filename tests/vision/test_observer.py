@@ -901,19 +901,28 @@ def test_a_stream_finds_the_light_again_only_when_the_tokens_change(scene, crowd
     observer = Observer(scene.calibration)
     searches = []
     find = observer._shadow_model.find
-    monkeypatch.setattr(observer._shadow_model, "find", lambda *a: searches.append(1) or find(*a))
+    monkeypatch.setattr(
+        observer._shadow_model, "find", lambda *a, **k: searches.append(1) or find(*a, **k)
+    )
     feats, difference = observer._change(observer._sample(image))
 
     def read(difference, *, stream):
         evidence = _evidence(difference.distances()[0])
         observer._without_shadows(feats, difference, evidence, stream=stream)
 
-    for stream in (True, True, False, False):
+    def searched(difference, *, stream) -> int:
+        before = len(searches)
         read(difference, stream=stream)
-    assert len(searches) == 3
+        return len(searches) - before
+
+    # (the first stream read may search twice: at the light the post's shadow showed, and
+    # anywhere when the tokens refute it)
+    assert searched(difference, stream=True) >= 1
+    assert searched(difference, stream=True) == 0
+    assert searched(difference, stream=False) == 1
+    assert searched(difference, stream=False) == 1
     emptier = dataclasses.replace(difference, significant=np.zeros_like(difference.significant))
-    read(emptier, stream=True)  # (other tokens read)
-    assert len(searches) == 4
+    assert searched(emptier, stream=True) >= 1  # (other tokens read)
 
 
 def test_only_shadows_deep_enough_to_pass_for_tokens_are_taken_out():

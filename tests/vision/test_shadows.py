@@ -634,27 +634,3 @@ def test_disc_means_at_a_few_discs_match_the_maps_filtered_whole(model, seed, az
     flat = shadows._disc_cells(casters, np.asarray(slope, np.float32)[None, :], 2)[0]
     assert seen.tolist() == sums.count[flat].tolist()
     np.testing.assert_allclose(mean * seen, sums.total[flat], atol=1e-2)
-
-
-def test_kept_to_the_post_s_way_the_search_ignores_a_darker_light_another_way():
-    """Dark patches lined up with the casters under a wrong light, darker than their true
-    shadows: searched anywhere, the wrong light wins; kept to the way the post's shadow
-    showed (and no shorter than its band seen), the true one is found."""
-    camera = CameraModel.looking_at((0, 0, 150), 700, 55, 30, (640, 480))
-    positions = np.arange(WORKING[0] * WORKING[1])
-    rng = np.random.default_rng(5)
-    casters = upper_points(rng, 10)
-    light, wrong = light_slope(40, 60), light_slope(200, 55)
-    true_mask = drawn_shadows(camera, casters, light)
-    decoy = drawn_shadows(camera, casters, wrong) & ~true_mask
-    delta = change_with(true_mask, SHIFT, rng)
-    deeper = 1.6 * SHIFT
-    delta = tuple(np.where(decoy, deeper[k], delta[k]).astype(np.float32) for k in range(3))
-    accepted = np.zeros(256, bool)
-    accepted[casters] = True
-    usable = np.ones(true_mask.size, bool)
-    anywhere = ShadowModel(camera, SPEC, positions, WORKING, (1.0, 1.0))
-    assert np.hypot(*(np.array(anywhere.find(delta, usable, accepted).slope) - wrong)) <= 0.05
-    kept = ShadowModel(camera, SPEC, positions, WORKING, (1.0, 1.0))
-    kept.keep_to_way(tuple(0.8 * light), at_least=True)
-    assert np.hypot(*(np.array(kept.find(delta, usable, accepted).slope) - light)) <= 0.03
