@@ -86,7 +86,7 @@ def _power_of_two_factor(camera: CameraModel, spec: TimeVectorsSpec) -> int:
     return factor
 
 
-def _to_working(pixels: np.ndarray, scale: tuple[float, float]) -> np.ndarray:
+def frame_to_working(pixels: np.ndarray, scale: tuple[float, float]) -> np.ndarray:
     """Full-frame pixel coordinates -> working-image coordinates (pixel centres are integers)."""
     return (pixels + 0.5) * np.asarray(scale) - 0.5
 
@@ -329,12 +329,12 @@ def _project_regions(
     cores, tops, sils, rings, in_image = [], [], [], [], []
     for centre in centres:
         z = centre[2]
-        top_px = _to_working(camera.project(_circle(centre, radius, z + tall)), scale)
-        base_px = _to_working(camera.project(_circle(centre, radius, z)), scale)
+        top_px = frame_to_working(camera.project(_circle(centre, radius, z + tall)), scale)
+        base_px = frame_to_working(camera.project(_circle(centre, radius, z)), scale)
         outline = cv2.convexHull(np.concatenate([top_px, base_px]).astype(np.float32)).reshape(
             -1, 2
         )
-        grown = _to_working(
+        grown = frame_to_working(
             np.concatenate(
                 [
                     camera.project(_circle(centre, radius + _RING_MM, z + tall)),
@@ -392,7 +392,7 @@ def _rim_pairs(
     post = np.zeros((height, width), np.uint8)
     cv2.fillConvexPoly(
         post,
-        np.round(_to_working(_post_polygon(camera, spec), scale) * 16).astype(np.int32),
+        np.round(frame_to_working(_post_polygon(camera, spec), scale) * 16).astype(np.int32),
         1,
         shift=4,
     )
@@ -407,7 +407,7 @@ def _rim_pairs(
                 np.column_stack([centre[:2] + r * ring, np.full(_RIM_PAIRS, z)])
                 for r in (radius, radius - 1.0, radius + 1.0)
             ]
-            rims.append([_to_working(camera.project(pts), scale) for pts in at])
+            rims.append([frame_to_working(camera.project(pts), scale) for pts in at])
         outline = cv2.convexHull(
             np.concatenate([rims[0][0], rims[1][0]]).astype(np.float32)
         ).reshape(-1, 2)
@@ -470,7 +470,7 @@ def _without_post(
     behind it there, so those pixels show the post whatever the point holds. (Rings keep
     them: the post there stays unchanged, as a ring around a real token should.)"""
     mask = np.zeros((size[1], size[0]), np.uint8)
-    outline = _to_working(_post_polygon(camera, spec), scale)
+    outline = frame_to_working(_post_polygon(camera, spec), scale)
     cv2.fillConvexPoly(mask, np.round(outline * 16).astype(np.int32), 1, shift=4)
     post = mask.reshape(-1).astype(bool)
     eye = camera.centre_mm()[:2]
@@ -489,7 +489,7 @@ def _board_mask(
     pts = [spec.plate_corners(k, _HAND_MARGIN_MM) for k in range(4)]
     pts.append(spec.plate_corners(0, _HAND_MARGIN_MM, z_mm=-spec.base_height))
     hull = cv2.convexHull(
-        _to_working(camera.project(np.concatenate(pts)), scale).astype(np.float32)
+        frame_to_working(camera.project(np.concatenate(pts)), scale).astype(np.float32)
     )
     mask = np.zeros((size[1], size[0]), np.uint8)
     cv2.fillConvexPoly(mask, np.round(hull.reshape(-1, 2) * 16).astype(np.int32), 1, shift=4)
@@ -550,11 +550,11 @@ def _line_tier(
     for tier in range(4):
         canvas = np.zeros((height, width), np.uint8)
         z = spec.tier_spacing * tier
-        lines = [_to_working(camera.project(line), scale) for line in grid_lines(spec, tier)]
+        lines = [frame_to_working(camera.project(line), scale) for line in grid_lines(spec, tier)]
         fixed = [np.round(px * 16).astype(np.int32) for px in lines]
         cv2.polylines(canvas, fixed, False, 255, 1, cv2.LINE_AA, 4)
         faces = [
-            _to_working(camera.project(spec.plate_corners(tier, z_mm=height_mm)), scale)
+            frame_to_working(camera.project(spec.plate_corners(tier, z_mm=height_mm)), scale)
             for height_mm in (z, z - spec.plate_thickness)
         ]
         outlines = [np.round(face * 16).astype(np.int32) for face in faces]

@@ -188,6 +188,10 @@ STILL_SIGMAS = 4.0  # a pixel changed since the last read stands this far out of
 STILL_CORE_SHARE = 0.25  # ... and a quarter of a point's core changed means "read again"
 
 
+_NO_POINTS = np.zeros(N_POINTS, bool)  # (a point mask with none set; never written to)
+_NO_POINTS.flags.writeable = False
+
+
 def _reference_of(calibration: Any) -> np.ndarray | None:
     """The empty-board image of a calibration: ``reference_image()`` of a calibration file
     (:class:`calibration.calibfile.Calibration`) or a plain ``reference`` array."""
@@ -465,8 +469,9 @@ class Observer:
         #: at first, the one the post's shadow on the empty board shows (vision.post_light).
         self._light_slope: tuple[float, float] | None = None
         #: The post's shadow on the tokens' tops as the empty board shows it: a light's slope
-        #: that throws it at least that far, and how much brighter out of it the light is
-        #: (None: not shown; see _shade_on_tokens).
+        #: that throws it at least that far (the light's own where the band's end is seen),
+        #: and how much brighter out of it the light is (None: not shown; see
+        #: _shade_on_tokens).
         self._post_shade: tuple[tuple[float, float], float] | None = None
         if reference is not None:
             post = post_shadow(
@@ -479,7 +484,7 @@ class Observer:
             if post is not None:
                 self._light_slope = post.slope
                 gain = min(float(np.exp(post.depth * LIGHT_SCALE)), MAX_SHADOW_GAIN)
-                self._post_shade = (post.slope or post.least, gain)
+                self._post_shade = (post.least, gain)
         #: The light last found from one new token's shadow alone (see _lone_light_instead).
         self._lone_slope: tuple[float, float] | None = None
         self._last_observation: Observation | None = None  # what the last full read saw
@@ -2599,7 +2604,7 @@ class Observer:
         if found is None or gain is None:
             if found is None and self._post_shade is not None:
                 slope, post_gain = self._post_shade
-                return slope, post_gain, np.zeros(N_POINTS, bool)
+                return slope, post_gain, _NO_POINTS
             return None
         verdict = self._light_verdict(feats, found, accepted)
         if verdict or (verdict is None and not confirmed):

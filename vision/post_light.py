@@ -33,8 +33,8 @@ import numpy as np
 from calibration.camera import CameraModel
 from calibration.colours import features
 from calibration.spec import TimeVectorsSpec
-from vision.footprint import working_to_frame
-from vision.shadows import MAX_SLOPE, MIN_DEPTH
+from vision.footprint import frame_to_working, working_to_frame
+from vision.shadows import MAX_SLOPE, MIN_DEPTH, plane_points
 
 POST_CELL_MM = 2.0  # side of a cell of the plane maps the band is looked for on
 COARSE_ANGLE_DEG = 2.0  # the band's direction is searched in these steps first ...
@@ -78,29 +78,15 @@ def post_shadow(
     coarse = np.radians(np.arange(0.0, 360.0, COARSE_ANGLE_DEG))
     angle, _ = _best_band(maps, coarse)
     fine = angle + np.radians(np.arange(-COARSE_ANGLE_DEG, COARSE_ANGLE_DEG + 1e-9, FINE_ANGLE_DEG))
-    angle, length = _best_band(maps, fine)
-    depth = maps.band_depth(angle, length)
+    band = maps.band(*_best_band(maps, fine))
+    depth = band.depth()
     if depth is None:
         return None
+    end_seen = band.end_seen()
+    length = band.slope if end_seen else band.least_slope()
     # (the band lies away from the lamp; the slope points at it, as in vision.shadows)
-    way = np.array([-np.cos(angle), -np.sin(angle)])
-    if maps.end_seen(angle, length):
-        slope = (float(length * way[0]), float(length * way[1]))
-        return PostShadow(slope, slope, depth)
-    least = maps.least_slope(angle, length)
-    return PostShadow(None, (float(least * way[0]), float(least * way[1])), depth)
-
-
-def light_from_post(
-    camera: CameraModel,
-    spec: TimeVectorsSpec,
-    working_bgr: np.ndarray,
-    scale: tuple[float, float],
-    hidden: np.ndarray,
-) -> tuple[float, float] | None:
-    """The light's slope the post's shadow shows (see :func:`post_shadow`), or None."""
-    found = post_shadow(camera, spec, working_bgr, scale, hidden)
-    return None if found is None else found.slope
+    least = (float(-length * np.cos(band.angle)), float(-length * np.sin(band.angle)))
+    return PostShadow(least if end_seen else None, least, depth)
 
 
 class _PlaneMaps:
@@ -129,17 +115,16 @@ class _PlaneMaps:
         seen = np.flatnonzero(~hidden.reshape(-1))
         brightness = features(working_bgr.reshape(-1, 3)[seen].astype(np.float32))[:, 2]
         frame_px = working_to_frame(seen, (width, height), scale)
-        rays = camera.ray_directions(frame_px)
-        eye = camera.centre_mm()
         self.base_half = spec.base_size / 2
         self.table_half = self.base_half + TABLE_MARGIN_MM
         base_z = -spec.plate_thickness
         self.drop = spec.base_height  # the table lies this far below the base's top
-        on_base = _hits(rays, eye, base_z)
-        inside = np.all(np.abs(on_base) < self.base_half, axis=1)
-        on_table = _hits(rays, eye, base_z - self.drop)
-        # (a ray that would meet the table under the base sees the base's side)
-        beside = ~inside & np.any(np.abs(on_table) >= self.base_half, axis=1)
+        on_base = plane_points(camera, frame_px, base_z)
+        on_table = plane_points(camera, frame_px, base_z - self.drop)
+        with np.errstate(invalid="ignore"):  # (NaN, a ray that misses, compares False)
+            inside = np.all(np.abs(on_base) < self.base_half, axis=1)
+            # (a ray that would meet the table under the base sees the base's side)
+            beside = ~inside & np.any(np.abs(on_table) >= self.base_half, axis=1)
         self.base = _sum_map(on_base[inside], brightness[inside], self.base_half)
         self.table = _sum_map(on_table[beside], brightness[beside], self.table_half)
         radius = spec.post_diameter / 2
@@ -189,7 +174,7 @@ class _PlaneMaps:
     def bounds(self, angles: np.ndarray, slopes: np.ndarray) -> tuple[np.ndarray, ...]:
         """For each angle and slope (broadcast), the steps the post's shadow covers: those
         before the first index on the base, and from the second to the third on the table."""
-        edge = self._edge(angles)
+        edge = self.edge(angles)
         tip = (self.height + self.drop) * slopes + self.tip
         return (
             self._steps_to(np.minimum(self.height * slopes + self.tip, edge)),
@@ -201,6 +186,11 @@ class _PlaneMaps:
         """How many steps lie at or before (``inclusive``) or before ``distance`` (mm)."""
         return np.searchsorted(self.steps, distance, side="right" if inclusive else "left")
 
+    def band(self, angle: float, slope: float) -> _Band:
+        """The band of the light at ``angle`` (the band's way, radians) and ``slope``."""
+        base, table = (c[0] for c in self.contrast(np.array([angle])))
+        return _Band(self, angle, slope, base, table)
+
     def covered(self, angle: float, slope: float) -> tuple[np.ndarray, np.ndarray]:
         """Which steps the post's shadow covers on the base and on the table."""
         base_end, table_start, table_end = (
@@ -209,51 +199,60 @@ class _PlaneMaps:
         index = np.arange(len(self.steps))
         return index < base_end, (index >= table_start) & (index < table_end)
 
-    def band_depth(self, angle: float, slope: float) -> float | None:
-        """How much darker than its flanks the band of the light at ``angle`` and ``slope``
-        is (the median over its length seen), or None when it is no clear band (see the
-        module's notes)."""
-        base, table = (c[0] for c in self.contrast(np.array([angle])))
-        on_base, on_table = self.covered(angle, slope)
-        band = np.concatenate([base[on_base], table[on_table]])
+    def edge(self, angles: np.ndarray) -> np.ndarray:
+        """How far from the post's axis the base's edge lies along each angle (mm)."""
+        return self.base_half / np.maximum(np.abs(np.cos(angles)), np.abs(np.sin(angles)))
+
+
+@dataclass(frozen=True)
+class _Band:
+    """One band on the ``maps``: its way (``angle``), ``slope``, and its contrast profiles
+    along that way on the base and on the table (see :meth:`_PlaneMaps.contrast`)."""
+
+    maps: _PlaneMaps
+    angle: float
+    slope: float
+    base: np.ndarray
+    table: np.ndarray
+
+    def depth(self) -> float | None:
+        """How much darker than its flanks the band is (the median over its length seen),
+        or None when it is no clear band (see the module's notes)."""
+        on_base, on_table = self.maps.covered(self.angle, self.slope)
+        band = np.concatenate([self.base[on_base], self.table[on_table]])
         band = band[~np.isnan(band)]
         if len(band) * POST_CELL_MM < MIN_BAND_MM or np.mean(band > MIN_DEPTH) < DARKER_SHARE:
             return None
         depth = float(np.median(band))
         return depth if depth >= CLEAR_DEPTH else None  # (a faint band's end is lost in the grain)
 
-    def end_seen(self, angle: float, slope: float) -> bool:
-        """Is the end of the band of the light at ``angle`` and ``slope`` seen: the stretch
-        past it in view, and not darker than its flanks?"""
-        base, table = (c[0] for c in self.contrast(np.array([angle])))
-        on_base, on_table = self.covered(angle, slope)
+    def end_seen(self) -> bool:
+        """Is the band's end seen: the stretch past it in view, and not darker than its
+        flanks?"""
+        maps = self.maps
+        on_base, on_table = maps.covered(self.angle, self.slope)
         # Past its end: what a band longer by BEYOND_MM would cover more (where it meets
         # the table, the longer band starts a little farther out: that is not past it).
-        longer_base, longer_table = self.covered(angle, slope + BEYOND_MM / self.height)
-        meets_table = float(self._edge(np.array(angle))) + self.drop * slope
-        past_table = longer_table & ~on_table & (self.steps > meets_table + POST_CELL_MM)
-        past = np.concatenate([base[longer_base & ~on_base], table[past_table]])
+        longer_base, longer_table = maps.covered(self.angle, self.slope + BEYOND_MM / maps.height)
+        meets_table = float(maps.edge(np.array(self.angle))) + maps.drop * self.slope
+        past_table = longer_table & ~on_table & (maps.steps > meets_table + POST_CELL_MM)
+        past = np.concatenate([self.base[longer_base & ~on_base], self.table[past_table]])
         past = past[~np.isnan(past)]
         return len(past) * POST_CELL_MM >= BEYOND_MM / 2 and float(np.median(past)) < MIN_DEPTH
 
-    def least_slope(self, angle: float, slope: float) -> float:
-        """The shortest slope whose band at ``angle`` reaches as far as the band of
-        ``slope`` is seen dark: past that the picture does not say, and the best slope
-        there is no bound (it ran on to skip the faint stretch where the band meets the
-        table, and came out a third too long)."""
-        base, table = (c[0] for c in self.contrast(np.array([angle])))
-        on_base, on_table = self.covered(angle, slope)
-        dark_base = on_base & (base > MIN_DEPTH)  # (NaN compares False)
-        dark_table = on_table & (table > MIN_DEPTH)
+    def least_slope(self) -> float:
+        """The shortest slope whose band reaches as far as this one is seen dark: past that
+        the picture does not say, and the best slope there is no bound (it ran on to skip
+        the faint stretch where the band meets the table, and came out a third too long)."""
+        maps = self.maps
+        on_base, on_table = maps.covered(self.angle, self.slope)
+        dark_base = on_base & (self.base > MIN_DEPTH)  # (NaN compares False)
+        dark_table = on_table & (self.table > MIN_DEPTH)
         if dark_table.any():
-            reach = float(self.steps[dark_table].max())
-            return max(reach - self.tip, 0.0) / (self.height + self.drop)
-        reach = float(self.steps[dark_base].max()) if dark_base.any() else 0.0
-        return max(reach - self.tip, 0.0) / self.height
-
-    def _edge(self, angles: np.ndarray) -> np.ndarray:
-        """How far from the post's axis the base's edge lies along each angle (mm)."""
-        return self.base_half / np.maximum(np.abs(np.cos(angles)), np.abs(np.sin(angles)))
+            reach = float(maps.steps[dark_table].max())
+            return max(reach - maps.tip, 0.0) / (maps.height + maps.drop)
+        reach = float(maps.steps[dark_base].max()) if dark_base.any() else 0.0
+        return max(reach - maps.tip, 0.0) / maps.height
 
 
 def _best_band(maps: _PlaneMaps, angles: np.ndarray) -> tuple[float, float]:
@@ -274,15 +273,6 @@ def _best_band(maps: _PlaneMaps, angles: np.ndarray) -> tuple[float, float]:
     )
     a, k = np.unravel_index(int(np.argmax(score)), score.shape)
     return float(angles[a]), float(slopes[k])
-
-
-def _hits(rays: np.ndarray, eye: np.ndarray, z: float) -> np.ndarray:
-    """Where rays from ``eye`` meet the plane at height ``z`` (x, y mm; far off where they
-    do not)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        reach = (z - eye[2]) / rays[:, 2]
-    xy = eye[None, :2] + rays[:, :2] * reach[:, None]
-    return np.where((reach > 0)[:, None] & np.isfinite(xy), xy, 1e9)
 
 
 def _sum_map(xy: np.ndarray, values: np.ndarray, half: float) -> tuple[np.ndarray, np.ndarray]:
@@ -311,7 +301,7 @@ def hidden_pixels(
     printed line or edge (``line_tier`` >= 0): they see neither the base nor the table."""
     width, height = size
     mask = np.zeros((height, width), np.uint8)
-    outline = (post_polygon + 0.5) * np.asarray(scale) - 0.5
+    outline = frame_to_working(post_polygon, scale)
     cv2.fillPoly(mask, [np.round(outline * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
     mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
     return mask.reshape(-1).astype(bool) | (line_tier.reshape(-1) >= 0)

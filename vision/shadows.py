@@ -710,19 +710,28 @@ def _look(
     return (direction * float(np.quantile(d @ direction, UMBRA_QUANTILE))).astype(np.float32)
 
 
-def _plane_cells(
-    camera: CameraModel, frame_px: np.ndarray, z: float | np.ndarray, half: float, cell_mm: float
-) -> tuple[np.ndarray, int]:
+def plane_points(camera: CameraModel, frame_px: np.ndarray, z: float | np.ndarray) -> np.ndarray:
     """Where the camera's rays through ``frame_px`` (``(n, 2)``) meet the plane at height
-    ``z`` (one for all, or one per ray), as cells of a square map ``2 * half`` mm wide
-    centred on the board: the flat cell index per ray (one past the last cell where the ray
-    misses the map) and the map's cells per side."""
+    ``z`` (one for all, or one per ray): ``(n, 2)`` mm, NaN where a ray never meets it."""
     rays = camera.ray_directions(frame_px)
     eye = camera.centre_mm()
     with np.errstate(divide="ignore", invalid="ignore"):
         reach = (z - eye[2]) / rays[:, 2]
     on_plane = eye[None, :2] + rays[:, :2] * reach[:, None]
+    return np.where((reach > 0)[:, None], on_plane, np.nan)
+
+
+def _plane_cells(
+    camera: CameraModel, frame_px: np.ndarray, z: float | np.ndarray, half: float, cell_mm: float
+) -> tuple[np.ndarray, int]:
+    """Where the camera's rays through ``frame_px`` (``(n, 2)``) meet the plane at height
+    ``z`` (see :func:`plane_points`), as cells of a square map ``2 * half`` mm wide
+    centred on the board: the flat cell index per ray (one past the last cell where the ray
+    misses the map) and the map's cells per side."""
+    on_plane = plane_points(camera, frame_px, z)
     n = int(np.ceil(2 * half / cell_mm))
-    cell = np.floor((on_plane + half) / cell_mm).astype(np.int64)
-    inside = (reach > 0) & np.all((cell >= 0) & (cell < n), axis=1)
+    with np.errstate(invalid="ignore"):  # (NaN, a ray that misses, compares False)
+        cell = np.floor((on_plane + half) / cell_mm)
+        inside = np.all((cell >= 0) & (cell < n), axis=1)
+    cell = np.where(inside[:, None], cell, 0).astype(np.int64)
     return np.where(inside, cell[:, 1] * n + cell[:, 0], n * n), n

@@ -286,12 +286,12 @@ def test_property_entries_of_points_asked_in_any_order_and_again(sizes, asked):
     seed=st.integers(0, 1000),
 )
 def test_working_pixels_go_back_to_the_frame_pixels_they_average(width, height, factor, seed):
-    from vision.footprint import _to_working, working_to_frame
+    from vision.footprint import frame_to_working, working_to_frame
 
     flat = np.random.default_rng(seed).integers(0, width * height, 20)
     scale = (1.0 / factor, 1.0 / factor)
     frame = working_to_frame(flat, (width, height), scale)
     rows, columns = np.divmod(flat, width)
-    np.testing.assert_allclose(_to_working(frame, scale), np.column_stack([columns, rows]))
+    np.testing.assert_allclose(frame_to_working(frame, scale), np.column_stack([columns, rows]))
     # The centre of a working pixel is the centre of the block of frame pixels it averages.
     np.testing.assert_allclose(frame, np.column_stack([columns, rows]) * factor + (factor - 1) / 2)

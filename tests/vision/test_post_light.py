@@ -17,7 +17,7 @@ from calibration.colours import LIGHT_SCALE
 from calibration.spec import load_spec
 from vision.footprint import build_footprints, working_size
 from vision.observer import shrink
-from vision.post_light import BEYOND_MM, hidden_pixels, light_from_post, post_shadow
+from vision.post_light import BEYOND_MM, hidden_pixels, post_shadow
 from vision.render import random_scene, render_timevectors
 from vision.shadows import LIGHT_DOUBT
 
@@ -31,6 +31,12 @@ def slope_of(azimuth_deg: float, elevation_deg: float) -> np.ndarray:
     """The light's slope (as vision.shadows has it: towards the lamp, per mm of height)."""
     az, el = np.radians(azimuth_deg), np.radians(elevation_deg)
     return np.array([np.cos(az), np.sin(az)]) / np.tan(el)
+
+
+def light_from_post(*args) -> tuple[float, float] | None:
+    """The light's slope :func:`post_shadow` tells (None: none, or the band's end unseen)."""
+    found = post_shadow(*args)
+    return None if found is None else found.slope
 
 
 def _table(seed: int) -> np.ndarray:
