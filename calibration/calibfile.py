@@ -85,6 +85,10 @@ class Calibration:
     ``palette_rgb`` is the learned token colours (RGB as the camera sees them), if any.
     The reference is a small JPEG of the empty board (``reference_jpeg``) or a
     path to an image file (``reference_path``, relative to the calibration file).
+    ``reference_misfit_px`` is how far (frame pixels) the reference's details may lie from
+    where this camera sees them: 0 for a picture this camera took, more for one moved to
+    follow a bumped camera (one homography cannot follow the tiers' parallax). It lives
+    only as long as the running pipeline that re-fitted the camera and is not saved.
     """
 
     board: str
@@ -98,6 +102,7 @@ class Calibration:
     reference_jpeg: bytes | None = None
     reference_path: str | None = None
     version: int = CALIBRATION_VERSION
+    reference_misfit_px: float = 0.0
 
     @property
     def image_size(self) -> tuple[int, int]:
@@ -125,11 +130,17 @@ class Calibration:
         return None
 
     def with_reference(
-        self, image_bgr: np.ndarray, max_width: int = 640, quality: int = 95
+        self,
+        image_bgr: np.ndarray,
+        max_width: int = 640,
+        quality: int = 95,
+        *,
+        misfit_px: float = 0.0,
     ) -> Calibration:
         """A copy embedding ``image_bgr`` (at most ``max_width`` wide) as the reference JPEG,
         with full colour resolution: the usual halved chroma smears colour across every sharp
-        edge (the post against the plates), which the observer would read as change."""
+        edge (the post against the plates), which the observer would read as change.
+        ``misfit_px``: see ``reference_misfit_px`` (0: this camera's own picture)."""
         h, w = image_bgr.shape[:2]
         if w > max_width:
             image_bgr = cv2.resize(
@@ -142,7 +153,12 @@ class Calibration:
         )
         if not ok:
             raise CalibrationError("could not encode the reference image as JPEG")
-        return replace(self, reference_jpeg=buf.tobytes(), reference_path=None)
+        return replace(
+            self,
+            reference_jpeg=buf.tobytes(),
+            reference_path=None,
+            reference_misfit_px=float(misfit_px),
+        )
 
     def to_dict(self) -> dict:
         """The JSON document (see the module docstring for the schema)."""

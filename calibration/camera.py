@@ -57,6 +57,22 @@ class CameraModel:
         normalised = cv2.undistortPoints(pts, self.K, self.dist).reshape(-1, 2)
         return np.column_stack([normalised, np.ones(len(normalised))]) @ self._rotation
 
+    def bumped(
+        self, degrees: float, axis: tuple[float, float, float], shift_mm: tuple[float, float, float]
+    ) -> CameraModel:
+        """This camera knocked: turned by ``degrees`` about ``axis`` (camera frame) through
+        its own centre, as a tripod head turns, and its centre then moved by ``shift_mm``
+        (camera frame). Same intrinsics."""
+        direction = np.asarray(axis, dtype=np.float64)
+        turn = cv2.Rodrigues(np.radians(degrees) * direction / np.linalg.norm(direction))[0]
+        return CameraModel(
+            K=self.K,
+            dist=self.dist,
+            rvec=cv2.Rodrigues(turn @ self._rotation)[0],
+            tvec=turn @ self.tvec - np.asarray(shift_mm, dtype=np.float64),
+            image_size=self.image_size,
+        )
+
     def to_dict(self) -> dict:
         """JSON-ready representation (used inside calibration files)."""
         return {

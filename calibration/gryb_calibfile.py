@@ -69,6 +69,9 @@ class GrybCalibration:
     reference_path: str | None = None
     version: int = CALIBRATION_VERSION
     board: str = "gryb"
+    #: Always 0: cloth has no camera model to re-fit, so its reference is never moved (the
+    #: field is here for the reference methods the stacked board's calibration lends it).
+    reference_misfit_px: float = 0.0
 
     # The reference picture is stored exactly as for the stacked board.
     reference_image = Calibration.reference_image

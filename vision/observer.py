@@ -52,7 +52,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import cv2
@@ -211,6 +211,30 @@ def shrink(image_bgr: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     if (out.shape[1], out.shape[0]) != tuple(size):
         out = cv2.resize(out, tuple(size), interpolation=cv2.INTER_AREA)
     return out
+
+
+def reference_envelope(
+    reference: np.ndarray, positions: np.ndarray, misfit_px: float
+) -> tuple[list[np.ndarray], list[np.ndarray]] | None:
+    """Per feature axis, the least and greatest value the (working-size) ``reference``
+    takes within ``misfit_px`` working pixels of each of the gathered ``positions``, or
+    None when that is under half a pixel. A reference moved to follow a bumped camera has
+    its printed lines up to that far off (see ``Calibration.reference_misfit_px``): a frame
+    pixel within that range is the empty board, slightly moved. Judged against the nearest
+    pixel alone, the plates' lines and cut edges around G8Q beside the post of the replay
+    tests' bumped camera changed most of that point's core, and its outline was read as a
+    token's (with OpenCV 5.1, whose re-fitted pose lay 0.10 px off the true one at the median,
+    against 5.0's 0.08)."""
+    radius = int(np.floor(misfit_px + 0.5))  # (half a pixel rounds up)
+    if radius < 1:
+        return None
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
+    planes = features(reference)
+    low, high = cv2.erode(planes, kernel), cv2.dilate(planes, kernel)
+    return tuple(
+        [np.ascontiguousarray(bound.reshape(-1, 3)[positions, k]) for k in range(3)]
+        for bound in (low, high)
+    )  # type: ignore[return-value]
 
 
 def _rows(array: np.ndarray, index: np.ndarray) -> np.ndarray:
@@ -392,6 +416,11 @@ class Observer:
             self._ref_px = ref_px
             self._ref_features = features(ref_px)
             self._ref_columns = [np.ascontiguousarray(self._ref_features[:, k]) for k in range(3)]
+            self._ref_envelope = reference_envelope(
+                ref_small.reshape(size[1], size[0], 3),
+                self._positions,
+                getattr(calibration, "reference_misfit_px", 0.0) * max(fp.scale),
+            )
             self._ref_clipped = ref_px >= CLIPPED
             self._ref_any_clipped = highest_channel(ref_px) >= CLIPPED
             self._ref_grid_px = _rows(ref_px, self._light_samples)
@@ -412,6 +441,7 @@ class Observer:
         else:
             self._ref_px = None
             self._ref_features = None
+            self._ref_envelope = None
             self._textured_rows = np.ones(self._grid.shape[0], bool)
             balance = np.ones(3, np.float32)
         if palette is None:  # a calibration file may carry the user's nominal palette
@@ -506,6 +536,17 @@ class Observer:
             self._known_array[np.fromiter(held.keys(), np.int64)] = np.fromiter(
                 held.values(), np.int64
             )
+
+    def token_mask(self, points: Iterable[int]) -> np.ndarray:
+        """``(height, width)`` uint8 of the working image: 1 where a token at any of
+        ``points`` would show (its silhouette), else 0."""
+        size = self.footprints.size
+        mask = np.zeros(size[0] * size[1], np.uint8)
+        silhouette = self.footprints.silhouette
+        wanted = np.zeros(N_POINTS, bool)
+        wanted[np.fromiter(points, np.int64)] = True
+        mask[silhouette.index[wanted[silhouette.point]]] = 1
+        return mask.reshape(size[1], size[0])
 
     @property
     def light_slope(self) -> tuple[float, float] | None:
@@ -1772,17 +1813,30 @@ class Observer:
             cuts, np.maximum(everywhere[rim.inside], everywhere[rim.outside])
         ).astype(np.intp)
 
-    def _outstanding(self, difference: Difference, pixels: np.ndarray) -> np.ndarray:
+    def _outstanding(
+        self, difference: Difference, pixels: np.ndarray, feats: np.ndarray
+    ) -> np.ndarray:
         """Per one of the gathered ``pixels``: does its ``difference`` from the empty board
         stand out of the noise of its class of detail (see :meth:`_noise_by_detail`)? Asked
         of the core of a point no token was read on, before its outline is looked for. (Not
         of the change itself: judged so, the faint change of a grey token on a grey stone
-        table, whose grain is detail, fell under it.)"""
+        table, whose grain is detail, fell under it.) With a reference moved after a bump
+        (see :func:`reference_envelope`) the frame's features (``feats``) must stand out of
+        every value the reference takes within its misfit, too: the printed lines a pixel or
+        two off changed most of an empty point's core."""
         if self._ref_px is None:
             return np.ones(len(pixels), bool)
-        a, b = difference.chroma_a[pixels], difference.chroma_b[pixels]
         sigma = self._detail_sigmas[self._noise_class[pixels]]
-        return self._beyond_noise(a * a + b * b, difference.light[pixels], pixels, sigma=sigma)
+        a, b = difference.chroma_a[pixels], difference.chroma_b[pixels]
+        out = self._beyond_noise(a * a + b * b, difference.light[pixels], pixels, sigma=sigma)
+        if self._ref_envelope is None:
+            return out
+        low, high = self._ref_envelope
+        seen = feats[pixels]
+        a, b, light = (
+            seen[:, k] - np.clip(seen[:, k], low[k][pixels], high[k][pixels]) for k in range(3)
+        )
+        return out & self._beyond_noise(a * a + b * b, light, pixels, sigma=sigma)
 
     def _noise_by_detail(
         self, residual: np.ndarray, clipped: np.ndarray, overall: float
@@ -1964,7 +2018,7 @@ class Observer:
             boosted = np.maximum(boosted, colour_evidence)
         # Points with most of their core changed a little may be a token the table's colour.
         outstanding = asked.copy()
-        outstanding[asked] = self._outstanding(difference, self._core.index[asked])
+        outstanding[asked] = self._outstanding(difference, self._core.index[asked], feats)
         changed_core = np.bincount(self._core.point, weights=outstanding, minlength=N_POINTS)
         outlined = self._outlined(
             reading.accepted, changed_core >= RIM_ASKED * self._core.count, faint=still

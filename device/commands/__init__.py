@@ -34,15 +34,29 @@ def token_sets(text: str) -> int:
     return value
 
 
+def _degrees(text: str, limit: float, what: str) -> float:
+    """A number of degrees 0 to ``limit``; ``what`` turns, for the message."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of degrees") from None
+    if not 0 <= value <= limit:  # (NaN is refused too)
+        raise argparse.ArgumentTypeError(f"{what} turns 0 to {limit:g} degrees, not {text}")
+    return value
+
+
 def plate_twist(text: str) -> float:
     """argparse type of ``--twist``: the most a rendered plate is turned about the post,
     0 to the calibration's limit in degrees, refused with a clear message otherwise."""
     from calibration.spec import MAX_TWIST_DEG
 
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of degrees") from None
-    if not 0 <= value <= MAX_TWIST_DEG:  # (NaN is refused too)
-        raise argparse.ArgumentTypeError(f"a plate turns 0 to {MAX_TWIST_DEG:g} degrees, not {text}")
-    return value
+    return _degrees(text, MAX_TWIST_DEG, "a plate")
+
+
+MAX_BUMP_DEG = 2.0  # the live drift check re-fits shifts up to 8% of the width: about this turn
+
+
+def camera_bump(text: str) -> float:
+    """argparse type of ``--bump``: the most the bench's camera is knocked after calibration,
+    0 to ``MAX_BUMP_DEG`` degrees, refused with a clear message otherwise."""
+    return _degrees(text, MAX_BUMP_DEG, "a bumped camera")

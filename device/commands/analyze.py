@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from device.commands import plate_twist, scene_seed, token_sets
+from device.commands import camera_bump, plate_twist, scene_seed, token_sets
 
 if TYPE_CHECKING:  # numpy is imported lazily: `boardcam --help` stays quick
     import numpy as np
@@ -76,6 +76,15 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         default=0.0,
         metavar="DEG",
         help="turn each board's tiers Q..S about the post by up to DEG degrees (default 0)",
+    )
+    bench.add_argument(
+        "--bump",
+        type=camera_bump,
+        default=0.0,
+        metavar="DEG",
+        help="knock each still scene's camera after calibration by up to DEG degrees (and a "
+        "few millimetres), re-fitted from the scene itself as the live drift check does "
+        "(default 0)",
     )
     bench.add_argument(
         "--from-clicks",
@@ -208,8 +217,11 @@ def _run_bench(args: argparse.Namespace) -> int:
         print("boardcam bench vision: --scenes, --games and --moves must be at least 1", file=sys.stderr)
         return EXIT_BAD_INPUT
     problem = None
-    if args.board == "gryb" and (args.twist or args.from_clicks is not None):
-        problem = "--twist and --from-clicks are for the stacked board (the bandanna has no plates)"
+    if args.board == "gryb" and (args.twist or args.bump or args.from_clicks is not None):
+        problem = (
+            "--twist, --bump and --from-clicks are for the stacked board (the bandanna has "
+            "no plates and no camera model to re-fit)"
+        )
     elif args.from_clicks is not None and args.from_clicks < 0:
         problem = "--from-clicks cannot be negative"
     if problem:
@@ -229,7 +241,9 @@ def _run_bench(args: argparse.Namespace) -> int:
         seed=args.seed,
         out=sys.stdout,
         hard_light=args.light == "hard",
-        bench_board=BenchBoard(twist_deg=args.twist, click_noise_px=args.from_clicks),
+        bench_board=BenchBoard(
+            twist_deg=args.twist, click_noise_px=args.from_clicks, bump_deg=args.bump
+        ),
     )
     return 0
 
@@ -294,10 +308,14 @@ class BenchBoard:
     """How the bench's boards are built and calibrated: plates turned about the post by up
     to ``twist_deg`` (at random per scene), and calibrated exactly (``click_noise_px`` None)
     or as a user does: from clicks that far off, refined from the printed grid of the empty
-    board's picture."""
+    board's picture. With ``bump_deg`` the camera of a still scene is knocked after
+    calibration (turned by up to that much, its centre moved up to 5 mm per degree) and the
+    calibration re-fitted from the scene's picture, tokens and all, as the live drift check
+    re-fits it."""
 
     twist_deg: float = 0.0
     click_noise_px: float | None = None
+    bump_deg: float = 0.0
 
     def built(self, seed: int) -> object:
         """The board of scene ``seed`` as built."""
@@ -321,6 +339,38 @@ class BenchBoard:
         fit = refine_with_markings(fit_camera(clicks, load_spec(), camera.image_size), reference)
         return replace(_calibration(fit.camera, fit.spec, reference), rms_px=fit.rms_px)
 
+    def seen_by(self, seed: int, camera: object) -> object:
+        """The camera of still scene ``seed`` when its picture is taken: ``camera``, or with
+        ``bump_deg`` that camera knocked (at random per scene)."""
+        import numpy as np
+
+        if not self.bump_deg:
+            return camera
+        rng = np.random.default_rng([seed, 5])
+        degrees = self.bump_deg * rng.uniform(0.3, 1.0)
+        shift = rng.normal(size=3)
+        shift *= 5.0 * degrees * rng.uniform(0.0, 1.0) / np.linalg.norm(shift)
+        return camera.bumped(degrees, tuple(rng.normal(size=3)), tuple(shift))
+
+    @staticmethod
+    def refitted(calibration: object, image: np.ndarray) -> object:
+        """``calibration`` as the live pipeline has it for ``image`` once a bump is re-fitted
+        and the moved reference registered to ``image`` (as it was, if the drift check does
+        not re-fit). Every token of the scene is new to it: none is held."""
+        from calibration.drift import DriftDetector, DriftStatus
+        from device.pipeline import (
+            ObserverCalibration,
+            refitted_calibration,
+            registered_calibration,
+        )
+        from vision.observer import Observer
+
+        result = DriftDetector.for_calibration(calibration).check(image)
+        if result.status is not DriftStatus.REFIT:
+            return calibration
+        moved = refitted_calibration(calibration, result.refit)
+        return registered_calibration(moved, Observer(ObserverCalibration.of(moved)), image)
+
     def describe(self) -> str:
         """The board and calibration in words, for the bench's headings."""
         plates = f"plates turned up to {self.twist_deg:g} deg" if self.twist_deg else "straight plates"
@@ -328,7 +378,8 @@ class BenchBoard:
             "exact calibration" if self.click_noise_px is None
             else f"calibrated from clicks {self.click_noise_px:g} px off, refined from the printed grid"
         )
-        return f"{plates}, {fitted}"
+        bumped = f", still scenes' camera bumped up to {self.bump_deg:g} deg" if self.bump_deg else ""
+        return f"{plates}, {fitted}{bumped}"
 
 
 def _scene_tokens(rng: np.random.Generator, count: int) -> dict[int, int]:
@@ -362,10 +413,14 @@ def still_scene(
     if cast:
         tint = np.exp(rng.normal(0, 0.1, 3))
         shown = dataclasses.replace(style, white_balance=tuple(float(v) for v in tint / tint[1]))
-    rendered = render_timevectors(camera, spec, tokens, colours, scene=shown, seed=seed)
+    seen = bench_board.seen_by(seed, camera)
+    rendered = render_timevectors(seen, spec, tokens, colours, scene=shown, seed=seed)
     reference = _with_noise(empty.image_bgr, style.noise_sigma, rng)
     image = _with_noise(rendered.image_bgr, style.noise_sigma, rng)
-    return tokens, rendered, image, bench_board.calibrated(seed, camera, spec, reference)
+    calibration = bench_board.calibrated(seed, camera, spec, reference)
+    if seen is not camera:
+        calibration = bench_board.refitted(calibration, image)
+    return tokens, rendered, image, calibration
 
 
 def _bench_stills(
@@ -399,8 +454,12 @@ def _bench_stills(
             totals[name][1] += int(mask.sum())
         totals["hidden_agree"][0] += int(np.sum((observation.visibility >= 0.5) == visible))
         totals["hidden_agree"][1] += 256
+        refit = ""
+        if bench_board.bump_deg:
+            misfit = calibration.reference_misfit_px
+            refit = f", re-fitted (reference {misfit:.1f} px off)" if misfit else ", not re-fitted"
         print(
-            f"  scene {this_seed}: {size[0]}x{size[1]}, {len(tokens)} tokens, "
+            f"  scene {this_seed}: {size[0]}x{size[1]}, {len(tokens)} tokens{refit}, "
             f"{int(np.sum(wrong & visible))} wrong of {int(visible.sum())} visible points, "
             f"{int(np.sum(wrong))} of 256 all",
             file=out,

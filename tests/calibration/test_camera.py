@@ -37,3 +37,41 @@ def test_the_ray_through_a_points_pixel_passes_through_the_point(x, y, z, elevat
 def test_no_pixels_no_rays():
     camera = CameraModel.looking_at((0, 0, 150), 800, 50, 0, (640, 480))
     assert camera.ray_directions(np.zeros((0, 2))).shape == (0, 3)
+
+
+_axes = st.tuples(*[st.floats(-1, 1)] * 3).filter(lambda v: np.linalg.norm(v) > 0.1)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    degrees=st.floats(0, 5),
+    axis=_axes,
+    shift=st.tuples(*[st.floats(-10, 10)] * 3),
+    elevation=st.floats(35, 80),
+    azimuth=st.floats(0, 360),
+)
+def test_a_bumped_camera_turns_by_the_angle_and_moves_by_the_shift(
+    degrees, axis, shift, elevation, azimuth
+):
+    camera = CameraModel.looking_at((0, 0, 150), 800, elevation, azimuth, (1280, 960))
+    bumped = camera.bumped(degrees, axis, shift)
+    turn = bumped._rotation @ camera._rotation.T  # (camera frame before -> after)
+    # The axis given (in the camera's frame) stays; a vector across it turns by the angle.
+    along = np.asarray(axis) / np.linalg.norm(axis)
+    assert np.allclose(turn @ along, along, atol=1e-9)
+    across = np.cross(along, [1.0, 0.0, 0.0] if abs(along[0]) < 0.9 else [0.0, 1.0, 0.0])
+    across /= np.linalg.norm(across)
+    turned = turn @ across
+    angle = np.degrees(np.arctan2(np.cross(across, turned) @ along, across @ turned))
+    assert abs(angle - degrees) < 1e-6
+    # The centre moves by the shift, given in the bumped camera's own frame.
+    moved = bumped._rotation @ (bumped.centre_mm() - camera.centre_mm())
+    assert np.allclose(moved, shift, atol=1e-9 * 1000)
+    assert np.array_equal(bumped.K, camera.K) and bumped.image_size == camera.image_size
+
+
+def test_an_unbumped_camera_projects_as_before():
+    camera = CameraModel.looking_at((0, 0, 150), 800, 50, 30, (1280, 960))
+    points = np.array([[0.0, 0.0, 0.0], [100.0, -80.0, 315.0]])
+    same = camera.bumped(0.0, (0, 0, 1), (0, 0, 0))
+    assert np.allclose(same.project(points), camera.project(points))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 import pytest
 
@@ -16,17 +15,7 @@ from vision.render import random_scene, render_timevectors
 
 def _bumped(camera: CameraModel, degrees: float, shift_mm=(0.0, 0.0, 0.0)) -> CameraModel:
     """The camera turned about its own centre (a tripod head knocked) and shifted a little."""
-    turn = cv2.Rodrigues(
-        np.radians(degrees) * np.array([1.0, 2.0, 0.5]) / np.linalg.norm([1.0, 2.0, 0.5])
-    )[0]
-    rotation = cv2.Rodrigues(camera.rvec)[0]
-    return CameraModel(
-        K=camera.K,
-        dist=camera.dist,
-        rvec=cv2.Rodrigues(turn @ rotation)[0],
-        tvec=turn @ camera.tvec + np.asarray(shift_mm),
-        image_size=camera.image_size,
-    )
+    return camera.bumped(degrees, (1.0, 2.0, 0.5), tuple(-v for v in shift_mm))
 
 
 @pytest.fixture(scope="module", params=[0, 3])

@@ -345,10 +345,44 @@ def test_the_vision_bench_can_turn_the_plates_and_calibrate_from_clicks(capsys):
     assert "per-point error, visible points" in text and "move detection: precision" in text
 
 
+def test_the_vision_bench_can_bump_the_camera_and_refit_it(capsys):
+    """``--bump``: each still scene's camera is knocked after calibration and the reader gets
+    the calibration the live drift check re-fits from the scene's own picture."""
+    from calibration.refraction import through_plates
+    from device.commands.analyze import BenchBoard, bench_scene, still_scene
+
+    board = BenchBoard(bump_deg=1.5)
+    _, rendered, _, calibration = still_scene(3, (1280, 960), cast=False, bench_board=board)
+    camera = bench_scene(3, (1280, 960))[0]
+    seen = board.seen_by(3, camera)
+    centres = calibration.spec.point_centres()
+    truth, before = (through_plates(c, calibration.spec).project(centres) for c in (seen, camera))
+    refit = through_plates(calibration.camera, calibration.spec).project(centres)
+    assert np.median(np.linalg.norm(truth - before, axis=1)) > 5.0  # a bump worth re-fitting
+    assert np.median(np.linalg.norm(refit - truth, axis=1)) < 0.5
+    assert calibration.reference_misfit_px > 0
+    assert BenchBoard().seen_by(3, camera) is camera
+    argv = ["bench", "vision", "--scenes", "1", "--games", "1", "--moves", "1", "--bump", "1.5"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "still scenes' camera bumped up to 1.5 deg" in text
+    assert "re-fitted (reference" in text and "per-point error, visible points" in text
+
+
+@pytest.mark.parametrize("value", ["-0.5", "2.5", "nan", "much"])
+def test_a_bump_beyond_a_refit_is_refused(value, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["bench", "vision", "--quick", "--bump", value])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "a bumped camera turns 0 to 2 degrees" in err or "is not a number of degrees" in err
+
+
 @pytest.mark.parametrize(
     "extra, message",
     [(["--from-clicks", "-1"], "cannot be negative"),
-     (["--board", "gryb", "--twist", "1"], "for the stacked board")],
+     (["--board", "gryb", "--twist", "1"], "for the stacked board"),
+     (["--board", "gryb", "--bump", "1"], "no camera model to re-fit")],
 )
 def test_bad_bench_boards_are_refused(extra, message, capsys):
     assert main(["bench", "vision", "--quick", *extra]) == 2
