@@ -82,9 +82,9 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         type=camera_bump,
         default=0.0,
         metavar="DEG",
-        help="knock each still scene's camera after calibration by up to DEG degrees (and a "
-        "few millimetres), re-fitted from the scene itself as the live drift check does "
-        "(default 0)",
+        help="knock the camera after calibration by up to DEG degrees (and a few millimetres): "
+        "each still scene's, re-fitted from the scene itself as the live drift check does, and "
+        "each game's, by the hand that places its middle move (default 0)",
     )
     bench.add_argument(
         "--from-clicks",
@@ -308,10 +308,11 @@ class BenchBoard:
     """How the bench's boards are built and calibrated: plates turned about the post by up
     to ``twist_deg`` (at random per scene), and calibrated exactly (``click_noise_px`` None)
     or as a user does: from clicks that far off, refined from the printed grid of the empty
-    board's picture. With ``bump_deg`` the camera of a still scene is knocked after
-    calibration (turned by up to that much, its centre moved up to 5 mm per degree) and the
-    calibration re-fitted from the scene's picture, tokens and all, as the live drift check
-    re-fits it."""
+    board's picture. With ``bump_deg`` the camera is knocked after calibration (turned by up
+    to that much, its centre moved up to 5 mm per degree): a still scene's calibration is
+    re-fitted from the scene's picture, tokens and all, as the live drift check re-fits it,
+    and in a game the hand that places the middle move knocks it (the live pipeline notices
+    and re-fits it)."""
 
     twist_deg: float = 0.0
     click_noise_px: float | None = None
@@ -340,7 +341,7 @@ class BenchBoard:
         return replace(_calibration(fit.camera, fit.spec, reference), rms_px=fit.rms_px)
 
     def seen_by(self, seed: int, camera: object) -> object:
-        """The camera of still scene ``seed`` when its picture is taken: ``camera``, or with
+        """The camera of still scene (or game) ``seed`` once knocked: ``camera``, or with
         ``bump_deg`` that camera knocked (at random per scene)."""
         import numpy as np
 
@@ -378,7 +379,7 @@ class BenchBoard:
             "exact calibration" if self.click_noise_px is None
             else f"calibrated from clicks {self.click_noise_px:g} px off, refined from the printed grid"
         )
-        bumped = f", still scenes' camera bumped up to {self.bump_deg:g} deg" if self.bump_deg else ""
+        bumped = f", camera bumped up to {self.bump_deg:g} deg" if self.bump_deg else ""
         return f"{plates}, {fitted}{bumped}"
 
 
@@ -486,9 +487,10 @@ class _StreamTiming:
     decode: float = 0.0
 
 
-def _timed_pipeline(calibration: object) -> tuple[object, object, dict[str, list[float]]]:
+def _timed_pipeline(calibration: object) -> tuple[object, list, dict[str, list[float]]]:
     """The live pipeline of a three-player game (colours learned from the game, the first
-    token of each set founding its colour), its observer timed: (pipeline, observer, totals)."""
+    token of each set founding its colour), its observers timed: (pipeline, the observers it
+    made, totals). A camera re-fitted after a bump gets an observer of its own."""
     from collections import defaultdict
 
     from device.commands.replay import Timed
@@ -496,11 +498,18 @@ def _timed_pipeline(calibration: object) -> tuple[object, object, dict[str, list
     from device.pipeline import Pipeline, make_observer
 
     totals: dict[str, list[float]] = defaultdict(list)
-    observer = Timed(make_observer(calibration), "observe", totals, "observer")
-    pipeline = Pipeline(
-        calibration, new_game(3, "none"), observer_factory=lambda *_, **__: observer
-    )
-    return pipeline, observer, totals
+    observers = [Timed(make_observer(calibration), "observe", totals, "observer")]
+
+    def observer_for(cal: object, *, palette: object = None, sets: int | None = None) -> object:
+        if cal is calibration:
+            return observers[0]
+        observers.append(
+            Timed(make_observer(cal, palette=palette, sets=sets), "observe", totals, "observer")
+        )
+        return observers[-1]
+
+    pipeline = Pipeline(calibration, new_game(3, "none"), observer_factory=observer_for)
+    return pipeline, observers, totals
 
 
 def _players_answer(
@@ -579,25 +588,31 @@ def _bench_games(
         spec = bench_board.built(game_seed)
         empty = render_timevectors(camera, spec, {}, colours, scene=style, seed=game_seed)
         reference = _with_noise(empty.image_bgr, style.noise_sigma, rng)
-        pipeline, observer, totals = _timed_pipeline(bench_board.calibrated(game_seed, camera, spec, reference))
-        rendered = _Renderings(camera, style, colours, game_seed, spec)
+        pipeline, observers, totals = _timed_pipeline(bench_board.calibrated(game_seed, camera, spec, reference))
+        # (with --bump the hand that places the middle move knocks the camera)
+        knocked = bench_board.seen_by(game_seed, camera)
+        views = [_Renderings(view, style, colours, game_seed, spec)
+                 for view in ([camera] if knocked is camera else [camera, knocked])]
+        bump_at = moves // 2 if len(views) == 2 else None
 
         board: dict[int, int] = {}
         truth_moves: list[tuple[int, int]] = []
         truth_game = new_game(3, "none")
         truth_win = False
-        # Each frame: the tokens, the hand, and the move whose player then looks at the phone.
-        script: list[tuple[dict[int, int], HandSpec | None, tuple[int, int] | None]] = [
-            (dict(board), None, None)
-        ] * 3
+        # Each frame: the tokens, the hand, the move whose player then looks at the phone, and
+        # the view (1: the camera as knocked).
+        script: list[tuple[dict[int, int], HandSpec | None, tuple[int, int] | None, int]] = []
+        view = 0
+        script += [(dict(board), None, None, view)] * 3
         free = [int(p) for p in rng.permutation(256)]
         for m in range(moves):
             point = free.pop()
             hand = HandSpec(target_point=point, scale=float(rng.uniform(0.8, 1.2)))
             if m % 4 == 3:  # a hand that hovers and leaves without playing
                 hover = HandSpec(target_point=free[-1])
-                script += [(dict(board), hover, None)] * 2 + [(dict(board), None, None)] * 4
-            script += [(dict(board), hand, None)]
+                script += [(dict(board), hover, None, view)] * 2 + [(dict(board), None, None, view)] * 4
+            script += [(dict(board), hand, None, view)]
+            view = 1 if m == bump_at else view
             board[point] = m % 3
             truth_moves.append((point, m % 3))
             truth_win = truth_win or truth_game.completes_vector(point, m % 3)
@@ -605,13 +620,13 @@ def _bench_games(
                 truth_game.push(Move(point, m % 3))
             # The hand lets go and leaves; the camera then sees a calm board for a second,
             # and the player looks at the phone.
-            script += [(dict(board), hand, None)] + [(dict(board), None, None)] * 3
-            script += [(dict(board), None, (point, m % 3))]
+            script += [(dict(board), hand, None, view)] + [(dict(board), None, None, view)] * 3
+            script += [(dict(board), None, (point, m % 3), view)]
         found: list[tuple[int, int]] = []
         told: list[tuple[int, int]] = []  # moves the players had to tell: not the camera's
         counts: Counter[str] = Counter()
-        for index, (tokens, hand, looking) in enumerate(script):
-            image = _with_noise(rendered.get(tokens, hand).image_bgr, style.noise_sigma, rng)
+        for index, (tokens, hand, looking, view) in enumerate(script):
+            image = _with_noise(views[view].get(tokens, hand).image_bgr, style.noise_sigma, rng)
             timing.decode += _decode_time(image)
             stamp = index / 4.0  # a camera at 4 frames per second
             pending = list(pipeline.process(Frame(image, index, stamp), now=stamp))
@@ -629,6 +644,7 @@ def _bench_games(
                     (told if move == telling else found).append(move)
                 counts["wins"] += event.type == ev.WIN
                 counts["illegal"] += event.type == ev.ILLEGAL
+                counts["refits"] += event.type == ev.CAMERA_MOVED and bool(event.data.get("refit"))
                 if event.type == ev.CONFIRM_HIDDEN:
                     counts["in_line" if event.data.get("in_line") else "asked"] += 1
                 try:
@@ -637,9 +653,9 @@ def _bench_games(
                     counts["unanswered"] += 1
         timing.frames += len(script)
         timing.observe += sum(totals["observer"])
-        timing.reread += observer.full_reads
+        timing.reread += sum(observer.full_reads for observer in observers)
         right = len(set(found) & set(truth_moves))
-        final = rendered.get(board, None).visibility
+        final = views[-1].get(board, None).visibility
         missed = sorted(set(truth_moves) - set(found))
         hidden_missed = [(p, c) for p, c in missed if final[p] < 0.5]
         wrong = sorted(set(found) - set(truth_moves))
@@ -651,7 +667,9 @@ def _bench_games(
               f"{counts['illegal']} illegal alerts, {counts['asked']} hidden-point questions, "
               f"{counts['in_line']} in-line questions ({counts['unanswered']} the players could "
               f"not answer), {counts['told']} told by "
-              f"the players over {len(script)} frames", file=out)
+              f"the players over {len(script)} frames"
+              + (f", camera knocked at move {bump_at + 1} and re-fitted {counts['refits']} times"
+                 if bump_at is not None else ""), file=out)
         if missed or wrong:
             print(f"    missed: {_move_names(missed)} (of which hidden from the camera: "
                   f"{_move_names(hidden_missed)}); wrong: {_move_names(wrong)}", file=out)

@@ -1767,22 +1767,30 @@ def test_a_near_token_in_line_with_a_far_one_is_judged_again_once_its_neighbours
     assert not (observation.states()[empty] >= 0).any()
 
 
+def _replay_bump() -> tuple[Calibration, object, object]:
+    """The replay tests' bump: the calibration (exact camera, empty-board reference), the
+    camera as knocked, and a renderer of the view from there."""
+    from calibration.camera import CameraModel
+    from device.sources.demo import DEMO_PALETTE, ShotRenderer
+
+    camera = CameraModel.looking_at((0.0, 0.0, 150.0), 760.0, 52.0, -30.0, (640, 480))
+    moved = CameraModel.looking_at((4.0, -3.0, 150.0), 760.0, 52.6, -29.4, (640, 480))
+    plain = ShotRenderer(camera, DEMO_PALETTE)
+    calibration = Calibration(
+        board="timevectors", spec=plain.spec, camera=camera, rms_px=0.0
+    ).with_reference(plain.empty_board(), max_width=640)
+    return calibration, moved, ShotRenderer(moved, DEMO_PALETTE)
+
+
 def test_a_refitted_reference_a_pixel_off_does_not_make_an_empty_point_plain():
     """After a camera bump the reference is moved by one homography for all tiers, which
     leaves some printed lines a pixel or so off. Beside the lines of the plates above, the
     texture then no longer follows it; the strong verdict "a plain top hides the texture" is
     still judged over the whole disc, lines in front and all. G5Q of the replay test's bumped
     camera was read as plain, and as a token, when it was judged beside the lines only."""
-    from calibration.camera import CameraModel
     from device.pipeline import refitted_calibration
-    from device.sources.demo import DEMO_PALETTE, ShotRenderer
 
-    camera = CameraModel.looking_at((0.0, 0.0, 150.0), 760.0, 52.0, -30.0, (640, 480))
-    moved = CameraModel.looking_at((4.0, -3.0, 150.0), 760.0, 52.6, -29.4, (640, 480))
-    plain, bumped = ShotRenderer(camera, DEMO_PALETTE), ShotRenderer(moved, DEMO_PALETTE)
-    calibration = Calibration(
-        board="timevectors", spec=plain.spec, camera=camera, rms_px=0.0
-    ).with_reference(plain.empty_board(), max_width=640)
+    calibration, moved, bumped = _replay_bump()
     observer = Observer(refitted_calibration(calibration, moved))
     empty = bumped.empty_board()
     feats, _ = observer._change(observer._sample(empty))
@@ -1810,17 +1818,11 @@ def test_a_refitted_reference_with_its_misfit_makes_no_token_of_lines_a_pixel_of
     core, and its outline was read as a token's. Counting the reference's misfit (what
     the homography leaves of the tiers' parallax), an empty point's core changes only where
     the frame stands out of every value the reference takes that near."""
-    from calibration.camera import CameraModel
     from device.demo_script import Script
     from device.pipeline import ObserverCalibration, refitted_calibration
-    from device.sources.demo import DEMO_PALETTE, ShotRenderer
+    from device.sources.demo import DEMO_PALETTE
 
-    camera = CameraModel.looking_at((0.0, 0.0, 150.0), 760.0, 52.0, -30.0, (640, 480))
-    moved = CameraModel.looking_at((4.0, -3.0, 150.0), 760.0, 52.6, -29.4, (640, 480))
-    plain, bumped = ShotRenderer(camera, DEMO_PALETTE), ShotRenderer(moved, DEMO_PALETTE)
-    calibration = Calibration(
-        board="timevectors", spec=plain.spec, camera=camera, rms_px=0.0
-    ).with_reference(plain.empty_board(), max_width=640)
+    calibration, moved, bumped = _replay_bump()
     refitted = refitted_calibration(calibration, moved.bumped(degrees, axis, shift))
     assert 1.0 < refitted.reference_misfit_px < 3.0
     observer = Observer(ObserverCalibration.of(refitted), palette=DEMO_PALETTE, sets=2)
