@@ -17,7 +17,9 @@ and while a "hand" stays in view for ``stuck_hand_after`` seconds (a shifted vie
 also looks like something over the board); as a real hand may then block the
 view, only a confident re-fit is acted on in that case. When that check finds the
 camera where it was, the observer is told, so that a change on the board it took
-for a still hand (see ``Observer.settle``) cannot hold the game up for good.
+for a still hand (see ``Observer.settle``) cannot hold the game up for good. A camera
+knocked by the hand placing a token is looked for sooner: once a "hand" has been in view
+for ``knock_check_after`` seconds, once per visit, and acted on only if it re-fits.
 """
 
 from __future__ import annotations
@@ -294,6 +296,7 @@ class Pipeline:
         quick_frames: int = 1,
         drift_interval: float = 5.0,
         stuck_hand_after: float = 3.0,
+        knock_check_after: float | None = 1.0,
         observer_factory: ObserverFactory = make_observer,
         tracker_factory: TrackerFactory = make_tracker,
         drift_factory: DriftFactory | None = make_drift_detector,
@@ -312,6 +315,8 @@ class Pipeline:
         self._drift_factory = drift_factory
         self._drift_interval = drift_interval
         self._stuck_hand_after = stuck_hand_after
+        self._knock_check_after = knock_check_after
+        self._knock_checked_for: float | None = None  # (the hand visit last looked at so)
         self._hand_since: float | None = None
         self._frames_since_hand: int | None = None  # (None: no hand seen yet)
         self._view_blocked = False  # the last stuck-hand check saw neither board nor a shift
@@ -412,7 +417,35 @@ class Pipeline:
         if self._hand_stuck(frame.timestamp):
             # A "hand" that never moves away may be the whole board seen off its calibration.
             return self._check_drift(drift, frame, refit_only=True)
+        if self._knock_due(frame.timestamp):
+            return self._check_for_knock(drift, frame)
         return []
+
+    def _knock_due(self, timestamp: float) -> bool:
+        """A "hand" has been in view for ``knock_check_after`` seconds and this visit has not
+        been looked at for a knocked camera yet."""
+        since = self._hand_since
+        if self._knock_check_after is None or since is None or self._knock_checked_for == since:
+            return False
+        return timestamp - since >= self._knock_check_after
+
+    def _check_for_knock(self, drift: DriftCheckerLike, frame: Frame) -> list[Event]:
+        """The hand that placed a token may have knocked the camera: every read since shows
+        the whole board changed, a "hand" that stays. Re-fitted 3 s later (the stuck-hand
+        check), its move came after the player had looked at the phone and told it (bench
+        games with ``--bump``). Only a re-fit is acted on: the view may be a real hand's, and
+        the stuck-hand check keeps its own clock (nothing is settled here)."""
+        self._knock_checked_for = self._hand_since
+        try:
+            result = drift.check(frame.image)
+        except Exception:  # a drift check must never stop the game being watched
+            logger.exception("drift check failed on frame %d", frame.seq)
+            return []
+        if result.refit is None:
+            return []
+        self._last_drift_frame = frame.seq
+        self._last_drift_check = frame.timestamp
+        return self._on_drift(result, frame)
 
     def _watch_bandanna(
         self, drift: BandannaDrift, observation: Observation, frame: Frame

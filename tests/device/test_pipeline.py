@@ -110,6 +110,7 @@ class Harness:
         drift: list[FakeDrift] | None = None,
         drift_interval: float = 5.0,
         game_id: str | None = "g1",
+        knock_check_after: float | None = None,
     ) -> None:
         self.script: list[Observation] = []
         self.drift_results = list(drift or [])
@@ -120,6 +121,7 @@ class Harness:
             game or TimeVectorsGame(GameConfig()),
             game_id=game_id,
             drift_interval=drift_interval,
+            knock_check_after=knock_check_after,
             observer_factory=lambda cal, *, palette=None, sets=None: FakeObserver(
                 cal, palette=palette, script=self.script
             ),
@@ -439,6 +441,27 @@ def test_a_hand_that_stays_with_the_camera_in_place_is_left_to_the_observer_to_s
     records = h.show({}, frames=1, hand=True)  # a second later
     assert types(records) == ["camera_moved"] and h.drift_calls == 3
     assert observer.settled == 1 and h.pipeline._observer is not observer  # a new observer
+
+
+def test_a_camera_knocked_by_a_hand_is_looked_for_after_a_second_once_per_visit() -> None:
+    """A "hand" a second in view may be the board seen off its calibration (the hand that
+    placed a token knocked the camera): the frame is checked once in that visit, and only a
+    re-fit is acted on. A view that may be a real hand's settles nothing and does not move
+    the stuck-hand check's clock."""
+    drift = [FakeDrift(60.0, False), FakeDrift(0.3, True), FakeDrift(2.5, False, refit="cam1")]
+    h = Harness(drift=drift, drift_interval=60.0, knock_check_after=1.0)
+    h.show({})
+    observer = h.pipeline._observer
+    assert h.show({}, frames=4, hand=True) == [] and h.drift_calls == 0  # t = 0.25 .. 1.0
+    assert h.show({}, frames=1, hand=True) == [] and h.drift_calls == 1  # (lost: a hand?)
+    assert h.show({}, frames=7, hand=True) == [] and h.drift_calls == 1  # once per visit
+    assert h.show({}, frames=1, hand=True) == [] and h.drift_calls == 2  # 3 s: stuck check
+    assert observer.settled == 1  # (the stuck-hand check settles; the quick look did not)
+    h.show({})  # the hand goes; the next one knocks the camera
+    assert h.show({}, frames=4, hand=True) == [] and h.drift_calls == 2
+    records = h.show({}, frames=1, hand=True)
+    assert types(records) == ["camera_moved"] and records[0]["refit"] is True
+    assert h.drift_calls == 3 and h.pipeline.calibration.camera == "cam1"
 
 
 def test_a_hand_from_the_very_first_frame_counts_as_stuck_too() -> None:
