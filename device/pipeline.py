@@ -436,12 +436,8 @@ class Pipeline:
         games with ``--bump``). Only a re-fit is acted on: the view may be a real hand's, and
         the stuck-hand check keeps its own clock (nothing is settled here)."""
         self._knock_checked_for = self._hand_since
-        try:
-            result = drift.check(frame.image)
-        except Exception:  # a drift check must never stop the game being watched
-            logger.exception("drift check failed on frame %d", frame.seq)
-            return []
-        if result.refit is None:
+        result = self._drift_result(drift, frame)
+        if result is None or result.refit is None:
             return []
         self._last_drift_frame = frame.seq
         self._last_drift_check = frame.timestamp
@@ -515,6 +511,16 @@ class Pipeline:
         wait = BLOCKED_RETRY_S if self._view_blocked else self._stuck_hand_after
         return self._last_drift_check is None or timestamp - self._last_drift_check >= wait
 
+    @staticmethod
+    def _drift_result(drift: DriftCheckerLike, frame: Frame) -> DriftLike | None:
+        """The drift check of ``frame``, or None (logged) if it failed: a drift check must
+        never stop the game being watched."""
+        try:
+            return drift.check(frame.image)
+        except Exception:
+            logger.exception("drift check failed on frame %d", frame.seq)
+            return None
+
     def _check_drift(
         self, drift: DriftCheckerLike, frame: Frame, *, refit_only: bool = False
     ) -> list[Event]:
@@ -522,10 +528,8 @@ class Pipeline:
         blocked by a real hand, so only a confident re-fit counts, never "camera lost"."""
         self._last_drift_frame = frame.seq
         self._last_drift_check = frame.timestamp
-        try:
-            result = drift.check(frame.image)
-        except Exception:  # a drift check must never stop the game being watched
-            logger.exception("drift check failed on frame %d", frame.seq)
+        result = self._drift_result(drift, frame)
+        if result is None:
             return []
         self._view_blocked = refit_only and result.refit is None and not result.ok
         if refit_only and result.refit is None:
