@@ -217,9 +217,18 @@ def warp_reference(
     return warped, float(np.percentile(misfit, 90))
 
 
-def refitted_calibration(calibration: Any, camera: Any) -> Any:
+def refitted_calibration(
+    calibration: Any,
+    camera: Any,
+    frame: np.ndarray | None = None,
+    make_reader: Callable[[Any], Any] | None = None,
+    held: Iterable[int] = (),
+) -> Any:
     """``calibration`` with a re-fitted camera and its reference image moved to match, with
-    the misfit that moving left (added to any left by an earlier bump)."""
+    the misfit that moving left (added to any left by an earlier bump). Given the ``frame``
+    the camera was re-fitted from and ``make_reader`` (an observer for a calibration), the
+    moved reference is also registered to that frame (see :func:`registered_calibration`;
+    ``held``: the tokens the game holds)."""
     moved = dataclasses.replace(calibration, camera=camera)
     reference = reference_image(calibration)
     if reference is None or not hasattr(moved, "with_reference"):
@@ -227,36 +236,41 @@ def refitted_calibration(calibration: Any, camera: Any) -> Any:
     warped, misfit = warp_reference(reference, calibration.camera, camera, calibration.spec)
     misfit += float(getattr(calibration, "reference_misfit_px", 0.0))
     # (keep its resolution)
-    return moved.with_reference(warped, max_width=warped.shape[1], misfit_px=misfit)
+    moved = moved.with_reference(warped, max_width=warped.shape[1], misfit_px=misfit)
+    if frame is None or make_reader is None:
+        return moved
+    return registered_calibration(moved, make_reader, frame, held)
 
 
 def registered_calibration(
-    calibration: Any, observer: Any, frame: np.ndarray, held: Iterable[int] = ()
+    calibration: Any, make_reader: Callable[[Any], Any], frame: np.ndarray, held: Iterable[int]
 ) -> Any:
     """``calibration`` (just re-fitted, its reference moved) with that reference registered
     to the ``frame`` it was re-fitted from (see :mod:`calibration.registration`), except
-    under the tokens the game holds (``held``), those ``observer`` (of ``calibration``)
-    reads in the frame and the points it cannot see; as it is when the frame shows a hand,
-    or when there is no misfit to take out. Its misfit stays (it still holds under the
-    tokens)."""
-    from calibration.registration import registered_to
+    under the tokens the game holds (``held``) and those a still read of the frame finds
+    (by an observer of its own, ``make_reader(calibration)``, made only when there is a
+    misfit to take out: nothing that read learns stays); as it is when the frame shows a
+    hand. Its misfit stays (it still holds under the tokens)."""
+    from calibration.registration import misfit_disc, registered_to
 
     reference = reference_image(calibration)
     misfit = float(getattr(calibration, "reference_misfit_px", 0.0))
-    if reference is None or not hasattr(observer, "token_mask"):
+    if reference is None:
         return calibration
-    scale = reference.shape[1] / calibration.camera.image_size[0]
-    if misfit * scale < 0.5:
+    misfit_px = misfit * reference.shape[1] / calibration.camera.image_size[0]
+    disc = misfit_disc(misfit_px)
+    if disc is None:
         return calibration
-    reading = observer.observe(frame, compare_previous=False)
+    reader = make_reader(calibration)
+    if not hasattr(reader, "token_mask"):
+        return calibration
+    reading = reader.observe(frame, compare_previous=False)
     if reading.hand_present:
         return calibration
-    points = set(held) | set(reading.tokens())
     size = (reference.shape[1], reference.shape[0])
-    keep = cv2.resize(observer.token_mask(points), size, interpolation=cv2.INTER_NEAREST)
-    reach = 2 * int(np.ceil(misfit * scale)) + 1
-    keep = cv2.dilate(keep, np.ones((reach, reach), np.uint8)) > 0
-    registered = registered_to(reference, frame, misfit * scale, keep)
+    under = reader.token_mask(set(held) | set(reading.tokens()))
+    keep = cv2.dilate(cv2.resize(under, size, interpolation=cv2.INTER_NEAREST), disc) > 0
+    registered = registered_to(reference, frame, misfit_px, keep)
     return calibration.with_reference(registered, max_width=size[0], misfit_px=misfit)
 
 
@@ -545,12 +559,13 @@ class Pipeline:
         self._last_shift_px = float(result.shift_px)
         if result.refit is not None:
             logger.info("camera moved %.1f px; re-fitted the calibration", result.shift_px)
-            moved = refitted_calibration(self._calibration, result.refit)
-            # (read by an observer of its own, so that nothing this read learns stays)
-            reader = self._observer_factory(moved, palette=self._palette, sets=self._sets)
-            if hasattr(reader, "keep_learned_from"):
-                reader.keep_learned_from(self._observer)
-            moved = registered_calibration(moved, reader, frame.image, self._referee.position())
+            moved = refitted_calibration(
+                self._calibration,
+                result.refit,
+                frame.image,
+                self._reader_for,
+                self._referee.position(),
+            )
             self._set_calibration(moved, moved_only=True)
             self._needs_recalibration = False
             return [
@@ -673,6 +688,14 @@ class Pipeline:
         with self._lock:
             self._set_calibration(calibration)
             self._needs_recalibration = False
+
+    def _reader_for(self, calibration: Any) -> Any:
+        """An observer of ``calibration`` (the camera re-fitted) that knows what the current
+        one learned, for a read whose lessons are not kept."""
+        reader = self._observer_factory(calibration, palette=self._palette, sets=self._sets)
+        if hasattr(reader, "keep_learned_from"):
+            reader.keep_learned_from(self._observer)
+        return reader
 
     def _set_calibration(self, calibration: Any, *, moved_only: bool = False) -> None:
         """Use ``calibration``; ``moved_only``: it is the last one re-fitted after the camera

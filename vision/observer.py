@@ -82,6 +82,7 @@ from calibration.plate_colour import (
     relit,
     washed,
 )
+from calibration.registration import misfit_disc
 from vision.explain import (
     EVIDENCE_THRESHOLD,
     MIN_SCORE,
@@ -225,10 +226,9 @@ def reference_envelope(
     tests' bumped camera changed most of that point's core, and its outline was read as a
     token's (with OpenCV 5.1, whose re-fitted pose lay 0.10 px off the true one at the median,
     against 5.0's 0.08)."""
-    radius = int(np.floor(misfit_px + 0.5))  # (half a pixel rounds up)
-    if radius < 1:
+    kernel = misfit_disc(misfit_px)
+    if kernel is None:
         return None
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
     planes = features(reference)
     low, high = cv2.erode(planes, kernel), cv2.dilate(planes, kernel)
     return tuple(

@@ -359,18 +359,12 @@ class BenchBoard:
         and the moved reference registered to ``image`` (as it was, if the drift check does
         not re-fit). Every token of the scene is new to it: none is held."""
         from calibration.drift import DriftDetector, DriftStatus
-        from device.pipeline import (
-            ObserverCalibration,
-            refitted_calibration,
-            registered_calibration,
-        )
-        from vision.observer import Observer
+        from device.pipeline import make_observer, refitted_calibration
 
         result = DriftDetector.for_calibration(calibration).check(image)
         if result.status is not DriftStatus.REFIT:
             return calibration
-        moved = refitted_calibration(calibration, result.refit)
-        return registered_calibration(moved, Observer(ObserverCalibration.of(moved)), image)
+        return refitted_calibration(calibration, result.refit, image, make_observer)
 
     def describe(self) -> str:
         """The board and calibration in words, for the bench's headings."""

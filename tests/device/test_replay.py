@@ -504,7 +504,7 @@ def test_the_moved_reference_is_registered_to_the_frame_except_under_the_tokens(
     frame = cv2.imdecode(np.frombuffer(bumped.encoded(script.shots[-1]), np.uint8), 1)
     observer = Observer(ObserverCalibration.of(moved), palette=DEMO_PALETTE)
     held = [parse_point("D2Q")]  # (F4S is new: the observer finds it in the frame)
-    registered = registered_calibration(moved, observer, frame, held)
+    registered = registered_calibration(moved, lambda _: observer, frame, held)
     assert registered.reference_misfit_px == moved.reference_misfit_px > 0
     truth = bumped.empty_board().astype(np.int16)
     before, after = (reference_image(c).astype(np.int16) for c in (moved, registered))
@@ -520,7 +520,7 @@ def test_the_moved_reference_is_registered_to_the_frame_except_under_the_tokens(
     assert np.abs(after - before)[tokens].mean() < 0.25 * np.abs(after - before)[empty].mean()
     hand = replace(script.shots[-1], hand_at=parse_point("C3R"))
     with_hand = cv2.imdecode(np.frombuffer(bumped.encoded(hand), np.uint8), 1)
-    assert registered_calibration(moved, observer, with_hand, held) is moved
+    assert registered_calibration(moved, lambda _: observer, with_hand, held) is moved
 
 
 def test_a_bundle_replays_from_the_moves_before_its_first_frame(
