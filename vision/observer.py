@@ -167,6 +167,7 @@ FRONT_VOTERS = 0.15
 FRONT_AGREEMENT = 0.7  # ... the share of those pixels one set must explain better than without it
 SLIVER_AGREEMENT = 0.5  # share of a sliver's pixels that must show the rest of the core's colour
 HAND_AREA_DISCS = 2.0  # an unexplained blob bigger than this many top discs is a hand
+PLAIN_HAND_DISCS = 6.0  # ... and one this big since the calm board is a hand before any reading
 # Brightness spread over a top disc that counts as texture (printed lines, grain): this many
 # times the sensor noise (a fainter spread is mostly noise, and no correlation is measured on it).
 TEXTURE_SIGMAS = 4.0
@@ -275,6 +276,14 @@ class Difference:
     significant: np.ndarray
     #: Pixels a modelled shadow's part was taken out of (see :mod:`vision.shadows`).
     shadowed: np.ndarray | None = None
+
+    def at(self, index: np.ndarray) -> Difference:
+        """The difference of the gathered pixels ``index`` only."""
+        shadowed = None if self.shadowed is None else self.shadowed[index]
+        return Difference(
+            self.chroma_a[index], self.chroma_b[index], self.light[index],
+            self.significant[index], shadowed,
+        )
 
     def distances(self) -> tuple[np.ndarray, np.ndarray]:
         """How far each pixel is from the empty board (0 within the noise): with darkening
@@ -794,13 +803,17 @@ class Observer:
             _, last, read, _ = self._last_read
             self._remember_calm(*read, calm=not last.hand_present)
             return last
+        feats, difference = self._change(px)
+        if compare_previous:
+            plain_hand = self._hand_in_plain_view(feats, difference)
+            if plain_hand is not None:
+                return self._while_hand_stays(grey, plain_hand)
         self._last_read = None
         self.full_reads += 1
         if compare_previous and not self._in_visit and self._calm_run >= 2:
             # The board was calm since the last visit and changed: a hand the camera did not
             # see (out of view, or too quick) changed it, and the calm board is the one before.
             self._before = self._calm
-        feats, difference = self._change(px)
         change, unshaded = difference.distances()
         evidence = _evidence(change)
         shadowed = None
@@ -886,9 +899,7 @@ class Observer:
         probs = self._probabilities(
             feats, foreground, score, accepted, visible_core, learn=learn, px=px
         )
-        quality = min(
-            float(np.clip((0.75 - changed_fraction) / 0.45, 0.0, 1.0)), self._picture_intact(grey)
-        )
+        quality = self._quality(changed_fraction, grey)
         observation = Observation(
             probs=probs,
             visibility=visibility,
@@ -1258,6 +1269,10 @@ class Observer:
         read until it stops, since no reading taken in motion may ever count. The board
         keeps its last reading, and the calm board before the visit is kept for the
         before/after comparison once the hand has gone."""
+        return self._waiting(self._picture_intact(grey))
+
+    def _waiting(self, quality: float) -> Observation:
+        """A hand is in view and nothing is read (see :meth:`_while_moving`)."""
         if not self._in_visit:
             self._before = self._calm
         self._in_visit = True
@@ -1267,11 +1282,48 @@ class Observer:
         if last is None:
             last = self._blind()
         return Observation(
-            probs=last.probs,
-            visibility=last.visibility,
-            hand_present=True,
-            quality=self._picture_intact(grey),
+            probs=last.probs, visibility=last.visibility, hand_present=True, quality=quality
         )
+
+    def _hand_in_plain_view(self, feats: np.ndarray, difference: Difference) -> float | None:
+        """Does the frame show a hand before it is read? Then the share of the board's zone
+        it covers, else None. A hand that has come to rest over the board showed nothing
+        moving, and a full read (three quarters of it the shadow search, whose light serves
+        such a frame only) found it at last as change no token explained: in the bench games
+        a third of the full reads, at 5 to 6 times a JPEG decode each. Without the reading,
+        the change must be plainly a hand's: on the hand grid, a blob of change since the
+        calm board (darkening counted at ``SHADOW_WEIGHT``) that is also change from the
+        empty board, away from the calm board's tokens, and ``PLAIN_HAND_DISCS`` top discs
+        big. The tokens a hand lays, with their shadows, made blobs of at most 2.9 discs in
+        those games (varied light and a bare lamp alike); the hands that came to rest, 7.3
+        discs and more. Anything smaller, and a "hand" the pipeline asked to be settled
+        (:meth:`settle`: a change that stays is the board's own), is read in full."""
+        if self._calm is None or self._settling or self._ref_px is None:
+            return None
+        calm_feats, calm_explained, _ = self._calm
+        at = self._grid_local
+        delta = feats[at] - calm_feats[at]
+        chroma2 = delta[:, 0] * delta[:, 0] + delta[:, 1] * delta[:, 1]
+        since_calm = (_distance(delta, SHADOW_WEIGHT) > HAND_DISTANCE) & self._beyond_noise(
+            chroma2, delta[:, 2], at
+        )
+        from_empty = difference.at(at).distances()[0] > FOREGROUND_DISTANCE
+        changed = since_calm & from_empty & ~calm_explained[at]
+        if not self._grid.has_blob(changed, PLAIN_HAND_DISCS * self.footprints.disc_area):
+            return None
+        return self._grid.changed_fraction(changed)
+
+    def _while_hand_stays(self, grey: np.ndarray, covered: float) -> Observation:
+        """A hand in plain view (see :meth:`_hand_in_plain_view`) covering the share
+        ``covered`` of the board's zone: as a full read that found it would, the frame's
+        quality falls as the hand covers more (a board mostly hidden says little), the
+        shadow search's memo is dropped (a hand's frame teaches no light), and the frame is
+        what :meth:`settle` asks about."""
+        observation = self._waiting(self._quality(covered, grey))
+        self._shadows_memo = None
+        self._hand_only_since_calm = False
+        self._last_observation = observation
+        return observation
 
     def _nothing_new(self, px: np.ndarray, grey: np.ndarray) -> bool:
         """Does the frame show what the last full read saw, to within the sensor noise?
@@ -1727,6 +1779,11 @@ class Observer:
         if self._calm_run >= 2:
             self._calm = (feats, explained, accepted)
             self._seen_calm |= accepted
+
+    def _quality(self, changed_fraction: float, grey: np.ndarray) -> float:
+        """How much a frame can tell: less as change nothing explains covers more than a
+        third of the board's zone (none at three quarters), and less for a damaged picture."""
+        return min(float(np.clip((0.75 - changed_fraction) / 0.45, 0.0, 1.0)), self._picture_intact(grey))
 
     def _picture_intact(self, grey: np.ndarray) -> float:
         """1.0 unless whole rows of the board zone came out flat (a JPEG cut short, a

@@ -1578,6 +1578,46 @@ def test_a_hand_that_left_is_not_kept_by_a_still_board(scene):
     assert observation.tokens() == {placed: 0}
 
 
+def test_a_hand_at_rest_over_the_board_is_seen_without_a_full_read(scene):
+    """A hand that stopped moving over the board shows no motion, but it is plainly a hand
+    (a blob of change since the calm board far bigger than tokens make): it is not read in
+    full, its frame keeps the last reading, and the token it laid is read once it has gone."""
+    rng = np.random.default_rng(14)
+    placed = parse_point("C4Q")
+    empty = scene.render({})[0].image_bgr
+    hand = scene.render({placed: 0}, hand=HandSpec(target_point=placed))[0].image_bgr
+    after = scene.render({placed: 0})[0].image_bgr
+    observer = Observer(scene.calibration)
+    calm = [observer.observe(noisy(empty, scene.style.noise_sigma, rng)) for _ in range(3)]
+    reads = observer.full_reads
+    arriving, resting = (observer.observe(noisy(hand, scene.style.noise_sigma, rng)) for _ in range(2))
+    assert arriving.hand_present and resting.hand_present
+    assert observer.full_reads == reads, "a hand at rest was read in full"
+    assert np.array_equal(resting.probs, calm[-1].probs) and resting.tokens() == {}
+    for _ in range(3):
+        settled = observer.observe(noisy(after, scene.style.noise_sigma, rng))
+    assert observer.full_reads > reads
+    assert not settled.hand_present and settled.tokens() == {placed: 0}
+
+
+def test_a_hand_the_pipeline_asks_to_settle_is_read_in_full(scene):
+    """A "hand" that stays longer than a hand does may be the board's own change (see
+    Observer.settle): once the pipeline asks, the next frame is read in full, whatever it
+    looks like without a reading."""
+    rng = np.random.default_rng(15)
+    empty = scene.render({})[0].image_bgr
+    hand = scene.render({}, hand=HandSpec(target_point=parse_point("E5R")))[0].image_bgr
+    observer = Observer(scene.calibration)
+    for _ in range(3):
+        observer.observe(noisy(empty, scene.style.noise_sigma, rng))
+    for _ in range(2):
+        assert observer.observe(noisy(hand, scene.style.noise_sigma, rng)).hand_present
+    reads = observer.full_reads
+    observer.settle()
+    assert observer.observe(noisy(hand, scene.style.noise_sigma, rng)).hand_present
+    assert observer.full_reads == reads + 1
+
+
 def _point_in_front_of_another(observer: Observer) -> tuple[int, int, np.ndarray, np.ndarray]:
     """A point ``near`` most of whose core lies in the silhouette of a point ``far`` on a lower
     tier, with a few core pixels outside it; returns both and those two parts of the core."""
