@@ -73,6 +73,8 @@ class TrackerLike(Protocol):
         expected: int | None = None,
     ) -> Snapshot | None: ...
 
+    def current(self, frame_index: int) -> Snapshot | None: ...
+
 
 class DriftLike(Protocol):
     shift_px: float
@@ -389,6 +391,8 @@ class Pipeline:
                 return self._stamp(out, stamp)
             snapshot = self._settled(observation, frame, expected, held)
             drift = self._drift
+            if snapshot is None and self._left_an_impossible_board(frame):
+                out += self._refit_if_knocked(drift, frame)
             if (
                 snapshot is not None
                 and drift is not None
@@ -450,6 +454,25 @@ class Pipeline:
         games with ``--bump``). Only a re-fit is acted on: the view may be a real hand's, and
         the stuck-hand check keeps its own clock (nothing is settled here)."""
         self._knock_checked_for = self._hand_since
+        return self._refit_if_knocked(drift, frame)
+
+    def _left_an_impossible_board(self, frame: Frame) -> bool:
+        """Is this the first calm frame after a hand, and its board (not settled yet) no
+        legal change of the game? The hand may have knocked the camera: in bench game 1011
+        (``--bump 1``) the knocking hand stayed under a second, the moved view read a
+        phantom beside the new token, and the move waited for the camera check that an
+        illegal board gets once it has settled; its player had looked at the phone and told
+        it by then. One drift check (milliseconds) then, acted on only if it re-fits."""
+        drift = self._drift
+        if drift is None or isinstance(drift, BandannaDrift) or self._frames_since_hand != 1:
+            return False
+        if self._last_drift_frame == frame.seq:
+            return False
+        board = self._quick.current(frame.seq)
+        return board is not None and not self._referee.is_plausible(board)
+
+    def _refit_if_knocked(self, drift: DriftCheckerLike, frame: Frame) -> list[Event]:
+        """A drift check whose verdict counts only when it re-fits the calibration."""
         result = self._drift_result(drift, frame)
         if result is None or result.refit is None:
             return []

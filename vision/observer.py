@@ -1575,7 +1575,8 @@ class Observer:
         A change short of a sure one counts where it is more than a faint one with darkening
         counted for nothing, beyond the noise of its class of detail: a near-white token on
         a pale base changed it too little to be sure (bench game 3003 under a bare lamp),
-        and no shadow brightens. A change beyond the noise but fainter still that fills a
+        and no shadow that falls brightens (one that lifts does, back towards the empty
+        board: only a change away from it counts). A change beyond the noise but fainter still that fills a
         point's core adds a token where that point shows a token's outline (see
         :meth:`_outlined`, its fainter bar): a white token laid on a pale green base
         changed it by 0.6 feature units only (a glint beside a new white token in game 3002,
@@ -1601,6 +1602,10 @@ class Observer:
             weak = self._beyond_noise(
                 chroma2, brighter, sigma=self._detail_sigmas[self._noise_class]
             )
+            # ... but a shadow that lifts brightens, back towards the empty board: only a
+            # change away from it is something new (in bench game 1011, bumped, a hand out
+            # of view shaded H5S in the calm frame, and its shadow lifting outlined a token).
+            weak = self._away_from_the_board(feats, before_feats, weak)
             changed |= weak & (_distance(since, 0.0) > FAINT_DISTANCE)
         unexplained = ~self._covered(accepted ^ before_accepted)
         if self.last_shadows is not None:  # the shadows the new tokens throw are theirs

@@ -41,6 +41,7 @@ class Tracker:
     def reset(self) -> None:
         """Forget everything (after a re-calibration): the next stable board is a first snapshot."""
         self._run_key: bytes | None = None
+        self._run_reading = np.zeros(0, np.int16)
         self._run_length = 0
         self._run_in_line: dict[int, int] = {}
         self._emitted_key: bytes | None = None
@@ -80,29 +81,44 @@ class Tracker:
             self._run_key, self._run_length = key, 1
             self._run_in_line = {}
         self._run_in_line.update(_in_line(observation, reading))
+        self._run_reading = reading
         if self._run_length < self.stable_frames or key == self._emitted_key:
             return None
         return self._snapshot(reading, frame_index, key)
 
-    def _snapshot(self, reading: np.ndarray, frame_index: int, key: bytes) -> Snapshot | None:
+    def current(self, frame_index: int) -> Snapshot | None:
+        """The board of the run of readings going on, however short (None: none is; nothing
+        changes): what a snapshot would be if it held. The pipeline looks at the first calm
+        board after a hand before it has settled."""
+        if self._run_key is None:
+            return None
+        return self._board(self._run_reading, frame_index)
+
+    def _board(self, reading: np.ndarray, frame_index: int) -> Snapshot:
+        """The snapshot of a ``reading`` (state per point, -2 hidden): a hidden point keeps
+        the token it last showed."""
         hidden = frozenset(int(p) for p in np.flatnonzero(reading == -2))
         tokens = {int(p): int(reading[p]) for p in np.flatnonzero(reading >= 0)}
         for point in hidden:
             if point in self._known:
                 tokens[point] = self._known[point]
+        return Snapshot(
+            frame=frame_index, tokens=tokens, hidden=hidden, in_line=dict(self._run_in_line)
+        )
+
+    def _snapshot(self, reading: np.ndarray, frame_index: int, key: bytes) -> Snapshot | None:
+        snapshot = self._board(reading, frame_index)
         self._emitted_key = key
         if (
             self.last_snapshot is not None
-            and tokens == self.last_snapshot.tokens
-            and (hidden == self.last_snapshot.hidden)
+            and snapshot.tokens == self.last_snapshot.tokens
+            and (snapshot.hidden == self.last_snapshot.hidden)
         ):
             return None
-        self._known = dict(tokens)
-        snapshot = Snapshot(
-            frame=frame_index, tokens=tokens, hidden=hidden, in_line=dict(self._run_in_line)
-        )
+        self._known = dict(snapshot.tokens)
         logger.debug(
-            "snapshot at frame %d: %d tokens, %d hidden", frame_index, len(tokens), len(hidden)
+            "snapshot at frame %d: %d tokens, %d hidden",
+            frame_index, len(snapshot.tokens), len(snapshot.hidden),
         )
         self.last_snapshot = snapshot
         return snapshot

@@ -100,6 +100,12 @@ class FakeTracker:
             return Snapshot(frame=index, tokens=dict(key[0]), hidden=key[1])
         return None
 
+    def current(self, index: int) -> Snapshot | None:
+        if not self.run:
+            return None
+        tokens, hidden = self.run[-1]
+        return Snapshot(frame=index, tokens=dict(tokens), hidden=hidden)
+
 
 class Harness:
     """Feeds scripted observations through a pipeline, one frame per 0.25 s."""
@@ -462,6 +468,25 @@ def test_a_camera_knocked_by_a_hand_is_looked_for_after_a_second_once_per_visit(
     records = h.show({}, frames=1, hand=True)
     assert types(records) == ["camera_moved"] and records[0]["refit"] is True
     assert h.drift_calls == 3 and h.pipeline.calibration.camera == "cam1"
+
+
+def test_a_hand_that_leaves_a_board_no_move_explains_has_the_camera_looked_at_at_once() -> None:
+    """The hand that placed a token may have knocked the camera in a visit too short for
+    the knock check: the moved view reads a phantom beside the token, a board no move
+    explains. The first calm frame after the hand is checked, before that board settles,
+    and only a re-fit is acted on; a board a move explains asks for no check."""
+    h = Harness(drift=[FakeDrift(0.4, True), FakeDrift(2.5, False, refit="cam1")],
+                drift_interval=60.0, knock_check_after=1.0)
+    h.show({})
+    assert h.show({}, frames=2, hand=True) == []
+    assert h.show({"A1P": 0}, frames=3) and h.drift_calls == 0  # a move: no check
+    assert h.show({"A1P": 0}, frames=2, hand=True) == []
+    records = h.show({"A1P": 0, "B2Q": 1, "C3R": 1}, frames=1)  # two new tokens
+    assert records == [] and h.drift_calls == 1  # the camera is where it was: nothing said
+    assert h.show({"A1P": 0}, frames=2, hand=True) == []
+    records = h.show({"A1P": 0, "B2Q": 1, "C3R": 1}, frames=1)
+    assert types(records) == ["camera_moved"] and records[0]["refit"] is True
+    assert h.drift_calls == 2 and h.pipeline.calibration.camera == "cam1"
 
 
 def test_a_hand_from_the_very_first_frame_counts_as_stuck_too() -> None:

@@ -1618,6 +1618,29 @@ def test_a_hand_the_pipeline_asks_to_settle_is_read_in_full(scene):
     assert observer.full_reads == reads + 1
 
 
+def test_a_shadow_that_lifts_from_a_point_is_no_token_the_hand_visit_added(scene):
+    """The before/after comparison of a hand visit counts a faint brightening of a point's
+    core as a token (a pale token on a pale base): but a shade that lifts brightens too,
+    back towards the empty board. In bumped bench game 1011 a hand out of view shaded H5S
+    in the calm frame, and once it had gone a token was read there. A change towards the
+    empty board is something gone, not something new."""
+    observer = Observer(scene.calibration)
+    empty = scene.render({})[0].image_bgr
+    observer.observe(empty)  # (measures the noise)
+    feats, _ = observer._change(observer._sample(empty))
+    point = parse_point("E5P")  # on the base, in view
+    core = observer._core.index[observer._core.point == point]
+    none = np.zeros(len(observer.footprints.tier), bool)
+    shade = feats.copy()
+    shade[core, 2] -= np.float32(1.5)  # a token-sized shade, before
+    added, _ = observer._added_by_the_hand(feats, shade, none, none)
+    assert not added.any()
+    pale = feats.copy()
+    pale[core, 2] += np.float32(1.5)  # the same change away from the empty board: a token
+    added, _ = observer._added_by_the_hand(pale, feats, none, none)
+    assert np.flatnonzero(added).tolist() == [point]
+
+
 def _point_in_front_of_another(observer: Observer) -> tuple[int, int, np.ndarray, np.ndarray]:
     """A point ``near`` most of whose core lies in the silhouette of a point ``far`` on a lower
     tier, with a few core pixels outside it; returns both and those two parts of the core."""

@@ -225,3 +225,20 @@ def test_steadied_never_adds_a_token_and_keeps_only_what_the_game_holds(read, he
     assert all(p in held and out[p] == held[p] for p in kept), "only a held token is kept"
     changed = np.flatnonzero(out != base.states())
     assert all(out[p] == held.get(p, expected) for p in changed)
+
+
+def test_the_current_run_is_a_board_before_it_settles_and_asking_changes_nothing():
+    """``current`` is the board of the run going on, however short, with hidden points
+    keeping what they last showed; a hand ends the run, and asking emits nothing."""
+    tracker = Tracker(3)
+    assert tracker.current(0) is None
+    feed(tracker, [observation({5: 1, 9: 0})] * 3)  # a snapshot: 9 holds colour 0
+    tracker.update(observation({5: 1}, hidden=(9,)), None, 3)
+    tracker.update(observation({5: 1, 7: 2}, hidden=(9,)), None, 4)
+    board = tracker.current(4)
+    assert board.tokens == {5: 1, 7: 2, 9: 0} and board.hidden == frozenset({9})
+    assert board.frame == 4 and tracker.current(4) == board
+    assert tracker.update(observation({5: 1, 7: 2}, hidden=(9,)), None, 5) is None  # (2 of 3)
+    assert tracker.update(observation({5: 1, 7: 2}, hidden=(9,)), None, 6).tokens == board.tokens
+    tracker.update(observation({}, hand=True), None, 7)
+    assert tracker.current(7) is None
