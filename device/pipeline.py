@@ -335,6 +335,9 @@ class Pipeline:
         self._knock_checked_for: float | None = None  # (the hand visit last looked at so)
         self._hand_since: float | None = None
         self._frames_since_hand: int | None = None  # (None: no hand seen yet)
+        # The board read on the first calm frame after the last hand, when the camera was
+        # checked then and found in place (see _impossible_board_after_hand).
+        self._board_checked: Snapshot | None = None
         self._view_blocked = False  # the last stuck-hand check saw neither board nor a shift
         self._shifted_frames = 0
         self.game_id = game_id
@@ -391,12 +394,14 @@ class Pipeline:
                 return self._stamp(out, stamp)
             snapshot = self._settled(observation, frame, expected, held)
             drift = self._drift
-            if snapshot is None and self._left_an_impossible_board(frame):
-                out += self._refit_if_knocked(drift, frame)
+            board = self._impossible_board_after_hand(frame) if snapshot is None else None
+            if board is not None:
+                out += self._refit_if_knocked(drift, frame, board=board)
             if (
                 snapshot is not None
                 and drift is not None
                 and self._last_drift_frame != frame.seq
+                and not self._checked_already(snapshot)
                 and not self._referee.is_plausible(snapshot)
             ):
                 # An illegal change is about to be judged: first make sure the camera did not move.
@@ -456,24 +461,40 @@ class Pipeline:
         self._knock_checked_for = self._hand_since
         return self._refit_if_knocked(drift, frame)
 
-    def _left_an_impossible_board(self, frame: Frame) -> bool:
-        """Is this the first calm frame after a hand, and its board (not settled yet) no
-        legal change of the game? The hand may have knocked the camera: in bench game 1011
-        (``--bump 1``) the knocking hand stayed under a second, the moved view read a
-        phantom beside the new token, and the move waited for the camera check that an
+    def _impossible_board_after_hand(self, frame: Frame) -> Snapshot | None:
+        """The board of this frame (not settled yet) if it is the first calm frame after a
+        hand and no legal change of the game. The hand may have knocked the camera: in bench
+        game 1011 (``--bump 1``) the knocking hand stayed under a second, the moved view read
+        a phantom beside the new token, and the move waited for the camera check that an
         illegal board gets once it has settled; its player had looked at the phone and told
-        it by then. One drift check (milliseconds) then, acted on only if it re-fits."""
+        it by then. One drift check then, acted on only if it re-fits."""
         drift = self._drift
         if drift is None or isinstance(drift, BandannaDrift) or self._frames_since_hand != 1:
-            return False
+            return None
         if self._last_drift_frame == frame.seq:
-            return False
+            return None
         board = self._quick.current(frame.seq)
-        return board is not None and not self._referee.is_plausible(board)
+        return board if board is not None and not self._referee.is_plausible(board) else None
 
-    def _refit_if_knocked(self, drift: DriftCheckerLike, frame: Frame) -> list[Event]:
-        """A drift check whose verdict counts only when it re-fits the calibration."""
+    def _checked_already(self, snapshot: Snapshot) -> bool:
+        """Was the camera found in place on the first calm frame after the last hand, with
+        this very board in view? Then the illegal board needs no second check when it has
+        settled (a drift check costs a Raspberry Pi most of a second)."""
+        checked = self._board_checked
+        return (
+            checked is not None
+            and checked.tokens == snapshot.tokens
+            and checked.hidden == snapshot.hidden
+        )
+
+    def _refit_if_knocked(
+        self, drift: DriftCheckerLike, frame: Frame, *, board: Snapshot | None = None
+    ) -> list[Event]:
+        """A drift check whose verdict counts only when it re-fits the calibration; the
+        ``board`` in view when it found the camera in place is remembered."""
         result = self._drift_result(drift, frame)
+        if result is not None and result.ok and result.refit is None:
+            self._board_checked = board
         if result is None or result.refit is None:
             return []
         self._last_drift_frame = frame.seq
@@ -514,6 +535,7 @@ class Pipeline:
         token and announced (bench game 7802; the hand was seen the next frame)."""
         if observation.hand_present:
             self._frames_since_hand = 0
+            self._board_checked = None
         elif self._frames_since_hand is not None:
             self._frames_since_hand += 1
         after_hand = (
@@ -730,6 +752,7 @@ class Pipeline:
             self._observer.keep_learned_from(earlier)
         self._new_trackers()
         self._drift = self._drift_factory(calibration) if self._drift_factory is not None else None
+        self._board_checked = None  # (a check against the old calibration says nothing now)
 
     def _act(self, action: Callable[[], list[Event]]) -> list[Event]:
         with self._lock:

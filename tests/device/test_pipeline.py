@@ -475,7 +475,8 @@ def test_a_hand_that_leaves_a_board_no_move_explains_has_the_camera_looked_at_at
     the knock check: the moved view reads a phantom beside the token, a board no move
     explains. The first calm frame after the hand is checked, before that board settles,
     and only a re-fit is acted on; a board a move explains asks for no check."""
-    h = Harness(drift=[FakeDrift(0.4, True), FakeDrift(2.5, False, refit="cam1")],
+    h = Harness(drift=[FakeDrift(0.4, True), FakeDrift(0.4, True),
+                       FakeDrift(2.5, False, refit="cam1")],
                 drift_interval=60.0, knock_check_after=1.0)
     h.show({})
     assert h.show({}, frames=2, hand=True) == []
@@ -483,10 +484,15 @@ def test_a_hand_that_leaves_a_board_no_move_explains_has_the_camera_looked_at_at
     assert h.show({"A1P": 0}, frames=2, hand=True) == []
     records = h.show({"A1P": 0, "B2Q": 1, "C3R": 1}, frames=1)  # two new tokens
     assert records == [] and h.drift_calls == 1  # the camera is where it was: nothing said
+    # ... and the board that settles is the one checked: it is judged with no second check
+    records = h.show({"A1P": 0, "B2Q": 1, "C3R": 1}, frames=4)
+    assert types(records) == ["illegal"] and h.drift_calls == 1
+    h.show({"A1P": 0, "C3R": 1, "D4S": 1}, frames=6)  # another, with no hand: checked
+    assert h.drift_calls == 2
     assert h.show({"A1P": 0}, frames=2, hand=True) == []
     records = h.show({"A1P": 0, "B2Q": 1, "C3R": 1}, frames=1)
     assert types(records) == ["camera_moved"] and records[0]["refit"] is True
-    assert h.drift_calls == 2 and h.pipeline.calibration.camera == "cam1"
+    assert h.drift_calls == 3 and h.pipeline.calibration.camera == "cam1"
 
 
 def test_a_hand_from_the_very_first_frame_counts_as_stuck_too() -> None:
