@@ -480,12 +480,7 @@ class Pipeline:
         """Was the camera found in place on the first calm frame after the last hand, with
         this very board in view? Then the illegal board needs no second check when it has
         settled (a drift check costs a Raspberry Pi most of a second)."""
-        checked = self._board_checked
-        return (
-            checked is not None
-            and checked.tokens == snapshot.tokens
-            and checked.hidden == snapshot.hidden
-        )
+        return snapshot.same_board(self._board_checked)
 
     def _refit_if_knocked(
         self, drift: DriftCheckerLike, frame: Frame, *, board: Snapshot | None = None
@@ -736,7 +731,7 @@ class Pipeline:
 
     def _reader_for(self, calibration: Any) -> Any:
         """An observer of ``calibration`` (the camera re-fitted) that knows what the current
-        one learned, for a read whose lessons are not kept."""
+        one learned: for a read whose lessons are not kept, and for the next observer."""
         reader = self._observer_factory(calibration, palette=self._palette, sets=self._sets)
         if hasattr(reader, "keep_learned_from"):
             reader.keep_learned_from(self._observer)
@@ -746,10 +741,11 @@ class Pipeline:
         """Use ``calibration``; ``moved_only``: it is the last one re-fitted after the camera
         moved, so what the observer learned of this camera's colours still holds."""
         self._calibration = calibration
-        earlier = self._observer
-        self._observer = self._observer_factory(calibration, palette=self._palette, sets=self._sets)
-        if moved_only and hasattr(self._observer, "keep_learned_from"):
-            self._observer.keep_learned_from(earlier)
+        self._observer = (
+            self._reader_for(calibration)
+            if moved_only
+            else self._observer_factory(calibration, palette=self._palette, sets=self._sets)
+        )
         self._new_trackers()
         self._drift = self._drift_factory(calibration) if self._drift_factory is not None else None
         self._board_checked = None  # (a check against the old calibration says nothing now)

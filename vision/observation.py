@@ -78,3 +78,8 @@ class Snapshot:
     tokens: dict[int, int]
     hidden: frozenset[int] = field(default_factory=frozenset)
     in_line: dict[int, int] = field(default_factory=dict)
+
+    def same_board(self, other: Snapshot | None) -> bool:
+        """Does ``other`` show the same tokens and the same hidden points (whatever frame
+        it came from)?"""
+        return other is not None and (self.tokens, self.hidden) == (other.tokens, other.hidden)

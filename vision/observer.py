@@ -846,11 +846,7 @@ class Observer:
             # Weaker changes count against the last calm frame (its shadows and tokens are
             # already in it): a still hand of a colour close to the table's still shows.
             calm_feats, calm_explained, _ = self._calm
-            delta = feats - calm_feats
-            since_calm = _distance(delta) > HAND_DISTANCE
-            if self._ref_px is not None:  # and not mere sensor noise (a dark, noisy table)
-                chroma2 = delta[:, 0] * delta[:, 0] + delta[:, 1] * delta[:, 1]
-                since_calm &= self._beyond_noise(chroma2, delta[:, 2])
+            since_calm = self._changed_since(feats, calm_feats)
             newly = since_calm & ~explained & ~calm_explained & ~discs
             if self._ref_px is not None:
                 newly = self._away_from_the_board(feats, calm_feats, newly)
@@ -1288,9 +1284,9 @@ class Observer:
     def _hand_in_plain_view(self, feats: np.ndarray, difference: Difference) -> float | None:
         """Does the frame show a hand before it is read? Then the share of the board's zone
         it covers, else None. A hand that has come to rest over the board showed nothing
-        moving, and a full read (three quarters of it the shadow search, whose light serves
-        such a frame only) found it at last as change no token explained: in the bench games
-        a third of the full reads, at 5 to 6 times a JPEG decode each. Without the reading,
+        moving, and a full read (over a third of it taking the tokens' shadows out, whose
+        light serves such a frame only) found it at last as change no token explained: in
+        the bench games a third of the full reads, at 3 to 7 times a JPEG decode each. Without the reading,
         the change must be plainly a hand's: on the hand grid, a blob of change since the
         calm board (darkening counted at ``SHADOW_WEIGHT``) that is also change from the
         empty board, away from the calm board's tokens, and ``PLAIN_HAND_DISCS`` top discs
@@ -1302,16 +1298,32 @@ class Observer:
             return None
         calm_feats, calm_explained, _ = self._calm
         at = self._grid_local
-        delta = feats[at] - calm_feats[at]
-        chroma2 = delta[:, 0] * delta[:, 0] + delta[:, 1] * delta[:, 1]
-        since_calm = (_distance(delta, SHADOW_WEIGHT) > HAND_DISTANCE) & self._beyond_noise(
-            chroma2, delta[:, 2], at
-        )
+        since_calm = self._changed_since(feats, calm_feats, at, shadow_weight=SHADOW_WEIGHT)
         from_empty = difference.at(at).distances()[0] > FOREGROUND_DISTANCE
         changed = since_calm & from_empty & ~calm_explained[at]
         if not self._grid.has_blob(changed, PLAIN_HAND_DISCS * self.footprints.disc_area):
             return None
         return self._grid.changed_fraction(changed)
+
+    def _changed_since(
+        self,
+        feats: np.ndarray,
+        calm_feats: np.ndarray,
+        pixels: np.ndarray | None = None,
+        *,
+        shadow_weight: float = 1.0,
+    ) -> np.ndarray:
+        """Which gathered pixels (or of ``pixels``) changed since the calm frame (features
+        ``calm_feats``) by a hand's least change, darkening weighed by ``shadow_weight``,
+        and beyond the sensor noise when the empty board is known (a dark, noisy table)."""
+        if pixels is not None:
+            feats, calm_feats = feats[pixels], calm_feats[pixels]
+        delta = feats - calm_feats
+        changed = _distance(delta, shadow_weight) > HAND_DISTANCE
+        if self._ref_px is not None:
+            chroma2 = delta[:, 0] * delta[:, 0] + delta[:, 1] * delta[:, 1]
+            changed &= self._beyond_noise(chroma2, delta[:, 2], pixels)
+        return changed
 
     def _while_hand_stays(self, grey: np.ndarray, covered: float) -> Observation:
         """A hand in plain view (see :meth:`_hand_in_plain_view`) covering the share

@@ -40,8 +40,7 @@ class Tracker:
 
     def reset(self) -> None:
         """Forget everything (after a re-calibration): the next stable board is a first snapshot."""
-        self._run_key: bytes | None = None
-        self._run_reading = np.zeros(0, np.int16)
+        self._run_key: bytes | None = None  # (the reading's int16 states as bytes)
         self._run_length = 0
         self._run_in_line: dict[int, int] = {}
         self._emitted_key: bytes | None = None
@@ -81,7 +80,6 @@ class Tracker:
             self._run_key, self._run_length = key, 1
             self._run_in_line = {}
         self._run_in_line.update(_in_line(observation, reading))
-        self._run_reading = reading
         if self._run_length < self.stable_frames or key == self._emitted_key:
             return None
         return self._snapshot(reading, frame_index, key)
@@ -92,7 +90,7 @@ class Tracker:
         board after a hand before it has settled."""
         if self._run_key is None:
             return None
-        return self._board(self._run_reading, frame_index)
+        return self._board(np.frombuffer(self._run_key, np.int16), frame_index)
 
     def _board(self, reading: np.ndarray, frame_index: int) -> Snapshot:
         """The snapshot of a ``reading`` (state per point, -2 hidden): a hidden point keeps
@@ -109,11 +107,7 @@ class Tracker:
     def _snapshot(self, reading: np.ndarray, frame_index: int, key: bytes) -> Snapshot | None:
         snapshot = self._board(reading, frame_index)
         self._emitted_key = key
-        if (
-            self.last_snapshot is not None
-            and snapshot.tokens == self.last_snapshot.tokens
-            and (snapshot.hidden == self.last_snapshot.hidden)
-        ):
+        if snapshot.same_board(self.last_snapshot):
             return None
         self._known = dict(snapshot.tokens)
         logger.debug(
