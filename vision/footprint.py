@@ -223,6 +223,13 @@ class PixelSets:
         keep = universe[pos] == self.index if len(universe) else np.zeros(len(self.index), bool)
         return self._subset(keep)
 
+    def local_to(self, positions: np.ndarray) -> PixelSets:
+        """The same pixels indexed by their place in the sorted index array ``positions``
+        (which holds them all): a reader gathers only those pixels and indexes its copy."""
+        return PixelSets(
+            index=np.searchsorted(positions, self.index), point=self.point, count=self.count
+        )
+
     def _subset(self, keep: np.ndarray) -> PixelSets:
         point = self.point[keep]
         return PixelSets(

@@ -70,18 +70,10 @@ from calibration.colours import (
     features,
     grey_world,
     highest_channel,
-    match_distance,
-    noise_scale,
     pair_distance,
     unclipped_pair,
 )
-from calibration.plate_colour import (
-    corrected,
-    estimate_plate_loss,
-    light_ratio,
-    relit,
-    washed,
-)
+from calibration.plate_colour import light_ratio, relit
 from calibration.registration import misfit_disc
 from vision.explain import (
     EVIDENCE_THRESHOLD,
@@ -94,16 +86,19 @@ from vision.explain import (
 from vision.footprint import (
     N_POINTS,
     Footprints,
-    PixelSets,
     build_footprints,
     spread,
     working_size,
     working_to_frame,
 )
+from vision.frame_sampling import FrameSampler, shrink, take_rows
 from vision.hands import HandGrid, MotionDetector
 from vision.illumination import UNCHANGED, LightField, coordinates
 from vision.observation import FrameError, Observation, check_frame
+from vision.plate_wash import PlateWash
 from vision.post_light import hidden_pixels, post_shadow
+from vision.rim import RimOutlines
+from vision.sensor_noise import MAX_NOISE, SensorNoise
 from vision.shadows import (
     MIN_CASTERS,
     MIN_DEPTH,
@@ -113,6 +108,8 @@ from vision.shadows import (
     ShadowModel,
     Shadows,
 )
+from vision.stats import chroma_error, grouped_median
+from vision.texture import BEHIND_LINE, RIM, SIDE, SURFACE, TextureCheck
 from vision.tracker import MIN_VISIBILITY
 
 logger = logging.getLogger(__name__)
@@ -120,9 +117,7 @@ logger = logging.getLogger(__name__)
 FOREGROUND_DISTANCE = 2.0  # feature units between a pixel and the reference that mean "changed"
 FAINT_DISTANCE = 1.0  # changes from here up to FOREGROUND_DISTANCE count as partial evidence
 HAND_DISTANCE = 1.4  # a weaker change suffices inside a large blob (skin on a wooden table)
-UNKNOWN_WASH = 1.5  # colour units per plate between a token and a set, while the wash is unknown
 CLEAR_OF_PLATES = 0.5  # a token seen through less plate than this (summed over its top) is unwashed
-SET_PLATE_ROUNDS = 4  # a still picture learns the plates again at most this often, held to its sets
 SHADOW_TINT = 3.0  # a lone token's shadow changes colour at most this many times its darkening
 SHADOW_COVERS = 0.5  # a token this much on another's shadow may be that shadow
 SHADOW_WEIGHT = 0.5  # darkening counts half as much as brightening (shadows are not tokens)
@@ -131,34 +126,12 @@ TOKEN_SCORE = 0.55  # fit score (filled core minus half the filled ring) that me
 SCORE_SOFTNESS = 0.06  # width of the sigmoid turning the fit score into a probability
 COLOUR_MARGIN = 0.0  # a pixel must match a token colour this much better than the empty board
 COLOUR_RAMP = 0.5  # ... and this much more again to count as a sure token pixel
-# A median's chroma error (both axes together) per typical distance of its rows from it, over
-# the square root of their count: rows spread as a 2-D Gaussian (sqrt(pi) / sqrt(2 ln 2)).
-CHROMA_ERROR_PER_SPREAD = 1.5
 COLOUR_RAISE = 0.1  # mean evidence a colour check must add to a point to read the board again
 CHANGE_MARGIN = 0.03  # a point must explain the before/after change this much better to take it
 ADDED_TIE = 0.1  # ... and a token the picture missed must, over a point in line, to be no toss-up
 TIE_MARGIN = 0.03  # two points in line whose scores are this close are the camera's toss-up
 TIE_COLOUR_MARGIN = 0.5  # colour units by which one tier's plates must explain a toss-up better
-RIM_SIGMAS = 2.0  # a pair's contrast must grow at least this far out of its noise to be a new edge
-# ... and beyond what this share of the rim pairs of points nobody asks about show in the same
-# frame (a changed light or white balance moves every edge a little: the noise model misses it).
-RIM_NULL_QUANTILE = 0.95
-RIM_NULL_PAIRS = 500  # at most this many of those pairs are read
-RIM_NULL_MIN = 50  # fewer than this say nothing: the noise model alone decides, at
-RIM_SIGMAS_ALONE = 3.0  # this stricter bar
-RIM_SHARE = 0.5  # share of a point's open rim pairs with a new edge that outlines a token
-# A faint outline: its pairs' contrast must grow this far beyond what the rims of nearly every
-# point nobody asks about grow at their median, and at least RIM_FAINT_SIGMAS; judged from at
-# least RIM_NULL_POINTS such points with RIM_NULL_POINT_PAIRS clear pairs each.
-RIM_FAINT_ABOVE = 1.0
-RIM_FAINT_SIGMAS = 1.0
-RIM_NULL_POINTS, RIM_NULL_POINT_PAIRS = 10, 4
-RIM_INSIDE = 0.6  # share of a faint outline's pairs whose inside pixel changed more than outside
-# ... and the fewest clear pairs it is judged on: half of a few pairs over a low bar is too
-# often chance, or the edge of a token hidden beside a point seen through a gap.
-RIM_FAINT_PAIRS = 10
 RIM_ASKED = 0.5  # share of an undecided point's core that must have changed to look at its rim
-RIM_OPEN = 0.25  # share of its rim pairs that must be clear of accepted tokens to judge it
 # Share of a point's core that must lie in front of accepted farther tokens of another set
 # (or the empty board) to tell a token there by its colour (a token half hidden by a nearer
 # one, with the printed lines of the plates above across much of the rest, has about a sixth
@@ -168,21 +141,7 @@ FRONT_AGREEMENT = 0.7  # ... the share of those pixels one set must explain bett
 SLIVER_AGREEMENT = 0.5  # share of a sliver's pixels that must show the rest of the core's colour
 HAND_AREA_DISCS = 2.0  # an unexplained blob bigger than this many top discs is a hand
 PLAIN_HAND_DISCS = 6.0  # ... and one this big since the calm board is a hand before any reading
-# Brightness spread over a top disc that counts as texture (printed lines, grain): this many
-# times the sensor noise (a fainter spread is mostly noise, and no correlation is measured on it).
-TEXTURE_SIGMAS = 4.0
-# A token's top is one plain surface: where the texture gave way, the frame's spread must have
-# fallen at least to this share (variance) of the reference's.
-TEXTURE_PLAINER = 0.5
-TEXTURE_KEPT = 0.5  # frame/reference brightness correlation above which the texture is still there
-TEXTURE_FLAT = 0.5  # a replaced texture whose spread fell below this share of its own is gone
-PLATE_ESTIMATES_KEPT = 8  # estimates remembered by token set (each costs milliseconds)
 TIER_MEMO = 8  # point sets whose silhouettes' tiers are remembered (see Observer._nearest_tier)
-PLATE_FOLLOW = 0.3  # how fast the learned per-plate colour loss follows new frames
-NOISE_SIGMAS = 5.0  # a change must also stand this far out of the sensor noise
-NOISE_CLASSES = 4  # the reference's pixels by how much detail surrounds them, equal shares
-MAX_NOISE = 6.0  # grey levels; more "noise" than this is a changed scene, not a sensor
-MIN_NOISE_SAMPLES = 100  # light samples of a class of detail that measure its noise
 # Pixels read per frame: a sample of each region is enough to measure how filled it is.
 CORE_SAMPLES, RING_SAMPLES, TOP_SAMPLES = 48, 32, 32
 GRID_SAMPLES = 6000  # hand-detection grid over the board's outline
@@ -203,16 +162,6 @@ def _reference_of(calibration: Any) -> np.ndarray | None:
     if image is None:
         image = getattr(calibration, "reference", None)
     return None if image is None else np.asarray(image)
-
-
-def shrink(image_bgr: np.ndarray, size: tuple[int, int]) -> np.ndarray:
-    """Shrink to ``size`` with area averaging (halvings take OpenCV's fast path)."""
-    out = image_bgr
-    while out.shape[1] // 2 >= size[0] and out.shape[0] // 2 >= size[1]:
-        out = cv2.resize(out, (out.shape[1] // 2, out.shape[0] // 2), interpolation=cv2.INTER_AREA)
-    if (out.shape[1], out.shape[0]) != tuple(size):
-        out = cv2.resize(out, tuple(size), interpolation=cv2.INTER_AREA)
-    return out
 
 
 def reference_envelope(
@@ -238,24 +187,10 @@ def reference_envelope(
     )  # type: ignore[return-value]
 
 
-def _rows(array: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """``array[index]`` for rows of pixels: ``np.take`` gathers rows several times faster."""
-    return np.take(array, index, axis=0)
-
-
-def _planar_rows(planar: np.ndarray, index: np.ndarray) -> np.ndarray:
+def _planartake_rows(planar: np.ndarray, index: np.ndarray) -> np.ndarray:
     """``(n, 3)`` rows ``index`` of ``(3, N)`` channel planes (a view of a ``(3, n)`` gather:
     gathering from the transposed planes would copy them whole first)."""
     return np.take(planar, index, axis=1).T
-
-
-def _local(pixel_sets: PixelSets, positions: np.ndarray) -> PixelSets:
-    """Re-index a pixel set from working-image indices to positions in the gathered list."""
-    return PixelSets(
-        index=np.searchsorted(positions, pixel_sets.index),
-        point=pixel_sets.point,
-        count=pixel_sets.count,
-    )
 
 
 def _distance(delta: np.ndarray, shadow_weight: float = 1.0) -> np.ndarray:
@@ -303,46 +238,9 @@ class Difference:
         )
 
 
-def _robust_sigma(residual: np.ndarray) -> float:
-    """The noise (grey levels) of absolute pixel differences ``residual``, most of them
-    unchanged: their median, as a normal distribution's sigma, within 1..``MAX_NOISE``."""
-    if not len(residual):
-        return MAX_NOISE
-    return float(np.clip(1.4826 * np.median(residual), 1.0, MAX_NOISE))
-
-
 def _evidence(change: np.ndarray) -> np.ndarray:
     """0..1 per pixel: how surely a change of this size (feature units) is a real one."""
     return np.clip((change - FAINT_DISTANCE) / (FOREGROUND_DISTANCE - FAINT_DISTANCE), 0.0, 1.0)
-
-
-def _grouped_median(groups: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per point (``groups``: point of each row), the median of each column of ``values``
-    (``(N_POINTS, k)``; the upper median of an even count) and the row count per point."""
-    count = np.bincount(groups, minlength=N_POINTS)
-    start = np.concatenate([[0], np.cumsum(count)[:-1]])
-    middle = start + count // 2
-    out = np.zeros((N_POINTS, values.shape[1]))
-    has = count > 0
-    # Sort by value, then stably by group (small ints: a radix sort); together less than
-    # half the time of a two-key lexsort.
-    small_groups = groups.astype(np.int16)
-    for k in range(values.shape[1]):
-        order = np.argsort(values[:, k])
-        order = order[np.argsort(small_groups[order], kind="stable")]
-        out[has, k] = values[order[middle[has]], k]
-    return out, count
-
-
-def _chroma_error(groups: np.ndarray, values: np.ndarray, centre: np.ndarray) -> np.ndarray:
-    """Per point (``groups``: point of each row of colour features ``values``), how far the
-    chroma of its ``centre`` (``(N_POINTS, 3)``, read from those rows) may be off, in feature
-    units: a standard error from the rows' own spread about it. A dark token in deep shade,
-    relit, spreads its chroma over several units (its few grey levels are mostly noise) where
-    a lit one spreads a fraction of one."""
-    spread = np.hypot(values[:, 0] - centre[groups, 0], values[:, 1] - centre[groups, 1])
-    typical, count = _grouped_median(groups, spread[:, None])
-    return CHROMA_ERROR_PER_SPREAD * typical[:, 0] / np.sqrt(np.maximum(count, 1))
 
 
 def _in_line_partners(pairs: np.ndarray, accepted: np.ndarray) -> np.ndarray:
@@ -395,7 +293,7 @@ class Observer:
         self.footprints: Footprints = build_footprints(self.camera, self.spec, size)
         fp = self.footprints
         self._prepare_sampling(fp, *size)
-        self._prepare_frame_sampling()
+        self._sampler = FrameSampler(self.camera.image_size, size, fp.scale, self._positions)
         self._shadow_model = ShadowModel(self.camera, self.spec, self._positions, size, fp.scale)
         # Which top and core samples the tokens above shade (see _shade_on_tokens).
         self._shaded_tops, self._shaded_cores = (
@@ -421,7 +319,7 @@ class Observer:
         self.has_reference = reference is not None
         if reference is not None:
             ref_small = shrink(reference, size).reshape(-1, 3).astype(np.float32)
-            ref_px = _rows(ref_small, self._positions)
+            ref_px = take_rows(ref_small, self._positions)
             self._ref_px = ref_px
             self._ref_features = features(ref_px)
             self._ref_columns = [np.ascontiguousarray(self._ref_features[:, k]) for k in range(3)]
@@ -432,17 +330,21 @@ class Observer:
             )
             self._ref_clipped = ref_px >= CLIPPED
             self._ref_any_clipped = highest_channel(ref_px) >= CLIPPED
-            self._ref_grid_px = _rows(ref_px, self._light_samples)
+            self._ref_grid_px = take_rows(ref_px, self._light_samples)
             self._ref_grid_clipped = self._ref_grid_px >= CLIPPED
             self._light_field = LightField(
                 size, self._positions[self._light_samples], self._ref_grid_px
             )
-            noise = noise_scale(ref_px)  # feature units per grey level of noise, per pixel
-            self._inv_chroma_noise2 = (1.0 / noise[:, 0] ** 2).astype(np.float32)
-            self._inv_light_noise2 = (1.0 / noise[:, 1] ** 2).astype(np.float32)
-            self._prepare_rim(ref_small)
-            self._prepare_texture()
-            self._prepare_noise_classes(ref_small.reshape(size[1], size[0], 3))
+            self._noise = SensorNoise(
+                ref_px, ref_small.reshape(size[1], size[0], 3), self._positions, self._light_samples
+            )
+            self._rim = RimOutlines(fp, ref_small, self._sampler, self._noise)
+            self._texture = TextureCheck(
+                self._texture_index,
+                self._texture_key,
+                self._ref_features[:, 2],
+                self._noise.inv_light2,
+            )
             self._textured_rows = (
                 ref_px[self._grid_local].mean(axis=1).reshape(self._grid.shape).std(axis=1) >= 1.0
             )
@@ -460,12 +362,7 @@ class Observer:
             reference_balance=balance,
             max_colours=sets or DEFAULT_MAX_COLOURS,
         )
-        self._sigma = 1.0  # the last frame's noise of a pixel difference, grey levels
-        # ... from the reference, per class of detail (see _noise_by_detail)
-        self._detail_sigmas = np.ones(NOISE_CLASSES, np.float32)
-        self._light = UNCHANGED  # ... and its light against the reference
-        self._frame: np.ndarray | None = None  # the frame being read
-        self._small: np.ndarray | None = None  # ... shrunk to the working size
+        self._light = UNCHANGED  # the last frame's light against the reference
         self._calm: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._calm_run = 0
         self._before: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
@@ -487,20 +384,14 @@ class Observer:
         # the next such read is to be taken as calm instead (see settle).
         self._hand_only_since_calm = False
         self._settling = False
-        # Per plate: the light kept, and the light added (B, G, R).
-        self._plate_loss: tuple[float, np.ndarray] | None = None
-        self._plate_tokens = b""  # the points it was last learned from
-        self._plate_estimates: dict[bytes, Any] = {}  # the latest estimates, by token set
-        # Colours learned before the plates' loss was known, by the tier they were seen on.
-        self._unplated_colours: dict[int, float] = {}
+        # What the plates in front of each point do to a token's colour, as learned.
+        self._wash = PlateWash(fp.plates_above)
         #: Colours founded in a game on tokens the game has not taken yet, and those tokens'
         #: points (see :meth:`_forget_unvouched_colours`).
         self._unvouched: dict[int, np.ndarray] = {}
         #: The pixels and result of the last frame read in full (streams only).
         self._last_read: tuple[np.ndarray, Observation, tuple, np.ndarray] | None = None
         self._colours_memo: tuple[np.ndarray, object, bytes, tuple] | None = None
-        #: The sets' colours as the plates in front of each point wash them, and what for.
-        self._washed_memo: tuple[tuple, np.ndarray] | None = None
         #: Each set's spread around its washed colour as a still picture's tokens showed it,
         #: and for which plates' loss and set colours (see :meth:`_learn_set_spreads`).
         self._set_spreads: tuple[tuple, list[tuple[np.ndarray, np.ndarray]]] | None = None
@@ -572,8 +463,7 @@ class Observer:
         if not isinstance(earlier, Observer):
             return
         self.colours = copy.deepcopy(earlier.colours)
-        self._plate_loss = earlier._plate_loss
-        self._unplated_colours = dict(earlier._unplated_colours)
+        self._wash.keep_from(earlier._wash)
         self._unvouched = dict(earlier._unvouched)
         if earlier._light_slope is not None:
             self._light_slope = earlier._light_slope
@@ -599,10 +489,10 @@ class Observer:
         self._light_samples = self._grid_local[::3]
         self._grid_xy = (self._x[self._light_samples], self._y[self._light_samples])
         self._grid_on_board = self._grid.on_board
-        self._core = _local(core, positions)
-        self._ring = _local(ring, positions)
-        self._top = _local(top, positions)
-        self._silhouette = _local(fp.silhouette.within(positions), positions)
+        self._core = core.local_to(positions)
+        self._ring = ring.local_to(positions)
+        self._top = top.local_to(positions)
+        self._silhouette = fp.silhouette.within(positions).local_to(positions)
         # Top-disc samples fully inside the token's outline (no table mixed in at the rim).
         n_px = width * height
         self._top_inside = np.isin(
@@ -635,7 +525,7 @@ class Observer:
         near_line = cv2.dilate(lines, np.ones((3, 3), np.uint8)).reshape(-1)
         behind = fp.line_tier[positions[self._top.index]] > self._top_tier
         surface = self._top_inside & (near_line[positions[self._top.index]] <= self._top_tier)
-        self._top_part = np.where(behind, 2, np.where(surface, 0, 1))
+        self._top_part = np.where(behind, BEHIND_LINE, np.where(surface, SURFACE, RIM))
         # ... and 3 the token's side: its core samples off the top disc (the wall the camera
         # sees below it), clear of the printed lines of the plates above as the surface is.
         n_local = len(positions)
@@ -646,7 +536,7 @@ class Observer:
         side = ~on_top & (near_line[positions[self._core.index]] <= self._core_tier)
         self._texture_index = np.concatenate([self._top.index, self._core.index[side]])
         self._texture_key = np.concatenate(
-            [4 * self._top.point + self._top_part, 4 * self._core.point[side] + 3]
+            [4 * self._top.point + self._top_part, 4 * self._core.point[side] + SIDE]
         )
         pairs = fp.overlap[fp.overlap[:, 2] >= 0.5]
         self._nms_far = pairs[:, 0].astype(np.int64)
@@ -654,113 +544,6 @@ class Observer:
         # The same pairs in both orders (for questions that do not care which is nearer).
         self._in_line_a = np.concatenate([self._nms_far, self._nms_near])
         self._in_line_b = np.concatenate([self._nms_near, self._nms_far])
-
-    def _prepare_rim(self, reference_px: np.ndarray) -> None:
-        """The rim pairs (:class:`vision.footprint.RimPairs`): where each pixel is read in a
-        frame, their contrast in the empty board and its noise per grey level of noise (the
-        contrast of two pixels, in the frame and in the reference, chroma and brightness
-        added up). They are read only for the few points that ask (not gathered with the rest)."""
-        rim = self.footprints.rim
-        self._rim_point, self._rim_count = rim.point, rim.count
-        self._rim_start = np.cumsum(rim.count) - rim.count
-        # Accepted silhouettes are painted over the rim pixels only (not the whole image).
-        universe = np.unique(np.concatenate([rim.inside, rim.outside]))
-        self._rim_silhouette = _local(self.footprints.silhouette.within(universe), universe)
-        self._rim_pixels = len(universe)
-        self._rim_local = (
-            np.searchsorted(universe, rim.inside),
-            np.searchsorted(universe, rim.outside),
-        )
-        self._rim_frame = [self._frame_indices(rim.inside), self._frame_indices(rim.outside)]
-
-        ref_in, ref_out = _rows(reference_px, rim.inside), _rows(reference_px, rim.outside)
-        self._rim_ref_features = (features(ref_in), features(ref_out))
-        self._rim_ref_contrast = np.linalg.norm(
-            self._rim_ref_features[0] - self._rim_ref_features[1], axis=1
-        )
-        n_in, n_out = noise_scale(ref_in), noise_scale(ref_out)
-        pair = np.sqrt(n_in**2 + n_out**2)
-        self._rim_noise = (np.sqrt(2.0) * pair.sum(axis=1)).astype(np.float32)
-        self._rim_inv_light_noise = (1.0 / (np.sqrt(2.0) * pair[:, 1])).astype(np.float32)
-
-    def _prepare_texture(self) -> None:
-        """What :meth:`_texture_replaced` sums over the empty board's top discs and sides,
-        once: the reference brightness of each sample, and per point and part of its disc
-        and its side (``(N_POINTS, 4)`` each, see ``_top_part``), the count of samples, the sums
-        of their reference brightness and its square, and of their brightness noise variance
-        per grey level."""
-        reference = self._ref_features[self._texture_index, 2].astype(np.float64)
-        noise2 = 1.0 / self._inv_light_noise2[self._texture_index].astype(np.float64)
-        self._texture_reference_light = reference
-        self._texture_noise2 = noise2
-        self._texture_reference = [
-            self._texture_sums(w) for w in (None, reference, reference * reference, noise2)
-        ]
-
-    def _texture_reference_without(self, dropped: np.ndarray) -> list[np.ndarray]:
-        """The empty board's :meth:`_texture_sums` (count, brightness, its square, noise
-        variance) less those of the texture samples ``dropped`` (indices): the sums made
-        once, less the few samples a frame leaves out."""
-        reference, noise2 = self._texture_reference_light[dropped], self._texture_noise2[dropped]
-        less = [
-            self._texture_sums(w, dropped) for w in (None, reference, reference * reference, noise2)
-        ]
-        return [total - part for total, part in zip(self._texture_reference, less)]
-
-    def _texture_sums(
-        self, weights: np.ndarray | None, samples: np.ndarray | None = None
-    ) -> np.ndarray:
-        """``(N_POINTS, 4)`` sums of ``weights`` (per texture sample, or per one of
-        ``samples`` when given; None: counts) by point and by part of its disc or side."""
-        key = self._texture_key if samples is None else self._texture_key[samples]
-        return np.bincount(key, weights=weights, minlength=4 * N_POINTS).reshape(N_POINTS, 4)
-
-    def _frame_indices(self, working: np.ndarray) -> np.ndarray:
-        """``(k, n)`` flat indices of the frame pixels averaged into each working pixel (with
-        exact halvings: the working pixel itself, read from the shrunk frame). One contiguous
-        row per sample: a gather copies a strided index array first."""
-        width, height = self.footprints.size
-        frame_w, frame_h = self.camera.image_size
-        if self._shrink_first:
-            return working[None, :]
-        sx, sy = self.footprints.scale
-        x, y = working % width, working // width
-        offsets = (0.25, 0.75)
-        columns = [np.clip(np.floor((x + f) / sx), 0, frame_w - 1) for f in offsets]
-        rows = [np.clip(np.floor((y + f) / sy), 0, frame_h - 1) for f in offsets]
-        return np.stack([(r * frame_w + c).astype(np.int64) for r in rows for c in columns])
-
-    def _read_at(self, index: np.ndarray) -> np.ndarray:
-        """``(3, n)`` float32 B, G and R planes of working pixels (``_frame_indices`` columns) of
-        the frame being read: per-channel arithmetic on whole planes runs several times faster
-        than on rows of three. The frame pixels are summed as integers (exact, and cheaper)."""
-        source = self._small if self._shrink_first else self._frame.reshape(-1, 3)
-        total = _rows(source, index[0])
-        if len(index) > 1:
-            total = total.astype(np.uint16)
-            for samples in index[1:]:
-                total += _rows(source, samples)
-        planes = total.T.astype(np.float32, order="C")
-        if len(index) > 1:
-            planes *= np.float32(1.0 / len(index))
-        return planes
-
-    def _prepare_frame_sampling(self) -> None:
-        """Where in the full frame each gathered working pixel is read: a 2x2 spread of frame
-        pixels inside its area (shrinking the whole frame would cost more than the rest)."""
-        width, height = self.footprints.size
-        frame_w, frame_h = self.camera.image_size
-        halvings = round(float(np.log2(frame_w / width)))
-        # Exact halvings are OpenCV's fast path: shrink, then gather from the small image.
-        self._shrink_first = (frame_w >> halvings, frame_h >> halvings) == (width, height)
-        self._frame_index = self._frame_indices(self._positions)
-
-    def _sample(self, frame: np.ndarray) -> np.ndarray:
-        """``(3, n)`` float32 B, G and R planes of the gathered working pixels of a full frame."""
-        self._frame = frame
-        if self._shrink_first:
-            self._small = shrink(frame, self.footprints.size).reshape(-1, 3)
-        return self._read_at(self._frame_index)
 
     def _check_reference(self, image: np.ndarray) -> np.ndarray:
         """The reference may be stored smaller than the frames, never with another shape."""
@@ -788,7 +571,7 @@ class Observer:
         """
         frame = self._check_frame(frame_bgr)
         fp = self.footprints
-        px = self._sample(frame)
+        px = self._sampler.sample(frame)
         grid_px = np.take(px, self._grid_local, axis=1)
         grey = (grid_px[0] + grid_px[1] + grid_px[2]) * np.float32(1.0 / 3.0)
         if float(grey.std()) < 2.0:  # blank, covered lens, or a failed decode
@@ -1009,7 +792,7 @@ class Observer:
         (chroma_a, chroma_b, light), shadowed = found.undone(delta)
         at = np.flatnonzero(shadowed)  # (elsewhere the difference is as it was)
         significant = difference.significant.copy()
-        significant[at] = self._beyond_noise(
+        significant[at] = self._noise.beyond(
             chroma_a[at] * chroma_a[at] + chroma_b[at] * chroma_b[at], light[at], at
         )
         return Difference(chroma_a, chroma_b, light, significant, shadowed)
@@ -1322,7 +1105,7 @@ class Observer:
         changed = _distance(delta, shadow_weight) > HAND_DISTANCE
         if self._ref_px is not None:
             chroma2 = delta[:, 0] * delta[:, 0] + delta[:, 1] * delta[:, 1]
-            changed &= self._beyond_noise(chroma2, delta[:, 2], pixels)
+            changed &= self._noise.beyond(chroma2, delta[:, 2], pixels)
         return changed
 
     def _while_hand_stays(self, grey: np.ndarray, covered: float) -> Observation:
@@ -1491,7 +1274,7 @@ class Observer:
         was on a calm board before: it stays."""
         core = self._core.index
         change = since[core]
-        moved = self._beyond_noise(
+        moved = self._noise.beyond(
             change[:, 0] * change[:, 0] + change[:, 1] * change[:, 1], change[:, 2], core
         )
         moved_core = np.bincount(self._core.point, weights=moved, minlength=N_POINTS)
@@ -1550,9 +1333,9 @@ class Observer:
         for point in suspects:  # (a handful at most)
             core = self._core.index[self._core.entries(np.array([point]))[1]]
             pixels = core[cast[core]]
-            moved = _rows(since, pixels)
+            moved = take_rows(since, pixels)
             chroma2 = moved[:, 0] * moved[:, 0] + moved[:, 1] * moved[:, 1]
-            if self._beyond_noise(chroma2, moved[:, 2], pixels).mean() < 0.5:
+            if self._noise.beyond(chroma2, moved[:, 2], pixels).mean() < 0.5:
                 out[point] = True  # (unchanged)
                 continue
             in_new = new_cast[pixels]
@@ -1611,9 +1394,7 @@ class Observer:
             clear = np.exp(np.minimum(darker, 0.0) * np.float32(LIGHT_SCALE))
             brighter = np.maximum(since[:, 2], 0.0) * clear
             chroma2 = (since[:, 0] * since[:, 0] + since[:, 1] * since[:, 1]) * (clear * clear)
-            weak = self._beyond_noise(
-                chroma2, brighter, sigma=self._detail_sigmas[self._noise_class]
-            )
+            weak = self._noise.beyond(chroma2, brighter, sigma=self._noise.of_detail())
             # ... but a shadow that lifts brightens, back towards the empty board: only a
             # change away from it is something new (in bench game 1011, bumped, a hand out
             # of view shaded H5S in the calm frame, and its shadow lifting outlined a token).
@@ -1705,7 +1486,7 @@ class Observer:
         word (see :mod:`device.referee`)."""
         pairs = reading.in_line
         keys, protos = self.colours.prototype_array()
-        if self._plate_loss is None or not len(pairs) or not len(keys):
+        if self._wash.loss is None or not len(pairs) or not len(keys):
             return reading
         accepted = reading.accepted
         a, b = pairs[:, 0], pairs[:, 1]
@@ -1720,8 +1501,8 @@ class Observer:
         if not judged.any():
             return reading
         colour = mean[held]
-        here = self._to_sets(colour, held, protos).min(axis=1)
-        there = self._to_sets(colour, other, protos).min(axis=1)
+        here = self._wash.distances(colour, held, protos).min(axis=1)
+        there = self._wash.distances(colour, other, protos).min(axis=1)
         decided = judged & (np.abs(here - there) >= TIE_COLOUR_MARGIN)
         plates = self.footprints.plates_above
         lean = judged & (there < here) & (plates[other] < plates[held])
@@ -1828,7 +1609,7 @@ class Observer:
                 significant=np.ones(len(feats), bool),
             )
         grid = self._light_samples
-        grid_px = _planar_rows(px, grid)
+        grid_px = _planartake_rows(px, grid)
         lighting = self._light_field.measure(grid_px)
         balanced = px / lighting.gain[:, None]
         # One contiguous array per feature axis: the arithmetic below runs at memory speed.
@@ -1843,21 +1624,20 @@ class Observer:
         # channels clipped on neither side (a clipped channel differs by the light, not noise).
         residual = np.abs(grid_balanced - self._ref_grid_px)
         clipped_grid = (grid_px >= CLIPPED) | self._ref_grid_clipped
-        sigma = _robust_sigma(residual[~clipped_grid])
-        self._sigma, self._light = sigma, lighting
-        self._detail_sigmas = self._noise_by_detail(residual, clipped_grid, sigma)
+        self._noise.measure(residual, clipped_grid)
+        self._light = lighting
         feats = np.stack(columns, axis=1)
         d0, d1, light = (columns[k] - self._ref_columns[k] for k in range(3))
         chroma2 = d0 * d0 + d1 * d1
-        significant = self._beyond_noise(chroma2, light)
+        significant = self._noise.beyond(chroma2, light)
         # Where either side is clipped, compare only what the clipped channels allow (asked of
         # the pixels that changed: granting a clipped channel its doubt only shrinks a change).
         clipped = highest_channel(px.T) >= CLIPPED
         hot = np.flatnonzero(significant & (clipped | self._ref_any_clipped))
         if len(hot):
             frame, reference = unclipped_pair(
-                _planar_rows(balanced, hot),
-                _planar_rows(px, hot) >= CLIPPED,
+                _planartake_rows(balanced, hot),
+                _planartake_rows(px, hot) >= CLIPPED,
                 self._ref_px[hot],
                 self._ref_clipped[hot],
             )
@@ -1866,33 +1646,15 @@ class Observer:
                 delta[:, 2] -= tilt_light[hot]
             chroma2[hot] = delta[:, 0] * delta[:, 0] + delta[:, 1] * delta[:, 1]
             d0[hot], d1[hot], light[hot] = delta[:, 0], delta[:, 1], delta[:, 2]
-            significant[hot] = self._beyond_noise(chroma2[hot], light[hot], hot)
+            significant[hot] = self._noise.beyond(chroma2[hot], light[hot], hot)
         return feats, Difference(d0, d1, light, significant)
-
-    def _prepare_noise_classes(self, reference: np.ndarray) -> None:
-        """Class each gathered pixel by the detail around it in the (working-size)
-        ``reference``: its grey level's range over the 3x3 pixels around, cut where the
-        light samples' quantiles fall, ``NOISE_CLASSES`` classes of equal share. Each rim
-        pair too (see :meth:`_rim_contrast`)."""
-        grey = reference.astype(np.float32).mean(axis=2)
-        kernel = np.ones((3, 3), np.uint8)
-        everywhere = (cv2.dilate(grey, kernel) - cv2.erode(grey, kernel)).reshape(-1)
-        detail = everywhere[self._positions]
-        shares = np.arange(1, NOISE_CLASSES) / NOISE_CLASSES
-        cuts = np.quantile(detail[self._light_samples], shares)
-        self._noise_class = np.searchsorted(cuts, detail).astype(np.intp)
-        self._grid_noise_class = self._noise_class[self._light_samples]
-        rim = self.footprints.rim  # a rim pair: the class of its more detailed pixel
-        self._rim_noise_class = np.searchsorted(
-            cuts, np.maximum(everywhere[rim.inside], everywhere[rim.outside])
-        ).astype(np.intp)
 
     def _outstanding(
         self, difference: Difference, pixels: np.ndarray, feats: np.ndarray
     ) -> np.ndarray:
         """Per one of the gathered ``pixels``: does its ``difference`` from the empty board
-        stand out of the noise of its class of detail (see :meth:`_noise_by_detail`)? Asked
-        of the core of a point no token was read on, before its outline is looked for. (Not
+        stand out of the noise of its class of detail (see
+        :meth:`vision.sensor_noise.SensorNoise.measure`)? Asked of the core of a point no token was read on, before its outline is looked for. (Not
         of the change itself: judged so, the faint change of a grey token on a grey stone
         table, whose grain is detail, fell under it.) With a reference moved after a bump
         (see :func:`reference_envelope`) the frame's features (``feats``) must stand out of
@@ -1900,9 +1662,9 @@ class Observer:
         two off changed most of an empty point's core."""
         if self._ref_px is None:
             return np.ones(len(pixels), bool)
-        sigma = self._detail_sigmas[self._noise_class[pixels]]
+        sigma = self._noise.of_detail(pixels)
         a, b = difference.chroma_a[pixels], difference.chroma_b[pixels]
-        out = self._beyond_noise(a * a + b * b, difference.light[pixels], pixels, sigma=sigma)
+        out = self._noise.beyond(a * a + b * b, difference.light[pixels], pixels, sigma=sigma)
         if self._ref_envelope is None:
             return out
         low, high = self._ref_envelope
@@ -1910,50 +1672,7 @@ class Observer:
         a, b, light = (
             seen[:, k] - np.clip(seen[:, k], low[k][pixels], high[k][pixels]) for k in range(3)
         )
-        return out & self._beyond_noise(a * a + b * b, light, pixels, sigma=sigma)
-
-    def _noise_by_detail(
-        self, residual: np.ndarray, clipped: np.ndarray, overall: float
-    ) -> np.ndarray:
-        """Per class of detail: the noise of a pixel's difference from the reference,
-        measured (as the ``overall`` noise is) over the light samples' ``residual``
-        (``(n, 3)``; not where ``clipped``) of that class. The reference is a JPEG, shrunk:
-        its own error grows with the detail around a pixel (dense printed lines: four times
-        the flat table's, as measured), and judged by one noise for all, a third of the
-        pixels of an empty board behind three plates' lines stood out of it and outlined a
-        token.
-        Differences no accepted noise could give are left out: on a crowded board the
-        tokens' changes were up to a third of the most detailed class's samples, and raised
-        its median by half."""
-        sigmas = np.full(NOISE_CLASSES, overall, np.float32)
-        # (a difference no noise accepted could give is a change: a token's, most likely)
-        noise_like = ~clipped & (residual < NOISE_SIGMAS * MAX_NOISE)
-        for k in range(NOISE_CLASSES):
-            mine = self._grid_noise_class == k
-            values = residual[mine][noise_like[mine]]
-            if len(values) >= MIN_NOISE_SAMPLES:
-                sigmas[k] = _robust_sigma(values)
-        return sigmas
-
-    def _beyond_noise(
-        self,
-        chroma2: np.ndarray,
-        light: np.ndarray,
-        pixels: np.ndarray | None = None,
-        *,
-        sigma: np.ndarray | None = None,
-    ) -> np.ndarray:
-        """Which feature differences (squared chroma and brightness, per gathered pixel, or
-        per one of ``pixels``) stand out of the sensor noise of the last frame: measured in
-        units of each pixel's own noise, chroma and brightness apart (a dark pixel's colour
-        is far noisier); against ``sigma`` per pixel when given (the noise of its class of
-        detail), else the frame's one noise."""
-        inv_chroma2, inv_light2 = self._inv_chroma_noise2, self._inv_light_noise2
-        if pixels is not None:
-            inv_chroma2, inv_light2 = inv_chroma2[pixels], inv_light2[pixels]
-        noise_units = chroma2 * inv_chroma2 + light * light * inv_light2
-        bar = np.float32(NOISE_SIGMAS) * (self._sigma if sigma is None else sigma)
-        return noise_units > bar * bar
+        return out & self._noise.beyond(a * a + b * b, light, pixels, sigma=sigma)
 
     def _estimated_background(self, feats: np.ndarray) -> np.ndarray:
         """Without a reference image: the median colour of the board area stands in for it.
@@ -1981,68 +1700,12 @@ class Observer:
         self, feats: np.ndarray, shadowed: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """Points whose top disc had texture (printed lines, grain) in the reference that the
-        frame no longer follows, now plainer: a shadow darkens texture and keeps it, a token's
-        plain top hides it, and a nearer token's edge or a farther one's rim crossing the disc
-        brings texture of its own. Measured as the correlation of frame and reference
-        brightness over the disc's surface samples (inside the rim and clear of the printed
-        lines and cut edges of the plates above, which lie in front of a token and keep their
-        look whatever it holds), with texture counted against the sensor noise. Also which
-        points are now plain (judged beside the lines, rim included, and their brightness
-        spread over the whole disc mostly gone): an opaque surface covers the whole disc
-        there, not a hand's edge or a nearer token's rim; and whose side does not keep the
-        texture the empty board shows there (a token hides what lies behind its wall too).
-        Samples a modelled shadow was taken out of (``shadowed``, per gathered pixel) do not
-        testify: a new shadow flattens what the reference shows as texture where it meets an
-        old one (the post's, on the empty board under a bare lamp) or sinks the grain under
-        the plates' veil, and a shadow read as a token there founded a wrong colour."""
+        frame (features ``feats``) no longer follows, now plainer, and those now plain all
+        over (see :class:`vision.texture.TextureCheck`; ``shadowed``: the gathered pixels a
+        modelled shadow was taken out of, which do not testify). None without a reference."""
         if self._ref_features is None:
             return np.zeros(N_POINTS, bool), np.zeros(N_POINTS, bool)
-        f, r = feats[self._texture_index, 2].astype(np.float64), self._texture_reference_light
-        # One pass of sums, by point and by part of the disc or side (see ``_top_part``).
-        count, sr, srr, noise = self._texture_reference
-        if shadowed is not None and shadowed[self._texture_index].any():
-            dropped = np.flatnonzero(shadowed[self._texture_index])
-            count, sr, srr, noise = self._texture_reference_without(dropped)
-            f = f.copy()
-            f[dropped] = 0.0
-        sf, sff, sfr = (self._texture_sums(w) for w in (f, f * f, f * r))
-        sums = (count, sf, sr, sff, srr, sfr, noise)
-
-        def moments(part: list[int]) -> tuple[np.ndarray, ...]:
-            """Count, reference and frame variance, their covariance and the mean noise
-            variance per point from the sums of the ``part`` columns."""
-            count, sf, sr, sff, srr, sfr, noise = (total[:, part].sum(axis=1) for total in sums)
-            n = np.maximum(count, 1)
-            mf, mr = sf / n, sr / n
-            var_r = np.maximum(srr / n - mr * mr, 0.0)
-            var_f = np.maximum(sff / n - mf * mf, 0.0)
-            return count, var_r, var_f, sfr / n - mf * mr, noise / n * self._sigma**2
-
-        def texture(part: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-            """Over the ``part`` columns: texture beyond the noise, followed by the frame, and
-            the frame's spread more than ``TEXTURE_PLAINER`` of it."""
-            count, var_r, var_f, cov, noise = moments(part)
-            textured = (var_r >= TEXTURE_SIGMAS**2 * noise) & (count >= 8)
-            follows = cov >= TEXTURE_KEPT * np.sqrt(var_r * var_f) + 1e-12
-            return textured, follows, var_f > TEXTURE_PLAINER * var_r
-
-        def given_way(part: list[int]) -> np.ndarray:
-            """Texture beyond the noise over the ``part`` columns, not followed, now plainer."""
-            textured, follows, as_spread = texture(part)
-            return textured & ~follows & ~as_spread
-
-        replaced = given_way([0])
-        # Plain (the sure verdict) is judged over the whole disc, the lines in front included:
-        # beside those lines alone, a reference registered a pixel off (a camera re-fitted
-        # after a bump) can look textured where the frame of an empty point is not. And a
-        # token hides the board behind its side as well: a side that keeps its texture as it
-        # was holds none, and the plain surface over the disc is something else's (seen from
-        # low, a farther neighbour's wall covered a top-tier disc, bench game 8601).
-        _, all_r, all_f, _, _ = moments([0, 1, 2])
-        textured, follows, as_spread = texture([3])
-        side_kept = textured & follows & as_spread
-        plain = (replaced | given_way([0, 1])) & (all_f <= TEXTURE_FLAT**2 * all_r)
-        return replaced, plain & ~side_kept
+        return self._texture.replaced(feats[:, 2], self._noise.sigma, shadowed)
 
     def _read_tokens(
         self,
@@ -2222,8 +1885,8 @@ class Observer:
         """The ``(k, 2)`` pairs of :meth:`_in_line_scores` that both would hold a token and
         score within ``TIE_MARGIN`` of each other, or whose outlines argue against the
         scores: the rival's rim grew more contrast than the held point's (see
-        :meth:`_rim_growth`). The cores of two points in line see nearly the same pixels, and
-        the few that differ can weigh more than the token: a dark token on F5Q left the dark
+        :meth:`vision.rim.RimOutlines.growth`). The cores of two points in line see nearly
+        the same pixels, and the few that differ can weigh more than the token: a dark token on F5Q left the dark
         printed lines under it unchanged, F4P's smaller core, under it, held fewer of them
         and scored clearly higher, and only the outline said where the token was (bench game
         6508, the camera overhead)."""
@@ -2246,160 +1909,38 @@ class Observer:
         self, first: np.ndarray, second: np.ndarray, accepted: np.ndarray, freed: np.ndarray
     ) -> np.ndarray:
         """Per row: whether the rim of ``first[k]`` grew more contrast than that of
-        ``second[k]``, both judged (see :meth:`_rim_growth`; ``freed[k]``: the pair's
-        accepted point)."""
-        growth = self._rim_growth(np.concatenate([first, second]), accepted, np.tile(freed, 2))
+        ``second[k]``, both judged (see :meth:`vision.rim.RimOutlines.growth`; ``freed[k]``:
+        the pair's accepted point). A token's outline draws an edge across its own rim; a
+        point in line with it, whose outline falls inside or outside that token, sees no new
+        edge there."""
+        if self._ref_features is None:
+            return np.zeros(len(first), bool)
+        growth = self._rim.growth(
+            np.concatenate([first, second]), accepted, np.tile(freed, 2), self._light.gain
+        )
         mine, theirs = growth[: len(first)], growth[len(first) :]
         return np.isfinite(mine) & np.isfinite(theirs) & (mine > theirs)
 
-    def _rim_growth(self, points: np.ndarray, accepted: np.ndarray, freed: np.ndarray) -> np.ndarray:
-        """Per row: the mean contrast growth (noise units, see :meth:`_rim_contrast`) over the
-        rim pairs of ``points[k]`` clear of every ``accepted`` token's silhouette but
-        ``freed[k]``'s; NaN where too few are clear to say (``RIM_OPEN``). A token's
-        outline draws an edge across its own rim; a point in line with it, whose outline
-        falls inside or outside that token, sees no new edge there."""
-        out = np.full(len(points), np.nan)
-        if self._ref_features is None or self._frame is None or not len(points):
-            return out
-        chosen = spread(accepted, self._rim_silhouette.count)
-        cover = Cover.of(
-            self._rim_silhouette.index[chosen], self._rim_silhouette.point[chosen], self._rim_pixels
-        )
-        counts = self._rim_count[points]
-        row = np.repeat(np.arange(len(points)), counts)
-        pairs = np.repeat(self._rim_start[points] - (np.cumsum(counts) - counts), counts)
-        pairs += np.arange(len(row))
-        inside, outside = self._rim_local
-        clear = cover.open_for(inside[pairs], freed[row]) & cover.open_for(
-            outside[pairs], freed[row]
-        )
-        n_clear = np.bincount(row, weights=clear, minlength=len(points))
-        judged = (n_clear > 0) & (n_clear >= RIM_OPEN * counts)
-        keep = clear & judged[row]
-        if not keep.any():
-            return out
-        z, _ = self._rim_contrast(pairs[keep])
-        total = np.bincount(row[keep], weights=z, minlength=len(points))
-        out[judged] = total[judged] / n_clear[judged]
-        return out
-
     def _outlined(self, accepted: np.ndarray, asked: np.ndarray, *, faint: bool) -> np.ndarray:
-        """Which of the ``asked`` points show a token's outline: most pixel pairs straddling the
-        rim of the point's top disc (and the bottom of its wall) contrast more than in the
-        empty board, beyond the noise and beyond what the rims of the points nobody asks about
-        show in this frame (under a changed light every edge contrasts a little differently,
-        a token's outline much more). A token the table's colour changes its pixels little
-        but still draws its outline (a brighter top, a shaded wall). Pairs touching an
-        accepted token's silhouette say nothing (that token draws edges there, and a nearer
-        one hides the rim), and a point needs a fair share of its rim clear of them. Nor is
-        a point judged that lies mostly on the shadows taken out of this frame: a token's
-        shadow on the base is a token-sized dark disc, and its edge drew the outline of a
-        token on the point of the bottom tier under it (bench game 4007 under a bare lamp).
+        """Which of the ``asked`` points show a token's outline (see
+        :meth:`vision.rim.RimOutlines.outlined`; ``accepted``: the tokens read, whose
+        silhouettes' pairs say nothing). A token the table's colour changes its pixels little
+        but still draws its outline (a brighter top, a shaded wall). No point is judged that
+        lies mostly on the shadows taken out of this frame: a token's shadow on the base is a
+        token-sized dark disc, and its edge drew the outline of a token on the point of the
+        bottom tier under it (bench game 4007 under a bare lamp).
 
-        With ``faint`` (a still picture), a fainter outline also counts (see
-        :meth:`_faint_edge_level`) where the pixels inside the rim changed more than those
-        outside it in most pairs: a token's outline is drawn by what it puts inside, a
-        shadow's edge crossing an empty point's rim by either side. A camera stream does
-        without: the change across the hand's visit finds a faint token there (see
-        :meth:`_attribute_changes`), and in the small demo stream (480x360) the fainter bar
-        took an empty point in a frame just after a hand left."""
-        out = np.zeros(N_POINTS, bool)
-        if self._ref_features is None or self._frame is None or not asked.any():
-            return out
+        With ``faint`` (a still picture, and the change across a hand's visit), a fainter
+        outline also counts where the pixels inside the rim changed more than those outside
+        it. A camera stream's full read does without: the change across the hand's visit
+        finds a faint token there (see :meth:`_attribute_changes`), and in the small demo
+        stream (480x360) the fainter bar took an empty point in a frame just after a hand
+        left."""
+        if self._ref_features is None or not asked.any():
+            return np.zeros(N_POINTS, bool)
         if self.last_shadows is not None:  # (most frames ask no point: none is measured)
             asked = asked & (self._share_on(self.last_shadows.mask) < SHADOW_COVERS)
-            if not asked.any():
-                return out
-        taken = np.zeros(self._rim_pixels, bool)
-        taken[self._rim_silhouette.select(accepted)] = True
-        inside, outside = self._rim_local
-        clear = ~taken[inside] & ~taken[outside]
-        asked_pairs = spread(asked, self._rim_count)
-        pairs = np.flatnonzero(asked_pairs & clear)
-        others = np.flatnonzero(~asked_pairs & ~spread(accepted, self._rim_count) & clear)
-        sample = others[:: max(1, -(-len(others) // RIM_NULL_PAIRS))]
-        z, colours = self._rim_contrast(np.concatenate([pairs, sample]))
-        n = len(pairs)
-        level = RIM_SIGMAS_ALONE
-        if len(sample) >= RIM_NULL_MIN:
-            null = z[n:]
-            rank = int(np.ceil(RIM_NULL_QUANTILE * (len(null) - 1)))  # (a partition is cheaper)
-            level = max(RIM_SIGMAS, float(np.partition(null, rank)[rank]))
-        z = z[:n]
-        point = self._rim_point[pairs]
-        n_clear = np.bincount(point, minlength=N_POINTS)
-        judged = asked & (n_clear >= RIM_OPEN * self._rim_count) & (n_clear > 0)
-        share = RIM_SHARE * n_clear
-
-        def beyond(bar: float) -> np.ndarray:
-            return np.bincount(point, weights=z > bar, minlength=N_POINTS) >= share
-
-        outlined = judged & beyond(level)
-        if not faint:
-            return outlined
-        ref_in, ref_out = self._rim_ref_features
-        moved_in, moved_out = (
-            sum((colours[side][k][:n] - ref[pairs, k]) ** 2 for k in range(3))
-            for side, ref in ((0, ref_in), (1, ref_out))
-        )
-        n_inside = np.bincount(point, weights=moved_in > moved_out, minlength=N_POINTS)
-        faint_ones = judged & ~outlined & (n_clear >= RIM_FAINT_PAIRS) & beyond(RIM_FAINT_SIGMAS)
-        faint_ones &= n_inside >= RIM_INSIDE * n_clear
-        if faint_ones.any() and len(others) >= RIM_NULL_MIN:
-            # (the other points' whole rims are read only now: most frames ask no such point)
-            null, _ = self._rim_contrast(others)
-            faint_level = self._faint_edge_level(null, self._rim_point[others])
-            if faint_level is not None:
-                outlined |= faint_ones & beyond(faint_level)
-        return outlined
-
-    def _rim_contrast(
-        self, pairs: np.ndarray
-    ) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
-        """How far the contrast of each of the rim ``pairs`` grew since the empty board, in
-        units of its noise, and the pairs' colour features in the frame (inside and outside:
-        two triples of feature columns).
-
-        Or, where more, how far the pair's inside pixel brightened beyond its outside one,
-        in units of the brightness noise of the pair's class of detail: a grey level moves
-        a pixel's chroma features several times farther than its brightness, so a pale
-        token on a base of its own hue, whose outline is a brightness edge, stayed within
-        the noise of the contrast (still scene 832: 9 of 22 cream tokens seen through the
-        plates unread). Brightening only, as no shadow brightens: counted both ways, the
-        edges of the tokens' shadows across a dark stone table outlined six empty points
-        (scene 886)."""
-        colours = [
-            # (the tilt of uneven light is the same on both sides of an edge: gains suffice)
-            feature_columns(
-                *(self._read_at(np.take(index, pairs, axis=1)) / self._light.gain[:, None])
-            )
-            for index in self._rim_frame
-        ]
-        # (the norm of the differences, as numpy's, summed in its order)
-        d0, d1, d2 = (colours[0][k] - colours[1][k] for k in range(3))
-        contrast = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2) - self._rim_ref_contrast[pairs]
-        z = contrast / (self._sigma * self._rim_noise[pairs])
-        ref_in, ref_out = self._rim_ref_features
-        brighter_in = colours[0][2] - ref_in[pairs, 2]
-        brighter_out = colours[1][2] - ref_out[pairs, 2]
-        brightening = brighter_in - np.maximum(brighter_out, 0.0)
-        sigma = self._detail_sigmas[self._rim_noise_class[pairs]]
-        z_light = brightening * self._rim_inv_light_noise[pairs] / sigma
-        return np.maximum(z, z_light), colours
-
-    def _faint_edge_level(self, null: np.ndarray, null_point: np.ndarray) -> float | None:
-        """The contrast growth (noise units) half of a faint outline's pairs must pass in this
-        frame, from the rim pairs of the points nobody asks about (``null``, of points
-        ``null_point``): the 95th percentile of those points' median growth plus
-        ``RIM_FAINT_ABOVE``, and at least ``RIM_FAINT_SIGMAS``. Each point's own median, not
-        the pairs pooled: a shadow or a glare moves a whole rim together. None when fewer
-        than ``RIM_NULL_POINTS`` points have enough clear pairs to tell."""
-        median, n = _grouped_median(null_point, null[:, None])
-        whole = (n >= RIM_OPEN * self._rim_count) & (n >= RIM_NULL_POINT_PAIRS)
-        if whole.sum() < RIM_NULL_POINTS:
-            return None
-        usual = float(np.quantile(median[whole, 0], RIM_NULL_QUANTILE))
-        return max(RIM_FAINT_SIGMAS, usual + RIM_FAINT_ABOVE)
+        return self._rim.outlined(accepted, asked, self._light.gain, faint=faint)
 
     def _without_stray_slivers(self, feats: np.ndarray, reading: Selection) -> Selection:
         """Drop accepted points taken on a sliver whose colour is not that of the rest of their
@@ -2425,8 +1966,8 @@ class Observer:
         if not suspect.any():
             return reading
         asked = seen & suspect[pts]
-        pixel = _rows(feats, idx[asked])
-        label = np.argmin(self._to_sets(pixel, pts[asked], protos), axis=1)
+        pixel = take_rows(feats, idx[asked])
+        label = np.argmin(self._wash.distances(pixel, pts[asked], protos), axis=1)
         owner, in_rest = pts[asked], behind[asked]
         n_keys = len(keys)
         rest = np.bincount(owner[in_rest] * n_keys + label[in_rest], minlength=N_POINTS * n_keys)
@@ -2532,13 +2073,13 @@ class Observer:
             readable[rows] = used_alone[under[rows]] > 0
         idx, pts, owner = idx[readable], pts[readable], owner[readable]
         colour_behind = colour_behind[readable]
-        pixel = _rows(feats, idx)
-        without = np.where((owner >= 0)[:, None], colour_behind, _rows(self._ref_features, idx))
-        margin = pair_distance(pixel, without)[:, None] - self._to_sets(pixel, pts, protos)
+        pixel = take_rows(feats, idx)
+        without = np.where((owner >= 0)[:, None], colour_behind, take_rows(self._ref_features, idx))
+        margin = pair_distance(pixel, without)[:, None] - self._wash.distances(pixel, pts, protos)
         # (the set of the token behind each pixel; -1 where none)
         owner_set = np.full(len(owner), -1)
         has = owner >= 0
-        owner_set[has] = self._to_sets(colour_behind[has], owner[has], protos).argmin(axis=1)
+        owner_set[has] = self._wash.distances(colour_behind[has], owner[has], protos).argmin(axis=1)
         may_vote = owner_set[:, None] != np.arange(len(protos))
         votes, voters = (
             np.stack(
@@ -2619,13 +2160,13 @@ class Observer:
         key = accepted.tobytes()
         memo = self._colours_memo
         if (  # a still picture asks twice
-            memo is not None and memo[0] is feats and memo[1] is self._plate_loss and memo[2] == key
+            memo is not None and memo[0] is feats and memo[1] is self._wash.loss and memo[2] == key
         ):
             return memo[3][0].copy(), memo[3][1].copy(), memo[3][2].copy()
         mean, used, error = self._measure_token_colours(
             feats, foreground, accepted, with_error=True
         )
-        self._colours_memo = (feats, self._plate_loss, key, (mean.copy(), used.copy(), error.copy()))
+        self._colours_memo = (feats, self._wash.loss, key, (mean.copy(), used.copy(), error.copy()))
         return mean, used, error
 
     def _measure_token_colours(
@@ -2646,7 +2187,7 @@ class Observer:
         use = (
             foreground[idx] & spread(accepted, self._core.count) & (nearest[idx] <= self._core_tier)
         )
-        core_pts, core_rows = self._core.point[use], _rows(feats, idx[use])
+        core_pts, core_rows = self._core.point[use], take_rows(feats, idx[use])
         n = np.bincount(core_pts, minlength=N_POINTS)
         sums = np.stack(
             [np.bincount(core_pts, weights=core_rows[:, k], minlength=N_POINTS) for k in range(3)],
@@ -2667,23 +2208,23 @@ class Observer:
         if self._ref_features is not None:
             use = np.flatnonzero(use)
             rows = idx[use]
-            delta = _rows(feats, rows) - _rows(self._ref_features, rows)
+            delta = take_rows(feats, rows) - take_rows(self._ref_features, rows)
             moved = np.sqrt(delta[:, 0] ** 2 + delta[:, 1] ** 2 + delta[:, 2] ** 2)
             total = np.bincount(pts[use], weights=moved, minlength=N_POINTS)
             average = total / np.maximum(np.bincount(pts[use], minlength=N_POINTS), 1)
             use = use[moved >= average[pts[use]] - 1e-6]
         top = self._out_of_shadows(feats, use, accepted)
-        median, n = _grouped_median(pts[use], top)
+        median, n = grouped_median(pts[use], top)
         by_top = n >= 3
         mean[by_top] = median[by_top]
         used[by_top] = n[by_top]
         if not with_error:
             return mean, used, error
-        error[by_top] = _chroma_error(pts[use], top, median)[by_top]
+        error[by_top] = chroma_error(pts[use], top, median)[by_top]
         by_core &= ~by_top
         if by_core.any():  # (most tokens show their top)
             mine = by_core[core_pts]
-            error[by_core] = _chroma_error(core_pts[mine], core_rows[mine], mean)[by_core]
+            error[by_core] = chroma_error(core_pts[mine], core_rows[mine], mean)[by_core]
         return mean, used, error
 
     def _out_of_shadows(
@@ -2692,7 +2233,7 @@ class Observer:
         """Colour features of the top-disc samples ``samples`` (``self._top`` entries) as
         they would look if nothing above shaded them (see :meth:`_shade_on_tokens`): a white
         token two tiers under another reads as the grey set otherwise."""
-        rows = _rows(feats, self._top.index[samples])
+        rows = take_rows(feats, self._top.index[samples])
         shade = self._shade_on_tokens(feats, accepted)
         if shade is None or not len(samples):
             return rows
@@ -2708,7 +2249,7 @@ class Observer:
         not the token's light and stays."""
         if not dark.any():
             return rows
-        transmission, added = self._plate_loss or (1.0, 0.0)
+        transmission, added = self._wash.loss or (1.0, 0.0)
         plates = self.footprints.plates_above[points[dark]]
         rows = rows.copy()
         rows[dark] = relit(rows[dark], plates, gain, transmission, added)
@@ -2803,7 +2344,7 @@ class Observer:
         medians = []  # (per crossed top: the median brightness inside the shade, outside it)
         for part in (shaded, ~shaded):
             use = seen & part & crossed[top.point]
-            median, _ = _grouped_median(top.point[use], light[top.index[use]][:, None])
+            median, _ = grouped_median(top.point[use], light[top.index[use]][:, None])
             medians.append(median[crossed, 0])
         step = medians[0] - medians[1]
         dark, flat = step <= depth / 4, step > depth / 8
@@ -2811,60 +2352,9 @@ class Observer:
             return None
         return bool(np.mean(dark[dark | flat]) >= 0.5)
 
-    def _learn_plates(self, mean: np.ndarray, points: np.ndarray, sets: np.ndarray) -> None:
-        """Learn what the plates above each point take and add (see
-        :mod:`calibration.plate_colour`) from the tokens read at ``points``, of the ``sets``
-        the game says they are (-1: not known)."""
-        if (sets >= 0).any():
-            # A token the game does not vouch for yet (a new one) must not bend the plates
-            # towards the colour it would like to read as.
-            points, sets = points[sets >= 0], sets[sets >= 0]
-        tokens = points.tobytes() + sets.tobytes()
-        if tokens == self._plate_tokens:  # the same tokens as last time teach nothing new
-            return
-        self._plate_tokens = tokens
-        # A reading that flickers between two sets must not pay for an estimate each frame.
-        if tokens not in self._plate_estimates:
-            if len(self._plate_estimates) >= PLATE_ESTIMATES_KEPT:
-                del self._plate_estimates[next(iter(self._plate_estimates))]
-            plates = self.footprints.plates_above[points]
-            self._plate_estimates[tokens] = estimate_plate_loss(mean[points], plates, sets)
-        estimate = self._plate_estimates[tokens]
-        if estimate is None:
-            return
-        known = self._plate_loss
-        self._plate_loss = (
-            estimate
-            if known is None
-            else tuple(k + PLATE_FOLLOW * (e - k) for k, e in zip(known, estimate))
-        )
-        if known is None:
-            self._plates_learned()
-
-    def _through_plates(self, mean: np.ndarray) -> np.ndarray:
-        """Token colours as on the top tier: what the plates above each point took and added
-        undone (as learned so far)."""
-        if self._plate_loss is None:
-            return mean
-        return corrected(mean, self.footprints.plates_above, *self._plate_loss)
-
     def _vouched(self, points: np.ndarray) -> np.ndarray:
         """The colour the game holds at each of ``points`` (-1: none, or no game)."""
         return self._known_array[points]
-
-    def _plates_learned(self) -> None:
-        """The plates' loss is known at last: the colours learned before it are washed as the
-        plates they were seen behind wash them, while the tokens they are compared with from now
-        on are not. Undo the plates on them too (a dark set founded three tiers down would
-        otherwise lie nearer its lighter sibling's tokens than its own)."""
-        assert self._plate_loss is not None
-        prototypes = self.colours.prototypes
-        for colour, plates in self._unplated_colours.items():
-            if colour in prototypes:
-                prototypes[colour] = corrected(
-                    prototypes[colour][None, :], np.array([plates]), *self._plate_loss
-                )[0].astype(np.float32)
-        self._unplated_colours.clear()
 
     def _read_colours(
         self, feats: np.ndarray, foreground: np.ndarray, accepted: np.ndarray, *, learn: bool
@@ -2890,8 +2380,8 @@ class Observer:
             # re-fitted, a point two-thirds hidden read as changed founded a colour.
             told = (sets >= 0) | (visibility[points] >= MIN_VISIBILITY)
             points, sets = points[told], sets[told]
-        self._learn_plates(seen, points, sets)
-        mean = self._through_plates(seen)
+        self._wash.learn(seen, points, sets, self.colours)
+        mean = self._wash.through(seen)
         if self.expected_colour is not None:
             self._forget_unvouched_colours(accepted, sets)
         # A colour not known yet is founded by the game's word: the first token the game
@@ -2909,8 +2399,8 @@ class Observer:
             if len(new) == 1:
                 founders.setdefault(self.expected_colour, int(new[0]))
         for colour, point in founders.items():
-            if self.colours.found(colour, mean[point], self._wash_unsure(point)):
-                self._note_unplated({colour: float(self.footprints.plates_above[point])})
+            if self.colours.found(colour, mean[point], self._wash.unsure(point, self.colours)):
+                self._wash.note_unplated({colour: float(self.footprints.plates_above[point])})
                 if colour not in sets:
                     self._unvouched[colour] = np.array([point])
         if len(points):
@@ -2924,7 +2414,7 @@ class Observer:
                 # tokens are.
                 nearest, _ = self.colours.nearest(mean[points])
                 plates = self.footprints.plates_above[points]
-                self._note_unplated(
+                self._wash.note_unplated(
                     {
                         c: float(np.median(plates[nearest == c]))
                         for c in created
@@ -2932,7 +2422,7 @@ class Observer:
                     }
                 )
                 if self.expected_colour is None and not (sets >= 0).any():
-                    self._plates_from_sets(seen, points)
+                    self._wash.relearn_by_sets(seen, points, self.colours)
                     self._learn_set_spreads(seen, points)
         return seen, has_pixels, error
 
@@ -2960,36 +2450,7 @@ class Observer:
             ):
                 del self._unvouched[colour]
                 self.colours.forget(colour)
-                self._unplated_colours.pop(colour, None)
-
-    def _plates_from_sets(self, seen: np.ndarray, points: np.ndarray) -> None:
-        """With no game to say whose tokens are whose, the plates' loss was estimated with
-        every token free to match any token on another tier, and the sets were then founded
-        from the colours it corrected. Estimate it once more with each token held to the set
-        it now reads as (as a game holds them; see :func:`estimate_plate_loss`), found each
-        set again on its tokens so corrected, and repeat while tokens change sets (at most
-        ``SET_PLATE_ROUNDS`` times): a dark set three plates down could match its lighter
-        sibling on the top tier, and the wash so learned left some of its tokens nearer
-        another set. ``seen``: the tokens' colours as seen, at ``points``."""
-        if self._plate_loss is None or len(self.colours.prototypes) < 2:
-            return
-        plates = self.footprints.plates_above[points]
-        held: np.ndarray | None = None
-        for _ in range(SET_PLATE_ROUNDS):
-            keys, protos = self.colours.prototype_array()
-            labels = keys[self._to_sets(seen[points], points, protos).argmin(axis=1)]
-            if held is not None and np.array_equal(labels, held):
-                return
-            held = labels
-            estimate = estimate_plate_loss(seen[points], plates, labels)
-            if estimate is None:
-                return
-            self._plate_loss = estimate
-            fixed = corrected(seen[points], plates, *estimate)
-            for colour in np.unique(labels):
-                self.colours.prototypes[int(colour)] = np.median(
-                    fixed[labels == colour], axis=0
-                ).astype(np.float32)
+                self._wash.unplated.pop(colour, None)
 
     def _learn_set_spreads(self, seen: np.ndarray, points: np.ndarray) -> None:
         """Learn how far each set's tokens spread around its colour as the plates in front
@@ -3001,77 +2462,17 @@ class Observer:
         brightness told them apart. ``seen``: the tokens' colours as seen, at ``points``."""
         keys, protos = self.colours.prototype_array()
         self._set_spreads = None
-        if self._plate_loss is None or len(keys) < 2:
+        if self._wash.loss is None or len(keys) < 2:
             return
-        labels = self._to_sets(seen[points], points, protos).argmin(axis=1)
+        labels = self._wash.distances(seen[points], points, protos).argmin(axis=1)
         for colour, members in self.colours.founded_on.items():
             labels[members] = int(np.searchsorted(keys, colour))
-        behind = self._sets_as_seen(protos)
+        behind = self._wash.sets_as_seen(protos)
         spreads = []
         for j in range(len(keys)):
             mine = points[labels == j]
             spreads.append(set_spread(seen[mine] - behind[j, mine]))
-        self._set_spreads = (self._wash_key(protos), spreads)
-
-    def _wash_doubt(self, keys: np.ndarray) -> np.ndarray:
-        """``(N_POINTS, m)``: how far (feature units) each set ``keys`` may look off its
-        colour at each point while the plates' loss is unknown: ``UNKNOWN_WASH`` per plate
-        more or fewer in front of the point than in front of where the set was learned (its
-        colour as seen there; a colour the user gave is as on the top tier). A brown token
-        on the top tier read as the orange set learned two plates down when only the brown
-        one's three plates were counted (none, on the top tier; bench game 4303)."""
-        learned_behind = np.array([self._unplated_colours.get(int(k), 0.0) for k in keys])
-        apart = np.abs(self.footprints.plates_above[:, None] - learned_behind[None, :])
-        return UNKNOWN_WASH * apart
-
-    def _wash_unsure(self, point: int) -> dict[int, float]:
-        """Per known set, how far it may look off its colour at ``point`` for the plates'
-        wash (see :meth:`_wash_doubt`; nothing once the wash is learned and undone)."""
-        if self._plate_loss is not None:
-            return {}
-        keys, _ = self.colours.prototype_array()
-        return dict(zip(keys.tolist(), self._wash_doubt(keys)[point].tolist()))
-
-    def _note_unplated(self, plates: dict[int, float]) -> None:
-        """Remember how many plates new colours were seen behind, while the plates' loss is
-        unknown."""
-        if self._plate_loss is None:
-            self._unplated_colours.update(plates)
-
-    def _to_sets(self, seen: np.ndarray, points: np.ndarray, protos: np.ndarray) -> np.ndarray:
-        """``(n, m)`` colour distances from each ``seen`` colour (``(n, 3)``, as the camera
-        sees it at ``points``) to each set's colour (``protos``, as on the top tier) as the
-        plates in front of that point wash it (as learned). Compared where they were seen:
-        undoing the wash on what was seen would magnify its difference from a set (and its
-        noise) the more, the more plates, and neither the empty board there nor the same
-        colour behind fewer plates would be weighed alike."""
-        if self._plate_loss is None:
-            return match_distance(seen, protos)
-        behind = self._sets_as_seen(protos)
-        return pair_distance(seen[:, None, :], behind[:, points].transpose(1, 0, 2))
-
-    def _sets_as_seen(self, protos: np.ndarray) -> np.ndarray:
-        """``(m, N_POINTS, 3)``: each set's colour (``protos``, as on the top tier) as the
-        plates in front of each point wash it (as learned; needs the plates' loss)."""
-        assert self._plate_loss is not None
-        memo = self._washed_memo
-        if memo is None or not self._same_wash(memo[0], protos):
-            # (once per plate estimate and set colours: a read asks up to three times)
-            plates = self.footprints.plates_above
-            behind = washed(
-                np.repeat(protos, N_POINTS, axis=0), np.tile(plates, len(protos)), *self._plate_loss
-            ).reshape(len(protos), N_POINTS, 3)
-            memo = self._washed_memo = (self._wash_key(protos), behind)
-        return memo[1]
-
-    def _wash_key(self, protos: np.ndarray) -> tuple[object, bytes]:
-        """What the set colours as seen depend on: the plates' loss as learned (the very
-        estimate: a new one is a new object) and the set colours ``protos``."""
-        return (self._plate_loss, protos.tobytes())
-
-    def _same_wash(self, key: tuple[object, bytes], protos: np.ndarray) -> bool:
-        """Was ``key`` (see :meth:`_wash_key`) taken for this plates' loss and ``protos``?"""
-        return key[0] is self._plate_loss and key[1] == protos.tobytes()
+        self._set_spreads = (self._wash.key(protos), spreads)
 
     def _colour_evidence(
         self,
@@ -3108,7 +2509,7 @@ class Observer:
             return None
         entries = open_core if neutral else open_core & changed
         idx = self._core.index[entries]
-        pixel = _rows(feats, idx)
+        pixel = take_rows(feats, idx)
         points = self._core.point[entries]
         shade = self._shade_on_tokens(feats, accepted, confirmed=False)
         token = pixel
@@ -3119,7 +2520,7 @@ class Observer:
             slope, gain, casters = shade
             dark = self._shaded_cores.shaded(slope, casters, asked)[entries]
             token = self._relit(pixel, dark, points, gain)
-        to_token = self._to_sets(token, points, protos).min(axis=1)
+        to_token = self._wash.distances(token, points, protos).min(axis=1)
         to_board = self._to_empty_board(pixel, idx)
         out = np.zeros(len(self._core.index), np.float32)
         better = np.clip((to_board - to_token - COLOUR_MARGIN) / COLOUR_RAMP, -1.0, 1.0)
@@ -3139,7 +2540,7 @@ class Observer:
         faint to be taken out of the change is still the board's (a point under a new token's
         shadow, its pixels relit, matched a pale set better than the unshaded board: bench
         game 1602 announced a phantom there)."""
-        board = _rows(self._ref_features, idx)
+        board = take_rows(self._ref_features, idx)
         distance = pair_distance(pixel, board)
         found = self._shadows_seen
         if found is not None:
@@ -3160,13 +2561,13 @@ class Observer:
         px: np.ndarray,
     ) -> np.ndarray:
         """Token probability from the overlap score; colour from the token's pixels, compared
-        with each set as the plates in front of the point wash it (see :meth:`_to_sets`): with
-        the wash undone instead, any error in the wash as learned grew with the plates, and
+        with each set as the plates in front of the point wash it (see
+        :meth:`vision.plate_wash.PlateWash.distances`): with the wash undone instead, any error in the wash as learned grew with the plates, and
         tokens of a dark set two and three plates down read as another set. Until the wash
         is learned, a token is told less surely from a set learned behind another number of
         plates (its colour may be off by ``UNKNOWN_WASH`` per plate between, see
-        :meth:`_wash_doubt`), and in a game the turn decides a close call (see
-        :func:`vision.tracker.steadied`): green plates turned a maroon token two plates down
+        :meth:`vision.plate_wash.PlateWash.doubt`), and in a game the turn decides a close
+        call (see :func:`vision.tracker.steadied`): green plates turned a maroon token two plates down
         grey-green, nearer a pale green set (bench game 3707). A token the game holds may
         keep its colour by the frame's pixels ``px`` (see :meth:`_anchored_colours`)."""
         seen, readable, error = self._read_colours(feats, foreground, accepted, learn=learn)
@@ -3184,13 +2585,13 @@ class Observer:
             return probs
         spreads = self._set_spreads
         # (measured around these set colours as this wash washes them)
-        if spreads is not None and self._same_wash(spreads[0], protos):
+        if spreads is not None and self._wash.same(spreads[0], protos):
             # (a still picture: each set weighed by its own spread, see _learn_set_spreads)
-            share = set_shares(seen[None, :, :] - self._sets_as_seen(protos), spreads[1])
+            share = set_shares(seen[None, :, :] - self._wash.sets_as_seen(protos), spreads[1])
         else:
-            if self._plate_loss is None:  # (the plates' wash not learned yet)
-                error = np.hypot(error[:, None], self._wash_doubt(keys))
-            share = colour_shares(self._to_sets(seen, np.arange(N_POINTS), protos), error=error)
+            if self._wash.loss is None:  # (the plates' wash not learned yet)
+                error = np.hypot(error[:, None], self._wash.doubt(keys))
+            share = colour_shares(self._wash.distances(seen, np.arange(N_POINTS), protos), error=error)
         # A token with no pixel to read its colour from (its top behind others, its wall
         # left) is any known colour alike: the game's word on it decides (vision.tracker).
         share[~readable] = 1.0 / len(keys)

@@ -35,14 +35,13 @@ from vision.observer import (
     FOREGROUND_DISTANCE,
     FrameError,
     Observer,
-    _chroma_error,
     _evidence,
-    _grouped_median,
     analyze_image,
 )
 from vision.render import random_scene, render_timevectors
 from vision.render_hand import HandSpec
 from vision.shadows import LIGHT_DOUBT, Shadows
+from vision.stats import chroma_error, grouped_median
 from vision.tracker import steadied
 
 SPEC = load_spec()
@@ -904,7 +903,7 @@ def test_a_stream_finds_the_light_again_only_when_the_tokens_change(scene, crowd
     monkeypatch.setattr(
         observer._shadow_model, "find", lambda *a, **k: searches.append(1) or find(*a, **k)
     )
-    feats, difference = observer._change(observer._sample(image))
+    feats, difference = observer._change(observer._sampler.sample(image))
 
     def read(difference, *, stream):
         evidence = _evidence(difference.distances()[0])
@@ -1080,7 +1079,7 @@ def test_light_that_changed_unevenly_after_calibration_is_undone(scene):
         image = scene.render(tokens, style=style)[1]
         observer = Observer(scene.calibration)
         assert observer.observe(image, compare_previous=False).tokens() == tokens
-        feats, difference = observer._change(observer._sample(image))
+        feats, difference = observer._change(observer._sampler.sample(image))
         change, _ = difference.distances()
         colour, _, _ = observer._measure_token_colours(
             feats, change > FOREGROUND_DISTANCE, np.isin(np.arange(256), ends)
@@ -1213,7 +1212,7 @@ def test_texture_hidden_is_told_from_texture_darkened(scene):
     flat = cv2.blur(reference, (61, 61))
 
     def replaced(frame: np.ndarray) -> np.ndarray:
-        feats, _ = observer._change(observer._sample(frame))
+        feats, _ = observer._change(observer._sampler.sample(frame))
         return observer._texture_replaced(feats)
 
     (in_shadow, shadow_plain), (flattened, plain) = replaced(shaded), replaced(flat)
@@ -1248,7 +1247,7 @@ def test_faint_texture_a_plain_top_hides_counts_and_busier_texture_does_not(scen
 
     def replaced(inside_discs: np.ndarray) -> np.ndarray:
         frame = picture(np.where(discs > 0, inside_discs, reference))
-        feats, _ = observer._change(observer._sample(frame))
+        feats, _ = observer._change(observer._sampler.sample(frame))
         return observer._texture_replaced(feats)[0]
 
     hidden = replaced(smooth)
@@ -1348,7 +1347,7 @@ def test_a_tokens_colour_is_read_where_it_changed_most_not_under_the_lines_above
 def test_grouped_median_is_each_points_median(rows):
     groups = np.array([r[0] for r in rows], np.int64)
     values = np.array([r[1:] for r in rows], np.float64).reshape(-1, 2)
-    median, count = _grouped_median(groups, values)
+    median, count = grouped_median(groups, values)
     assert count.tolist() == np.bincount(groups, minlength=256).tolist()
     for point in np.unique(groups):
         mine = np.sort(values[groups == point], axis=0)
@@ -1363,8 +1362,8 @@ def test_a_colours_chroma_error_is_as_far_as_its_median_strays(samples, spread):
     rng = np.random.default_rng(samples)
     groups = np.repeat(np.arange(256), samples)
     values = rng.normal(0.0, spread, (len(groups), 3))
-    median, _ = _grouped_median(groups, values)
-    error = _chroma_error(groups, values, median)
+    median, _ = grouped_median(groups, values)
+    error = chroma_error(groups, values, median)
     strayed = np.sqrt(np.mean(median[:, 0] ** 2 + median[:, 1] ** 2))
     assert 0.75 * strayed <= np.mean(error) <= 1.33 * strayed
 
@@ -1609,7 +1608,7 @@ def test_a_shadow_that_lifts_from_a_point_is_no_token_the_hand_visit_added(scene
     observer = Observer(scene.calibration)
     empty = scene.render({})[0].image_bgr
     observer.observe(empty)  # (measures the noise)
-    feats, _ = observer._change(observer._sample(empty))
+    feats, _ = observer._change(observer._sampler.sample(empty))
     point = parse_point("E5P")  # on the base, in view
     core = observer._core.index[observer._core.point == point]
     none = np.zeros(len(observer.footprints.tier), bool)
@@ -1838,7 +1837,7 @@ def test_a_refitted_reference_a_pixel_off_does_not_make_an_empty_point_plain():
     calibration, moved, bumped = _replay_bump()
     observer = Observer(refitted_calibration(calibration, moved))
     empty = bumped.empty_board()
-    feats, _ = observer._change(observer._sample(empty))
+    feats, _ = observer._change(observer._sampler.sample(empty))
     _, plain_top = observer._texture_replaced(feats)
     point = parse_point("G5Q")
     assert not plain_top[point]
@@ -2109,12 +2108,12 @@ def test_colours_founded_before_the_plates_are_learned_are_undone_with_them():
     for (_, colour), _ in zip(moves, _BenchStream(seed, size).moves(observer, moves, tell=True)):
         if colour not in founded:
             founded[colour] = observer.colours.prototypes[colour].copy()
-            assert observer._plate_loss is None, "the case this guards: founded before the loss"
-    assert observer._plate_loss is not None
-    assert not observer._unplated_colours
+            assert observer._wash.loss is None, "the case this guards: founded before the loss"
+    assert observer._wash.loss is not None
+    assert not observer._wash.unplated
     for colour, point in ((dark, "E7P"), (teal, "G6P")):  # founded on the bottom tier
         plates = observer.footprints.plates_above[[parse_point(point)]]
-        undone = corrected(founded[colour][None, :], plates, *observer._plate_loss)
+        undone = corrected(founded[colour][None, :], plates, *observer._wash.loss)
         now = observer.colours.prototypes[colour][None, :]
         assert (
             match_distance(now, undone)[0, 0] < match_distance(now, founded[colour][None, :])[0, 0]
@@ -2209,7 +2208,7 @@ def test_a_toss_up_in_line_is_read_by_the_colour_the_plates_leave(
     assert here in tokens and there not in tokens
     observer = Observer(calibration)
     observation = observer.observe(image, compare_previous=False)
-    assert observer._plate_loss is not None
+    assert observer._wash.loss is not None
     assert observation.states()[here] >= 0
     assert observation.states()[there] < 0 or observation.visibility[there] < 0.5
     assert observation.in_line[here] == -1
@@ -2334,8 +2333,8 @@ def test_a_tokens_rim_grows_more_contrast_than_its_in_line_partners(scene, crowd
     pairs = (truth[far] ^ truth[near]) & (rendered.visibility[np.where(truth[far], far, near)] >= 0.5)
     held = np.where(truth[far], far, near)[pairs]
     other = np.where(truth[far], near, far)[pairs]
-    growth_held = observer._rim_growth(held, accepted, freed=held)
-    growth_other = observer._rim_growth(other, accepted, freed=held)
+    growth_held = observer._rim.growth(held, accepted, held, observer._light.gain)
+    growth_other = observer._rim.growth(other, accepted, held, observer._light.gain)
     judged = ~np.isnan(growth_held) & ~np.isnan(growth_other)
     assert judged.sum() >= 8  # (the others' rims lie mostly under nearby tokens)
     assert (growth_held > growth_other)[judged].mean() >= 0.9

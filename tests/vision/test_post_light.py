@@ -16,7 +16,7 @@ from calibration.camera import CameraModel
 from calibration.colours import LIGHT_SCALE
 from calibration.spec import load_spec
 from vision.footprint import build_footprints, working_size
-from vision.observer import shrink
+from vision.frame_sampling import shrink
 from vision.post_light import BEYOND_MM, hidden_pixels, post_shadow
 from vision.render import random_scene, render_timevectors
 from vision.shadows import LIGHT_DOUBT
