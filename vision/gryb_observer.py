@@ -30,8 +30,8 @@ from calibration.colours import RGB, channel_gain, colour_shares, features, grey
 from calibration.gryb_colours import RING_COLOURS, RingColourModel, ring_distance
 from calibration.gryb_fit import apply_homography
 from rules.gryb.nodes import NODES, node_name
+from vision.change import FOREGROUND_DISTANCE, SHADOW_WEIGHT
 from vision.observation import Observation, check_frame
-from vision.observer import FOREGROUND_DISTANCE, SHADOW_WEIGHT
 
 logger = logging.getLogger(__name__)
 

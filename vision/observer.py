@@ -7,8 +7,8 @@ arrays precomputed in :mod:`vision.footprint`):
    grid needs (the working image is the frame at the reference's resolution).
 2. Divide by the per-channel gain against the empty-board reference (light and
    white balance changes cancel), undo a smooth tilt of brightness across the
-   image (light that now falls unevenly: :mod:`vision.illumination`) and measure how far each pixel's colour moved
-   from the reference there, ignoring what the sensor noise explains. Small
+   image (light that now falls unevenly: :mod:`vision.illumination`) and measure how far each
+   pixel's colour moved from the reference there, ignoring what the sensor noise explains. Small
    moves count as partial evidence, so a faint token adds up over its footprint.
 3. A token at point ``p`` must fill ``p``'s silhouette (top disc and the side
    wall facing the camera) with change and leave the thin ring around it alone:
@@ -73,12 +73,18 @@ from calibration.colours import (
     pair_distance,
     unclipped_pair,
 )
-from calibration.plate_colour import light_ratio, relit
 from calibration.registration import misfit_disc
+from vision.change import (
+    FAINT_DISTANCE,
+    FOREGROUND_DISTANCE,
+    SHADOW_WEIGHT,
+    Difference,
+    change_evidence,
+    feature_distance,
+)
 from vision.explain import (
     EVIDENCE_THRESHOLD,
     MIN_SCORE,
-    RING_WEIGHT,
     Cover,
     Selection,
     TokenSelector,
@@ -89,9 +95,9 @@ from vision.footprint import (
     build_footprints,
     spread,
     working_size,
-    working_to_frame,
 )
 from vision.frame_sampling import FrameSampler, shrink, take_rows
+from vision.gathered import GatheredPixels
 from vision.hands import HandGrid, MotionDetector
 from vision.illumination import UNCHANGED, LightField, coordinates
 from vision.observation import FrameError, Observation, check_frame
@@ -99,29 +105,21 @@ from vision.plate_wash import PlateWash
 from vision.post_light import hidden_pixels, post_shadow
 from vision.rim import RimOutlines
 from vision.sensor_noise import MAX_NOISE, SensorNoise
+from vision.shadow_search import SHADOW_COVERS, ShadowSearch, new_in_visit
 from vision.shadows import (
-    MIN_CASTERS,
-    MIN_DEPTH,
-    MIN_DISC_PIXELS,
     SHADOW_COSINE,
-    ShadedTops,
     ShadowModel,
     Shadows,
 )
 from vision.stats import chroma_error, grouped_median
-from vision.texture import BEHIND_LINE, RIM, SIDE, SURFACE, TextureCheck
+from vision.texture import TextureCheck
+from vision.token_shade import MAX_SHADOW_GAIN, TokenShade, witnesses
 from vision.tracker import MIN_VISIBILITY
 
 logger = logging.getLogger(__name__)
 
-FOREGROUND_DISTANCE = 2.0  # feature units between a pixel and the reference that mean "changed"
-FAINT_DISTANCE = 1.0  # changes from here up to FOREGROUND_DISTANCE count as partial evidence
 HAND_DISTANCE = 1.4  # a weaker change suffices inside a large blob (skin on a wooden table)
 CLEAR_OF_PLATES = 0.5  # a token seen through less plate than this (summed over its top) is unwashed
-SHADOW_TINT = 3.0  # a lone token's shadow changes colour at most this many times its darkening
-SHADOW_COVERS = 0.5  # a token this much on another's shadow may be that shadow
-SHADOW_WEIGHT = 0.5  # darkening counts half as much as brightening (shadows are not tokens)
-MAX_SHADOW_GAIN = 10.0  # no shadow on the tokens is taken to keep less than a tenth of the light
 TOKEN_SCORE = 0.55  # fit score (filled core minus half the filled ring) that means "token"
 SCORE_SOFTNESS = 0.06  # width of the sigmoid turning the fit score into a probability
 COLOUR_MARGIN = 0.0  # a pixel must match a token colour this much better than the empty board
@@ -141,16 +139,9 @@ FRONT_AGREEMENT = 0.7  # ... the share of those pixels one set must explain bett
 SLIVER_AGREEMENT = 0.5  # share of a sliver's pixels that must show the rest of the core's colour
 HAND_AREA_DISCS = 2.0  # an unexplained blob bigger than this many top discs is a hand
 PLAIN_HAND_DISCS = 6.0  # ... and one this big since the calm board is a hand before any reading
-TIER_MEMO = 8  # point sets whose silhouettes' tiers are remembered (see Observer._nearest_tier)
-# Pixels read per frame: a sample of each region is enough to measure how filled it is.
-CORE_SAMPLES, RING_SAMPLES, TOP_SAMPLES = 48, 32, 32
 GRID_SAMPLES = 6000  # hand-detection grid over the board's outline
 STILL_SIGMAS = 4.0  # a pixel changed since the last read stands this far out of the noise
 STILL_CORE_SHARE = 0.25  # ... and a quarter of a point's core changed means "read again"
-
-
-_NO_POINTS = np.zeros(N_POINTS, bool)  # (a point mask with none set; never written to)
-_NO_POINTS.flags.writeable = False
 
 
 def _reference_of(calibration: Any) -> np.ndarray | None:
@@ -191,56 +182,6 @@ def _planartake_rows(planar: np.ndarray, index: np.ndarray) -> np.ndarray:
     """``(n, 3)`` rows ``index`` of ``(3, N)`` channel planes (a view of a ``(3, n)`` gather:
     gathering from the transposed planes would copy them whole first)."""
     return np.take(planar, index, axis=1).T
-
-
-def _distance(delta: np.ndarray, shadow_weight: float = 1.0) -> np.ndarray:
-    """Length of feature differences, darkening weighted by ``shadow_weight``."""
-    light = np.where(delta[:, 2] < 0, delta[:, 2] * shadow_weight, delta[:, 2])
-    return np.sqrt(delta[:, 0] ** 2 + delta[:, 1] ** 2 + light**2)
-
-
-@dataclasses.dataclass(frozen=True)
-class Difference:
-    """Per gathered pixel, the frame's feature difference from the empty board: chroma on
-    two axes and brightness, in feature units, and whether it stands out of the sensor
-    noise (a difference that does not is none)."""
-
-    chroma_a: np.ndarray
-    chroma_b: np.ndarray
-    light: np.ndarray
-    significant: np.ndarray
-    #: Pixels a modelled shadow's part was taken out of (see :mod:`vision.shadows`).
-    shadowed: np.ndarray | None = None
-
-    def at(self, index: np.ndarray) -> Difference:
-        """The difference of the gathered pixels ``index`` only."""
-        shadowed = None if self.shadowed is None else self.shadowed[index]
-        return Difference(
-            self.chroma_a[index], self.chroma_b[index], self.light[index],
-            self.significant[index], shadowed,
-        )
-
-    def distances(self) -> tuple[np.ndarray, np.ndarray]:
-        """How far each pixel is from the empty board (0 within the noise): with darkening
-        counted at ``SHADOW_WEIGHT`` (a shadow is no token), and in full. Darkening left
-        over where a modelled shadow was taken out counts in full: a shadow falls once
-        (where one token keeps the light off, a second cannot darken it more)."""
-        chroma2 = self.chroma_a * self.chroma_a + self.chroma_b * self.chroma_b
-        light = self.light
-        weighed_down = light < 0
-        if self.shadowed is not None:
-            weighed_down &= ~self.shadowed
-        shaded = np.where(weighed_down, light * np.float32(SHADOW_WEIGHT), light)
-        zero = np.float32(0.0)
-        return (
-            np.where(self.significant, np.sqrt(chroma2 + shaded * shaded), zero),
-            np.where(self.significant, np.sqrt(chroma2 + light * light), zero),
-        )
-
-
-def _evidence(change: np.ndarray) -> np.ndarray:
-    """0..1 per pixel: how surely a change of this size (feature units) is a real one."""
-    return np.clip((change - FAINT_DISTANCE) / (FOREGROUND_DISTANCE - FAINT_DISTANCE), 0.0, 1.0)
 
 
 def _in_line_partners(pairs: np.ndarray, accepted: np.ndarray) -> np.ndarray:
@@ -293,39 +234,20 @@ class Observer:
         self.footprints: Footprints = build_footprints(self.camera, self.spec, size)
         fp = self.footprints
         self._prepare_sampling(fp, *size)
-        self._sampler = FrameSampler(self.camera.image_size, size, fp.scale, self._positions)
-        self._shadow_model = ShadowModel(self.camera, self.spec, self._positions, size, fp.scale)
-        # Which top and core samples the tokens above shade (see _shade_on_tokens).
-        self._shaded_tops, self._shaded_cores = (
-            ShadedTops(
-                self.camera,
-                self.spec,
-                working_to_frame(self._positions[part.index], size, fp.scale),
-                part.point,
-            )
-            for part in (self._top, self._core)
+        self._sampler = FrameSampler(self.camera.image_size, size, fp.scale, self._pixels.positions)
+        self._shadow_model = ShadowModel(
+            self.camera, self.spec, self._pixels.positions, size, fp.scale
         )
-        # The shadows the last full read found, deep or faint (None: none), and how many
-        # times brighter than in them the light out of them is (None: not known).
-        self._shadows_seen: Shadows | None = None
-        self._shade_gain: float | None = None
-        self._verdict_memo: tuple[Shadows, np.ndarray, bytes, bool | None] | None = None
-        #: The tokens' shadows the last full read found and took out (None: none).
-        self.last_shadows: Shadows | None = None
-        # The last tokens that cast shadows, and what they cast (found again when they change).
-        # (the first reading's tokens, the shadows found for them, whether one new token's
-        # shadow alone showed that light)
-        self._shadows_memo: tuple[bytes, Shadows | None, bool] | None = None
         self.has_reference = reference is not None
         if reference is not None:
             ref_small = shrink(reference, size).reshape(-1, 3).astype(np.float32)
-            ref_px = take_rows(ref_small, self._positions)
+            ref_px = take_rows(ref_small, self._pixels.positions)
             self._ref_px = ref_px
             self._ref_features = features(ref_px)
             self._ref_columns = [np.ascontiguousarray(self._ref_features[:, k]) for k in range(3)]
             self._ref_envelope = reference_envelope(
                 ref_small.reshape(size[1], size[0], 3),
-                self._positions,
+                self._pixels.positions,
                 getattr(calibration, "reference_misfit_px", 0.0) * max(fp.scale),
             )
             self._ref_clipped = ref_px >= CLIPPED
@@ -333,28 +255,38 @@ class Observer:
             self._ref_grid_px = take_rows(ref_px, self._light_samples)
             self._ref_grid_clipped = self._ref_grid_px >= CLIPPED
             self._light_field = LightField(
-                size, self._positions[self._light_samples], self._ref_grid_px
+                size, self._pixels.positions[self._light_samples], self._ref_grid_px
             )
             self._noise = SensorNoise(
-                ref_px, ref_small.reshape(size[1], size[0], 3), self._positions, self._light_samples
+                ref_px,
+                ref_small.reshape(size[1], size[0], 3),
+                self._pixels.positions,
+                self._light_samples,
             )
             self._rim = RimOutlines(fp, ref_small, self._sampler, self._noise)
             self._texture = TextureCheck(
-                self._texture_index,
-                self._texture_key,
+                self._pixels.part_samples,
+                self._pixels.part_key,
                 self._ref_features[:, 2],
                 self._noise.inv_light2,
             )
             self._textured_rows = (
-                ref_px[self._grid_local].mean(axis=1).reshape(self._grid.shape).std(axis=1) >= 1.0
+                ref_px[self._pixels.grid].mean(axis=1).reshape(self._grid.shape).std(axis=1) >= 1.0
             )
-            balance = grey_world(ref_px[self._grid_local])
+            balance = grey_world(ref_px[self._pixels.grid])
         else:
             self._ref_px = None
             self._ref_features = None
             self._ref_envelope = None
             self._textured_rows = np.ones(self._grid.shape[0], bool)
             balance = np.ones(3, np.float32)
+        # The shade on the tokens' tops, under the light the base's shadows show.
+        self._shade = TokenShade(
+            self.camera, self.spec, self._pixels, self._shadow_model, self._ref_features
+        )
+        # The tokens' shadows, and the light a stream keeps: at first, the one the post's
+        # shadow on the empty board shows (see vision.post_light, below).
+        self._search = ShadowSearch(self._shadow_model, self._pixels, self._shade)
         if palette is None:  # a calibration file may carry the user's nominal palette
             palette = getattr(calibration, "palette_rgb", None)
         self.colours = ColourModel(
@@ -371,7 +303,7 @@ class Observer:
         # In a game, per point the colour the game holds there that a calm read last read it
         # as (-1: none), and its core's pixels then, per core entry (see _anchored_colours).
         self._anchor_colour = np.full(N_POINTS, -1, np.int64)
-        self._colour_anchor = np.zeros((3, len(self._core.index)), np.float32)
+        self._colour_anchor = np.zeros((3, len(self._pixels.core.index)), np.float32)
         # The noise of a difference of two frames, as the last one measured it (see
         # _nothing_new; None: not yet).
         self._still_noise: float | None = None
@@ -395,14 +327,6 @@ class Observer:
         #: Each set's spread around its washed colour as a still picture's tokens showed it,
         #: and for which plates' loss and set colours (see :meth:`_learn_set_spreads`).
         self._set_spreads: tuple[tuple, list[tuple[np.ndarray, np.ndarray]]] | None = None
-        #: The light's slope the shadows were last found at in a stream (see vision.shadows);
-        #: at first, the one the post's shadow on the empty board shows (vision.post_light).
-        self._light_slope: tuple[float, float] | None = None
-        #: The post's shadow on the tokens' tops as the empty board shows it: a light's slope
-        #: that throws it at least that far (the light's own where the band's end is seen),
-        #: and how much brighter out of it the light is (None: not shown; see
-        #: _shade_on_tokens).
-        self._post_shade: tuple[tuple[float, float], float] | None = None
         if reference is not None:
             post = post_shadow(
                 self.camera,
@@ -412,11 +336,9 @@ class Observer:
                 hidden_pixels(fp.post_polygon, fp.line_tier, size, fp.scale),
             )
             if post is not None:
-                self._light_slope = post.slope
+                self._search.light_slope = post.slope
                 gain = min(float(np.exp(post.depth * LIGHT_SCALE)), MAX_SHADOW_GAIN)
-                self._post_shade = (post.least, gain)
-        #: The light last found from one new token's shadow alone (see _lone_light_instead).
-        self._lone_slope: tuple[float, float] | None = None
+                self._shade.post = (post.least, gain)
         self._last_observation: Observation | None = None  # what the last full read saw
         #: Frames read in full so far (the others showed motion, or nothing new).
         self.full_reads = 0
@@ -452,7 +374,12 @@ class Observer:
     def light_slope(self) -> tuple[float, float] | None:
         """The light's slope a stream looks for the tokens' shadows at first (see
         :mod:`vision.shadows`; None: not known yet)."""
-        return self._light_slope
+        return self._search.light_slope
+
+    @property
+    def last_shadows(self) -> Shadows | None:
+        """The tokens' shadows the last full read found and took out (None: none)."""
+        return self._search.last
 
     def keep_learned_from(self, earlier: object) -> None:
         """Take on what ``earlier``, an observer of this camera before it was bumped and
@@ -465,85 +392,25 @@ class Observer:
         self.colours = copy.deepcopy(earlier.colours)
         self._wash.keep_from(earlier._wash)
         self._unvouched = dict(earlier._unvouched)
-        if earlier._light_slope is not None:
-            self._light_slope = earlier._light_slope
-        self._post_shade = earlier._post_shade or self._post_shade
+        if earlier._search.light_slope is not None:
+            self._search.light_slope = earlier._search.light_slope
+        self._shade.post = earlier._shade.post or self._shade.post
 
     # ------------------------------------------------------------------ setup
 
     def _prepare_sampling(self, fp: Footprints, width: int, height: int) -> None:
         """Pick the pixels read per frame: every footprint pixel plus a grid over the board."""
         self._grid = HandGrid.over(fp.board_mask, GRID_SAMPLES)
-        grid_flat = self._grid.flat
         self._motion = MotionDetector(self._grid, min_area_px=0.5 * fp.disc_area)
-        core, ring, top = (
-            fp.core.thinned(CORE_SAMPLES),
-            fp.ring.thinned(RING_SAMPLES),
-            fp.top.thinned(TOP_SAMPLES),
-        )
-        positions = np.unique(np.concatenate([core.index, ring.index, top.index, grid_flat]))
-        self._positions = positions
-        self._x, self._y = coordinates(positions, (width, height))  # where the light is undone
-        self._grid_local = np.searchsorted(positions, grid_flat)
+        self._pixels = pixels = GatheredPixels(fp, self._grid.flat)
+        self._x, self._y = coordinates(pixels.positions, (width, height))  # where light is undone
         # Where the frame's light and noise are measured: a third of the hand grid.
-        self._light_samples = self._grid_local[::3]
+        self._light_samples = pixels.grid[::3]
         self._grid_xy = (self._x[self._light_samples], self._y[self._light_samples])
         self._grid_on_board = self._grid.on_board
-        self._core = core.local_to(positions)
-        self._ring = ring.local_to(positions)
-        self._top = top.local_to(positions)
-        self._silhouette = fp.silhouette.within(positions).local_to(positions)
-        # Top-disc samples fully inside the token's outline (no table mixed in at the rim).
-        n_px = width * height
-        self._top_inside = np.isin(
-            top.point * n_px + top.index, fp.core.point * n_px + fp.core.index
+        self._selector = TokenSelector(
+            pixels.core, pixels.ring, pixels.silhouette, len(pixels.positions)
         )
-        # Silhouette pixels ordered by tier (points in order within one): with each point's
-        # tier and pixel count in that order, a set of points' pixels are a repeat away.
-        order = np.argsort(fp.tier[self._silhouette.point], kind="stable")
-        by_tier = np.argsort(fp.tier, kind="stable")
-        self._silhouette_by_tier = (
-            self._silhouette.index[order],
-            by_tier,
-            self._silhouette.count[by_tier],
-            fp.tier[self._silhouette.point[order]].astype(np.int8),
-            self._silhouette.point[order],
-        )
-        self._tier_memo: dict[tuple[bytes, bool], np.ndarray] = {}
-        self._core_tier = fp.tier[self._core.point]
-        self._top_tier = fp.tier[self._top.point]
-        self._selector = TokenSelector(self._core, self._ring, self._silhouette, len(positions))
-        # Core pixels a printed line of a plate above crosses: the line hides the token there.
-        self._core_behind_line = (
-            fp.line_tier[positions[self._core.index]] > fp.tier[self._core.point]
-        )
-        # Parts of each top disc for the texture test: 0 its surface (inside the rim and clear
-        # of the printed lines of the plates above by a pixel: blur and anti-aliasing spread a
-        # line onto its neighbours, and one such sample carries a texture correlation on its
-        # own), 1 its rim or beside a line, 2 behind a line.
-        lines = fp.line_tier.astype(np.int16).reshape(height, width)
-        near_line = cv2.dilate(lines, np.ones((3, 3), np.uint8)).reshape(-1)
-        behind = fp.line_tier[positions[self._top.index]] > self._top_tier
-        surface = self._top_inside & (near_line[positions[self._top.index]] <= self._top_tier)
-        self._top_part = np.where(behind, BEHIND_LINE, np.where(surface, SURFACE, RIM))
-        # ... and 3 the token's side: its core samples off the top disc (the wall the camera
-        # sees below it), clear of the printed lines of the plates above as the surface is.
-        n_local = len(positions)
-        on_top = np.isin(
-            self._core.point * n_local + self._core.index,
-            self._top.point * n_local + self._top.index,
-        )
-        side = ~on_top & (near_line[positions[self._core.index]] <= self._core_tier)
-        self._texture_index = np.concatenate([self._top.index, self._core.index[side]])
-        self._texture_key = np.concatenate(
-            [4 * self._top.point + self._top_part, 4 * self._core.point[side] + SIDE]
-        )
-        pairs = fp.overlap[fp.overlap[:, 2] >= 0.5]
-        self._nms_far = pairs[:, 0].astype(np.int64)
-        self._nms_near = pairs[:, 1].astype(np.int64)
-        # The same pairs in both orders (for questions that do not care which is nearer).
-        self._in_line_a = np.concatenate([self._nms_far, self._nms_near])
-        self._in_line_b = np.concatenate([self._nms_near, self._nms_far])
 
     def _check_reference(self, image: np.ndarray) -> np.ndarray:
         """The reference may be stored smaller than the frames, never with another shape."""
@@ -572,7 +439,7 @@ class Observer:
         frame = self._check_frame(frame_bgr)
         fp = self.footprints
         px = self._sampler.sample(frame)
-        grid_px = np.take(px, self._grid_local, axis=1)
+        grid_px = np.take(px, self._pixels.grid, axis=1)
         grey = (grid_px[0] + grid_px[1] + grid_px[2]) * np.float32(1.0 / 3.0)
         if float(grey.std()) < 2.0:  # blank, covered lens, or a failed decode
             self._motion.reset()
@@ -598,14 +465,14 @@ class Observer:
             # see (out of view, or too quick) changed it, and the calm board is the one before.
             self._before = self._calm
         change, unshaded = difference.distances()
-        evidence = _evidence(change)
+        evidence = change_evidence(change)
         shadowed = None
-        stream_light, lone_light = self._light_slope, self._lone_slope
+        stream_lights = self._search.stream_state()
         if self._ref_px is not None:
             unshadowed = self._without_shadows(feats, difference, evidence, stream=compare_previous)
             if unshadowed is not difference:
                 change, unshaded = unshadowed.distances()
-                evidence = _evidence(change)
+                evidence = change_evidence(change)
                 shadowed = unshadowed.shadowed
                 difference = unshadowed
         foreground = change > FOREGROUND_DISTANCE
@@ -619,12 +486,12 @@ class Observer:
             shadowed=shadowed,
         )
         score, accepted, visible_core = reading.score, reading.accepted, reading.open_core
-        explained = self._covered(accepted)
+        explained = self._pixels.covered(accepted)
         unexplained = foreground & ~explained
         # (a token's shadow is no hand, see _shadow_discs)
         discs = self._shadow_discs(accepted)
         hand_present = self._hand(unexplained & ~discs)
-        changed_fraction = self._grid.changed_fraction(unexplained[self._grid_local])
+        changed_fraction = self._grid.changed_fraction(unexplained[self._pixels.grid])
         if compare_previous and self._calm is not None:
             # Weaker changes count against the last calm frame (its shadows and tokens are
             # already in it): a still hand of a colour close to the table's still shows.
@@ -651,9 +518,7 @@ class Observer:
             # stayed); and the hand's shadow on a token's top refutes the true light, which
             # the same tokens read once the hand had gone did not ask again (bench game 9002
             # under a bare lamp: a brown token left in its shade read as the black set's).
-            self._light_slope = stream_light
-            self._shadows_memo = None
-            self._lone_slope = lone_light
+            self._search.restore(stream_lights)
         if compare_previous:
             if hand_present and not self._in_visit:
                 self._before = self._calm  # the board as it was before the hand came
@@ -666,12 +531,12 @@ class Observer:
             reading = self._in_line_by_colour(feats, foreground, reading)
         if reading.accepted is not accepted:
             score, accepted, visible_core = reading.score, reading.accepted, reading.open_core
-            explained = self._covered(accepted)
+            explained = self._pixels.covered(accepted)
         self._remember_calm(feats, explained, accepted, calm=not hand_present and compare_previous)
         visibility = fp.token_visibility(accepted)
         if hand_present:
-            top_unexplained = self._top.tally(unexplained.astype(np.int64), 2)
-            cover = top_unexplained[:, 1] / np.maximum(self._top.count, 1)
+            top_unexplained = self._pixels.top.tally(unexplained.astype(np.int64), 2)
+            cover = top_unexplained[:, 1] / np.maximum(self._pixels.top.count, 1)
             visibility = visibility * (1.0 - cover)
         # A still picture has no "later" (and it taught the colours while it was read).
         learn = compare_previous and not hand_present
@@ -708,13 +573,13 @@ class Observer:
         out of it), and the evidence over the points' cores it was read from."""
         # Where a point's printed texture is gone (not merely darker), darkening is a token.
         replaced, flattened = self._texture_replaced(feats, shadowed)
-        core_evidence = evidence[self._core.index]
+        core_evidence = evidence[self._pixels.core.index]
         if replaced.any():
-            mine = spread(replaced, self._core.count)
-            core_evidence[mine] = _evidence(unshaded[self._core.index[mine]])
+            mine = spread(replaced, self._pixels.core.count)
+            core_evidence[mine] = change_evidence(unshaded[self._pixels.core.index[mine]])
             # A top disc whose texture gave way to a plain surface holds a token even when
             # that token is the table's colour and changed its pixels little.
-            core_evidence[spread(flattened, self._core.count)] = 1.0
+            core_evidence[spread(flattened, self._pixels.core.count)] = 1.0
         self._neutral_behind_lines(core_evidence)
         reading = self._without_stray_slivers(
             feats,
@@ -728,66 +593,31 @@ class Observer:
     def _neutral_behind_lines(self, core_evidence: np.ndarray) -> None:
         """An unchanged pixel behind a printed line of a plate above can show neither a token
         nor its absence: it counts for neither (lines cross much of a low tier's token).
-        Changes ``core_evidence`` (``self._core`` order) in place."""
-        behind = self._core_behind_line
+        Changes ``core_evidence`` (``self._pixels.core`` order) in place."""
+        behind = self._pixels.core_behind_line
         core_evidence[behind] = np.maximum(core_evidence[behind], EVIDENCE_THRESHOLD)
 
     def _without_shadows(
         self, feats: np.ndarray, difference: Difference, evidence: np.ndarray, *, stream: bool
     ) -> Difference:
         """``difference`` with the shadows of the tokens taken out (see
-        :mod:`vision.shadows`), or ``difference`` itself when there are none to take out:
-        the tokens a quick first reading of its ``evidence`` finds cast them, and that
-        reading's phantoms on the shadows hide nothing the search needs. In a ``stream``
-        the light stays, so the same tokens cast the same shadows as last time, and a light
-        found deep enough to matter is looked for first (a phantom on a shadow hides that
-        shadow from the search; the others still show the light); where the tokens refute
-        it there, it is searched for anew (a light kept from two tokens' shadows, 0.02 off,
-        was searched near there with the third token's, and ended where the tokens refuted
-        it: bench game 2902). The kept light's casters are the quick reading's tokens and the
-        last calm board's: a faint token the quick reading misses still casts its shadow, and
-        that shadow, read as a token, was announced as an illegal move (bench game 2908 under
-        a bare lamp). A light found from the
-        shadow of one new token alone serves this frame but is not kept for the stream (see
-        :meth:`_shadow_of_a_new_token`). That search is asked, too, when the search over every
-        caster found a light the tokens refute: the new token's shadow, read as a token,
-        had misled it (bench game 3302 under a bare lamp)."""
-        core_evidence = evidence[self._core.index]
+        :mod:`vision.shadow_search`), or ``difference`` itself when there are none to take
+        out: the tokens a quick first reading of its ``evidence`` finds cast them, and that
+        reading's phantoms on the shadows hide nothing the search needs. In a ``stream`` the
+        light the shadows were found at is kept and looked for first; its casters are the
+        quick reading's tokens, the game's and the last calm board's."""
+        core_evidence = evidence[self._pixels.core.index]
         self._neutral_behind_lines(core_evidence)
         first = self._selector.select(evidence, core_evidence).accepted
-        delta = (difference.chroma_a, difference.chroma_b, difference.light)
+        delta = difference.delta
         # (a token the game holds casts its shadow, read or not: one told on a hidden point,
         # its shadow in view, drew the light a third short of the lamp, bench game 6208)
         held = first | (self._known_array >= 0)
         casters = held if self._calm is None else held | self._calm[2]  # (for a kept light)
-        key = first.tobytes() + casters.tobytes()
-        if stream and self._shadows_memo is not None and self._shadows_memo[0] == key:
-            _, found, lone = self._shadows_memo
-        else:
-            found, lone = None, False
-            if stream and self._light_slope is not None:
-                # (a kept light the tokens refute here is searched for anew)
-                found = self._shown_by_tokens(
-                    feats, self._shadows_at(delta, casters, self._light_slope), first
-                )
-            if not self._could_pass_for_tokens(found):
-                found = self._shadow_model.find(delta, ~self._covered(first), held)
-                if stream and not self._old_shadows_stayed(feats, found, first):
-                    found = None
-                found = self._shown_by_tokens(feats, found, first)
-                if stream:
-                    found, lone = self._lone_light_instead(feats, delta, casters, first, found)
-                if stream and self._could_pass_for_tokens(found):
-                    found = self._better_with_a_shadow_taken_for_a_token(feats, delta, first, found)
-            if stream and not self._could_pass_for_tokens(found):
-                # (a wrong light the tokens refuted may have hidden a new token's shadow)
-                new, lone = self._shadow_of_a_new_token(delta, first)
-                if new is not None:
-                    found = self._shown_by_tokens(feats, new, first)
-                    if lone and found is not None:
-                        self._lone_slope = found.slope
-            self._shadows_memo = (key, found, lone)
-        if not self._take_light(found, keep=stream and not lone):
+        found, lone = self._search.find(
+            feats, delta, first, held, casters, self._calm_before(), stream=stream
+        )
+        if not self._search.take(found, keep=stream and not lone):
             return difference
         (chroma_a, chroma_b, light), shadowed = found.undone(delta)
         at = np.flatnonzero(shadowed)  # (elsewhere the difference is as it was)
@@ -797,251 +627,15 @@ class Observer:
         )
         return Difference(chroma_a, chroma_b, light, significant, shadowed)
 
-    def _lone_light_instead(
-        self,
-        feats: np.ndarray,
-        delta: tuple[np.ndarray, np.ndarray, np.ndarray],
-        casters: np.ndarray,
-        first: np.ndarray,
-        found: Shadows | None,
-    ) -> tuple[Shadows | None, bool]:
-        """The shadows ``found`` by the search over every caster, or, while the stream keeps
-        no light, those at the light an earlier new token's shadow showed alone (see
-        :meth:`_shadow_of_a_new_token`) where the tokens do not refute it, its shadows could
-        pass for tokens, and it bears out as many of the ``first`` reading's shadows; and
-        whether that light serves this frame only. That shadow appeared with its token,
-        which no stain does; the search by every caster takes the darkest discs together,
-        and with three tokens a stain under the newest one's disc outweighed the shadow the
-        lamp threw (bench game 6404 under a bare lamp: a light three times as long was kept,
-        and the shadows it left unexplained read as tokens played out of turn). Where that
-        search found no light at all, the earlier light serves the frame only (nothing
-        weighs it against another): a shadow read as a token hides from the search, and
-        the second token's shadow, read on F6R after the third move, was announced as a
-        second token of the third move's colour (bench game 6601 under a bare lamp)."""
-        if self._lone_slope is None or self._light_slope is not None:
-            return found, False
-        if found is not None and not self._could_pass_for_tokens(found):
-            return found, False  # (no light to keep: none is questioned)
-        earlier = self._shadows_at(delta, casters, self._lone_slope)
-        earlier = self._shown_by_tokens(feats, earlier, first)
-        if earlier is None or not self._could_pass_for_tokens(earlier):
-            return found, False
-        if found is None:
-            return earlier, True
-        if self._borne_out(delta, first, earlier) < self._borne_out(delta, first, found):
-            return found, False
-        return earlier, False
+    def _before_accepted(self) -> np.ndarray | None:
+        """The tokens of the calm board before the hand came (None outside a visit's
+        aftermath)."""
+        return None if self._before is None else self._before[2]
 
-    def _take_light(self, found: Shadows | None, *, keep: bool) -> bool:
-        """Make the shadows ``found`` (None: none) this frame's, and their light the stream's
-        to look for first when ``keep``; True when they are deep enough to take out of the
-        change (see :meth:`_could_pass_for_tokens`)."""
-        self._shadows_seen, self._shade_gain = found, self._gain_out_of(found)
-        if not self._could_pass_for_tokens(found):
-            self.last_shadows = None
-            return False
-        if keep:
-            self._light_slope = found.slope
-        self.last_shadows = found
-        return True
-
-    def _shown_by_tokens(
-        self, feats: np.ndarray, found: Shadows | None, first: np.ndarray
-    ) -> Shadows | None:
-        """The shadows ``found``, or None when the ``first`` reading's tokens refute their
-        light (see :meth:`_light_verdict`)."""
-        if found is not None and self._light_verdict(feats, found, first) is False:
-            logger.debug("the tokens do not show the light found at %s", found.slope)
-            return None
-        return found
-
-    def _old_shadows_stayed(
-        self, feats: np.ndarray, found: Shadows | None, first: np.ndarray
-    ) -> bool:
-        """Were the shadows ``found`` of the ``first`` reading's tokens that stood before the
-        hand came there before it came too? Neither the light nor those tokens moved: a
-        disc of theirs the base shows darker since (by a shadow's ``MIN_DEPTH``) holds
-        something new, and the light that put their shadow there is wrong (a brown token
-        laid on the wooden base passed for an old token's shadow, and the light, kept for
-        the stream, hid it to the end of bench game 1803)."""
-        if found is None or self._before is None:
-            return True
-        before_feats, _, before_accepted = self._before
-        old = self._shadow_model.casters(first & before_accepted)
-        if not len(old):
-            return True
-        darker = before_feats[:, 2] - feats[:, 2]
-        usable = ~self._covered(first | before_accepted)
-        mean, seen = self._shadow_model.disc_means(darker, usable, old, found.slope)
-        return not np.any((seen >= MIN_DISC_PIXELS) & (mean >= MIN_DEPTH))
-
-    def _shadows_at(
-        self,
-        delta: tuple[np.ndarray, np.ndarray, np.ndarray],
-        first: np.ndarray,
-        slope: tuple[float, float],
-    ) -> Shadows | None:
-        """The shadows of the ``first`` reading's tokens under a light of known ``slope``.
-        A token read mostly on another's predicted shadow may be that shadow: it casts
-        none, and its pixels show what the shadow looks like. Where the others then show
-        no shadow, it casts after all: a second token, B4Q, half on the first's predicted
-        shadow (0.51 of its silhouette), was taken for it, the first's shadow fell out of
-        view, and B4Q's own shadow read as a token (bench game 10707 under a bare lamp)."""
-        upper = self.footprints.tier > 0  # (a bottom tier token's own shadow lies under it)
-        on_shadows = self._share_on(self._shadow_model.mask_at(slope, first & upper))
-        casting = first & (on_shadows < SHADOW_COVERS)
-        found = self._shadow_model.find(
-            delta, ~self._covered(casting), casting, min_casters=1, slope=slope
-        )
-        if found is None and np.any(casting != first):
-            found = self._shadow_model.find(
-                delta, ~self._covered(first), first, min_casters=1, slope=slope
-            )
-        return found
-
-    def _better_with_a_shadow_taken_for_a_token(
-        self,
-        feats: np.ndarray,
-        delta: tuple[np.ndarray, np.ndarray, np.ndarray],
-        first: np.ndarray,
-        found: Shadows,
-    ) -> Shadows:
-        """The shadows ``found`` by every caster of the ``first`` reading, or, where one of two
-        tokens new since the hand came may be the other's shadow (see
-        :meth:`_new_token_on_the_others_shadow`), that light unless fewer shadows bear it
-        out. A new token's shadow read as a token hides from the search where it truly lies,
-        and the token read on it is taken for a caster: in bench game 4801 (a bare lamp) the
-        search then lined that phantom's shadow up with an older token's real one, one
-        shadow bearing its light out where the true light had two; in game 3702 each light
-        had one, and the pair's, which explains the phantom too, was the true one."""
-        paired, casting = self._new_token_on_the_others_shadow(delta, first)
-        if paired is None:
-            return found
-        if self._borne_out(delta, casting, paired) < self._borne_out(delta, first, found):
-            return found
-        return self._shown_by_tokens(feats, paired, first) or found
-
-    def _borne_out(
-        self, delta: tuple[np.ndarray, np.ndarray, np.ndarray], casters: np.ndarray, found: Shadows
-    ) -> int:
-        """How many of the ``casters``' shadows the picture bears out under the light of the
-        shadows ``found`` (see :meth:`vision.shadows.ShadowModel.confirmed`): two lights
-        found for one frame are weighed by it."""
-        return self._shadow_model.confirmed(delta, ~self._covered(casters), casters, found.slope)
-
-    def _shadow_of_a_new_token(
-        self, delta: tuple[np.ndarray, np.ndarray, np.ndarray], first: np.ndarray
-    ) -> tuple[Shadows | None, bool]:
-        """The shadow of the one token a hand visit placed, and whether it was found with
-        that token alone in view of the search. Under a hard light the first token placed
-        above the bottom tier casts the only shadow on the base: one caster is too few to
-        search the light by in general (a dark token within its reach would pass for its
-        shadow).
-
-        The ``first`` reading may have taken the shadow for a second new token (see
-        :meth:`_new_token_on_the_others_shadow`). Or the reading found the one new token
-        and left its shadow unexplained, where it looked like a hand still over the board
-        and the move waited for a calm board that never came (a game of the bench under a
-        bare lamp lost its first move so). Then the search with that token as the caster
-        finds its shadow if one as dark as a shadow lies in its reach; since that cannot tell
-        a shadow from a dark stain, the light it shows serves the frame only (the flag)."""
-        new = self._new_in_visit(first)
-        if len(new) == 1:
-            if len(self._shadow_model.casters(first)) >= MIN_CASTERS:
-                return None, False  # (the search by every caster has looked already)
-            found = self._shadow_model.find(delta, ~self._covered(first), first, min_casters=1)
-            return (found, True) if self._darker_than_tinted(found) else (None, False)
-        found, _ = self._new_token_on_the_others_shadow(delta, first)
-        return found, False
-
-    def _new_in_visit(self, first: np.ndarray) -> np.ndarray:
-        """The points the ``first`` reading holds that the calm board before the hand came
-        did not (none outside a visit's aftermath)."""
-        if self._before is None:
-            return np.zeros(0, np.int64)
-        return np.flatnonzero(first & ~self._before[2])
-
-    def _new_token_on_the_others_shadow(
-        self, delta: tuple[np.ndarray, np.ndarray, np.ndarray], first: np.ndarray
-    ) -> tuple[Shadows | None, np.ndarray]:
-        """With exactly two tokens new in the ``first`` reading since the hand came, one may
-        be the other's shadow (it then hides under the token read on it). Each is taken in
-        turn as the caster and the other's pixels as open to the search: shadows found
-        where the caster's own covers most of the other's silhouette, or most of the core
-        pixels that changed (the change that made it a token; see :meth:`_shadow_share`),
-        darker more than they are tinted (see :meth:`_darker_than_tinted`), are the pair's.
-        They are searched with
-        every caster, and if that light throws the caster's shadow elsewhere, with the
-        caster alone: the search by every caster had an old token's shadow cover the other,
-        under a light twice as long as the lamp's, and kept for the stream, that light left
-        the new token's true shadow to read as a token after a hand hovered (bench game 6206
-        under a bare lamp). Returns those shadows (None: neither) and the tokens that cast
-        them (``first`` without the shadow)."""
-        new = self._new_in_visit(first)
-        if len(new) != 2:
-            return None, first
-        changed = _distance(np.stack(delta, axis=1), SHADOW_WEIGHT) > FOREGROUND_DISTANCE
-        for caster, other in (new, new[::-1]):
-            kept = first.copy()
-            kept[other] = False
-            alone = np.zeros_like(first)
-            alone[caster] = True
-            for casters in (kept, alone):
-                found = self._shadow_model.find(delta, ~self._covered(kept), casters, min_casters=1)
-                if found is None:
-                    continue
-                onto = self._shadow_share(self._shadow_model.mask_at(found.slope, alone), changed)
-                if onto[other] >= SHADOW_COVERS and self._darker_than_tinted(found):
-                    if casters is alone:  # (the pair's light, with every caster's shadows)
-                        found = self._shadows_at(delta, kept, found.slope) or found
-                    logger.debug("new token %d read on the shadow of new token %d", other, caster)
-                    return found, kept
-        return None, first
-
-    def _shadow_share(self, shadow: np.ndarray, changed: np.ndarray) -> np.ndarray:
-        """Per point: how much of it a ``shadow`` (mask per gathered pixel) covers, the more of
-        two shares: of its silhouette, and of its core pixels that ``changed`` from the empty
-        board (darkening counted at ``SHADOW_WEIGHT``), where a token read on the shadow
-        drew its evidence from. A shadow lying off the points' grid covers a point read on it
-        by half or less, while the change that made that point a token lies mostly in the
-        shadow: game 7404 under a bare lamp read a new token's shadow on B4P, covering 0.496
-        of its silhouette and 0.77 of its changed core, as a second token of that colour."""
-        core = self._core
-        in_shadow = np.bincount(
-            core.point, weights=shadow[core.index] & changed[core.index], minlength=N_POINTS
-        )
-        of_changed = in_shadow / np.maximum(
-            np.bincount(core.point, weights=changed[core.index], minlength=N_POINTS), 1
-        )
-        return np.maximum(self._share_on(shadow), of_changed)
-
-    @staticmethod
-    def _darker_than_tinted(found: Shadows | None) -> bool:
-        """Do the shadows one caster's search ``found`` darken more than they tint? That
-        search takes the darkest disc in its reach: a shadow there changes colour only through
-        the plates' veil (up to 1.8 times its darkening on a wooden base under cyan plates as
-        measured), a coloured token by far more (a blue one 5.8 times)."""
-        return found is not None and bool(
-            np.hypot(found.shift[0], found.shift[1]) <= SHADOW_TINT * -found.shift[2]
-        )
-
-    def _share_on(self, mask: np.ndarray, *, core: bool = False) -> np.ndarray:
-        """Per point: the share of its silhouette's pixels (or its core's) inside ``mask``
-        (gathered pixels)."""
-        pixels = self._core if core else self._silhouette
-        inside = np.bincount(pixels.point, weights=mask[pixels.index], minlength=N_POINTS)
-        return inside / np.maximum(pixels.count, 1)
-
-    @staticmethod
-    def _could_pass_for_tokens(shadows: Shadows | None) -> bool:
-        """Are the ``shadows`` (None: none found) deep enough for their pixels to argue for
-        tokens, weighed as every change is (darkening at ``SHADOW_WEIGHT``)? Fainter ones
-        argue against a token by themselves, and taking them out would only cost the
-        near-black tokens in them."""
-        if shadows is None:
-            return False
-        look = _distance(shadows.shift[None, :], shadow_weight=SHADOW_WEIGHT)
-        return bool(_evidence(look)[0] >= EVIDENCE_THRESHOLD)
+    def _calm_before(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The calm board before the hand came, as the shadow search takes it: its features
+        and tokens (None outside a visit's aftermath)."""
+        return None if self._before is None else (self._before[0], self._before[2])
 
     def _while_moving(self, grey: np.ndarray) -> Observation:
         """Motion since the last frame is a hand (or the camera itself moving): nothing is
@@ -1069,18 +663,18 @@ class Observer:
         it covers, else None. A hand that has come to rest over the board showed nothing
         moving, and a full read (over a third of it taking the tokens' shadows out, whose
         light serves such a frame only) found it at last as change no token explained: in
-        the bench games a third of the full reads, at 3 to 7 times a JPEG decode each. Without the reading,
-        the change must be plainly a hand's: on the hand grid, a blob of change since the
-        calm board (darkening counted at ``SHADOW_WEIGHT``) that is also change from the
-        empty board, away from the calm board's tokens, and ``PLAIN_HAND_DISCS`` top discs
-        big. The tokens a hand lays, with their shadows, made blobs of at most 2.9 discs in
-        those games (varied light and a bare lamp alike); the hands that came to rest, 7.3
-        discs and more. Anything smaller, and a "hand" the pipeline asked to be settled
-        (:meth:`settle`: a change that stays is the board's own), is read in full."""
+        the bench games a third of the full reads, at 3 to 7 times a JPEG decode each. Without the
+        reading, the change must be plainly a hand's: on the hand grid, a blob of change since the
+        calm board (darkening counted at ``SHADOW_WEIGHT``) that is also change from the empty
+        board, away from the calm board's tokens, and ``PLAIN_HAND_DISCS`` top discs big. The tokens
+        a hand lays, with their shadows, made blobs of at most 2.9 discs in those games (varied
+        light and a bare lamp alike); the hands that came to rest, 7.3 discs and more. Anything
+        smaller, and a "hand" the pipeline asked to be settled (:meth:`settle`: a change that stays
+        is the board's own), is read in full."""
         if self._calm is None or self._settling or self._ref_px is None:
             return None
         calm_feats, calm_explained, _ = self._calm
-        at = self._grid_local
+        at = self._pixels.grid
         since_calm = self._changed_since(feats, calm_feats, at, shadow_weight=SHADOW_WEIGHT)
         from_empty = difference.at(at).distances()[0] > FOREGROUND_DISTANCE
         changed = since_calm & from_empty & ~calm_explained[at]
@@ -1102,7 +696,7 @@ class Observer:
         if pixels is not None:
             feats, calm_feats = feats[pixels], calm_feats[pixels]
         delta = feats - calm_feats
-        changed = _distance(delta, shadow_weight) > HAND_DISTANCE
+        changed = feature_distance(delta, shadow_weight) > HAND_DISTANCE
         if self._ref_px is not None:
             chroma2 = delta[:, 0] * delta[:, 0] + delta[:, 1] * delta[:, 1]
             changed &= self._noise.beyond(chroma2, delta[:, 2], pixels)
@@ -1115,7 +709,7 @@ class Observer:
         shadow search's memo is dropped (a hand's frame teaches no light), and the frame is
         what :meth:`settle` asks about."""
         observation = self._waiting(self._quality(covered, grey))
-        self._shadows_memo = None
+        self._search.forget()
         self._hand_only_since_calm = False
         self._last_observation = observation
         return observation
@@ -1134,7 +728,7 @@ class Observer:
         )
         self._still_noise = noise
         largest = highest_channel(diff.T)
-        if self._cores_moved(largest[self._core.index], noise).any():
+        if self._cores_moved(largest[self._pixels.core.index], noise).any():
             return False
         # Elsewhere on the board (a hand come to rest): judged as motion is, on grey levels.
         return not self._motion.differs(grey, last_grey)
@@ -1144,8 +738,8 @@ class Observer:
         two frames (``largest``: per core entry, the largest channel's difference) by more than
         ``STILL_SIGMAS`` times the ``noise`` of such a difference? (A point read again.)"""
         changed = largest > np.float32(STILL_SIGMAS * noise)
-        in_core = np.bincount(self._core.point, weights=changed, minlength=N_POINTS)
-        return in_core >= STILL_CORE_SHARE * np.maximum(self._core.count, 1)
+        in_core = np.bincount(self._pixels.core.point, weights=changed, minlength=N_POINTS)
+        return in_core >= STILL_CORE_SHARE * np.maximum(self._pixels.core.count, 1)
 
     def _attribute_changes(
         self,
@@ -1172,7 +766,7 @@ class Observer:
             return reading
         before_feats, _, before_accepted = self._before
         since = feats - before_feats
-        changed_core, fit = self._fit_to(_distance(since) > FOREGROUND_DISTANCE)
+        changed_core, fit = self._pixels.fit_to(feature_distance(since) > FOREGROUND_DISTANCE)
         accepted, score, open_core = (
             reading.accepted.copy(),
             reading.score.copy(),
@@ -1195,7 +789,10 @@ class Observer:
                     worse[told], fits[told], reading.accepted, held[told]
                 )
             in_line = in_line[~told]
-        for a, b in ((self._nms_far, self._nms_near), (self._nms_near, self._nms_far)):
+        for a, b in (
+            (self._pixels.in_line_far, self._pixels.in_line_near),
+            (self._pixels.in_line_near, self._pixels.in_line_far),
+        ):
             # a: read as changed; b: its in-line partner, read as unchanged and fitting better.
             swap = (
                 flipped[a]
@@ -1217,9 +814,9 @@ class Observer:
         # still there, however weakly the picture against the empty board shows it now.
         vouched = self._known_array >= 0
         kept = (
-            (before_accepted | self._in_line_with(before_accepted))
+            (before_accepted | self._pixels.in_line_with(before_accepted))
             & ~accepted
-            & (changed_core < STILL_CORE_SHARE * self._core.count)
+            & (changed_core < STILL_CORE_SHARE * self._pixels.core.count)
             & vouched
         )
         if kept.any():
@@ -1229,7 +826,7 @@ class Observer:
             # A token new since the hand came on a point in front of a kept one, in line with
             # it, is that token read there: a new token there would have changed its footprint.
             # (and the two are no toss-up)
-            twins = self._nms_near[kept[self._nms_far]]
+            twins = self._pixels.in_line_near[kept[self._pixels.in_line_far]]
             twins = twins[~before_accepted[twins] & ~vouched[twins]]
             accepted[twins] = False
             in_line = in_line[~np.isin(in_line, twins).any(axis=1)]
@@ -1244,8 +841,17 @@ class Observer:
             accepted |= added
             score[added] = np.maximum(score[added], TOKEN_SCORE)
             in_line = np.concatenate([in_line, ties])
-        if self.last_shadows is None and (added.any() or len(self._new_in_visit(accepted)) == 2):
-            self._light_of_an_added_token(feats, difference, accepted)
+        if self._search.last is None and (
+            added.any() or len(new_in_visit(accepted, before_accepted)) == 2
+        ):
+            # No light was found, and the first reading did not see a token the change since
+            # the hand came shows (so it cast no shadow in the search), or the full reading
+            # holds two new tokens and the quick one only the shadow (bench game 2908: G3Q,
+            # faint, cast the shadow read on C3P): its light is searched for, and the shadow
+            # found is then judged as a new shadow (see _on_new_shadows).
+            self._search.take_added_tokens_light(
+                feats, difference.delta, accepted, (before_feats, before_accepted)
+            )
         shadows = self._on_new_shadows(since, accepted, before_accepted)
         if shadows.any():
             logger.debug("new shadows read as tokens: %s", np.flatnonzero(shadows).tolist())
@@ -1272,32 +878,15 @@ class Observer:
         E1Q, in F7R's shadow, read as a token of the colour after next when the next token was
         laid far from it). A token the reading lost for a while and finds again, unchanged,
         was on a calm board before: it stays."""
-        core = self._core.index
+        core = self._pixels.core.index
         change = since[core]
         moved = self._noise.beyond(
             change[:, 0] * change[:, 0] + change[:, 1] * change[:, 1], change[:, 2], core
         )
-        moved_core = np.bincount(self._core.point, weights=moved, minlength=N_POINTS)
-        untouched = moved_core < STILL_CORE_SHARE * self._core.count
+        moved_core = np.bincount(self._pixels.core.point, weights=moved, minlength=N_POINTS)
+        untouched = moved_core < STILL_CORE_SHARE * self._pixels.core.count
         self._seen_calm &= untouched  # (a point the visit changed starts afresh)
         return accepted & ~before_accepted & ~self._seen_calm & untouched
-
-    def _light_of_an_added_token(
-        self, feats: np.ndarray, difference: Difference, accepted: np.ndarray
-    ) -> None:
-        """Take the light a token found only by the change since the hand came shows, when
-        no light was found: the first reading did not see that token, so it cast no shadow
-        in the search, and its shadow may have been read as a second new token (bench game
-        1505 under a bare lamp: a pale token laid on F6R, its shadow read on D7P). The two new
-        tokens are searched as caster and shadow (see :meth:`_shadow_of_a_new_token`); the
-        shadow found is then judged as a new shadow (see :meth:`_on_new_shadows`). Asked too
-        where the full reading holds two new tokens and the quick one only the shadow (bench
-        game 2908: G3Q, faint, cast the shadow read on C3P)."""
-        delta = (difference.chroma_a, difference.chroma_b, difference.light)
-        found, lone = self._shadow_of_a_new_token(delta, accepted)
-        found = self._shown_by_tokens(feats, found, accepted)
-        if self._could_pass_for_tokens(found):
-            self._take_light(found, keep=not lone)
 
     def _on_new_shadows(
         self, since: np.ndarray, accepted: np.ndarray, before_accepted: np.ndarray
@@ -1321,7 +910,7 @@ class Observer:
         shadow was read as a token in view went down as that point's move, with the right
         colour: no alert, a wrong board.)"""
         out = np.zeros(N_POINTS, bool)
-        found = self.last_shadows
+        found = self._search.last
         new = accepted & ~before_accepted
         if found is None or not new.any():
             return out
@@ -1329,9 +918,9 @@ class Observer:
         hidden = self.footprints.token_visibility(accepted) < MIN_VISIBILITY
         new_cast = self._shadow_model.mask_at(found.slope, upper & (new | (hidden & ~accepted)))
         cast = self._shadow_model.mask_at(found.slope, upper & (accepted | hidden))
-        suspects = np.flatnonzero(new & (self._share_on(cast, core=True) >= SHADOW_COVERS))
+        suspects = np.flatnonzero(new & (self._pixels.share_on(cast, core=True) >= SHADOW_COVERS))
         for point in suspects:  # (a handful at most)
-            core = self._core.index[self._core.entries(np.array([point]))[1]]
+            core = self._pixels.core.index[self._pixels.core.entries(np.array([point]))[1]]
             pixels = core[cast[core]]
             moved = take_rows(since, pixels)
             chroma2 = moved[:, 0] * moved[:, 0] + moved[:, 1] * moved[:, 1]
@@ -1339,7 +928,7 @@ class Observer:
                 out[point] = True  # (unchanged)
                 continue
             in_new = new_cast[pixels]
-            if in_new.sum() < SHADOW_COVERS * self._core.count[point]:
+            if in_new.sum() < SHADOW_COVERS * self._pixels.core.count[point]:
                 continue  # (not mostly in a new shadow)
             change = np.median(moved[in_new], axis=0)
             size = float(np.linalg.norm(change))
@@ -1371,20 +960,19 @@ class Observer:
         counted for nothing, beyond the noise of its class of detail: a near-white token on
         a pale base changed it too little to be sure (bench game 3003 under a bare lamp),
         and no shadow that falls brightens (one that lifts does, back towards the empty
-        board: only a change away from it counts). A change beyond the noise but fainter still that fills a
-        point's core adds a token where that point shows a token's outline (see
-        :meth:`_outlined`, its fainter bar): a white token laid on a pale green base
-        changed it by 0.6 feature units only (a glint beside a new white token in game 3002,
-        no token, by 0.25) but drew its rim and wall plainly (game 3707). The noise those
-        two are judged by is each pixel's own where either picture is darker than the empty
-        board: in a shadow a quarter as bright, colour is four times as noisy, and an empty
-        point in an old shadow outlined a token so (game 2905's E7P). Where the light is known,
-        the new tokens' shadows are left out (seen through tinted plates a shadow shifts the
-        colour as well, and filled a point's core).
-        Also the ``(k, 2)`` toss-ups: an added point and one in line with it that fits the
-        change within ``ADDED_TIE`` as well."""
+        board: only a change away from it counts). A change beyond the noise but fainter still that
+        fills a point's core adds a token where that point shows a token's outline (see
+        :meth:`_outlined`, its fainter bar): a white token laid on a pale green base changed it by
+        0.6 feature units only (a glint beside a new white token in game 3002, no token, by 0.25)
+        but drew its rim and wall plainly (game 3707). The noise those two are judged by is each
+        pixel's own where either picture is darker than the empty board: in a shadow a quarter as
+        bright, colour is four times as noisy, and an empty point in an old shadow outlined a token
+        so (game 2905's E7P). Where the light is known, the new tokens' shadows are left out (seen
+        through tinted plates a shadow shifts the colour as well, and filled a point's core). Also
+        the ``(k, 2)`` toss-ups: an added point and one in line with it that fits the change within
+        ``ADDED_TIE`` as well."""
         since = feats - before_feats
-        changed = _distance(since, SHADOW_WEIGHT) > FOREGROUND_DISTANCE
+        changed = feature_distance(since, SHADOW_WEIGHT) > FOREGROUND_DISTANCE
         weak = np.zeros_like(changed)
         if self._ref_px is not None:
             # A pale token on a pale base changes it less than surely, but beyond the noise,
@@ -1399,42 +987,29 @@ class Observer:
             # change away from it is something new (in bench game 1011, bumped, a hand out
             # of view shaded H5S in the calm frame, and its shadow lifting outlined a token).
             weak = self._away_from_the_board(feats, before_feats, weak)
-            changed |= weak & (_distance(since, 0.0) > FAINT_DISTANCE)
-        unexplained = ~self._covered(accepted ^ before_accepted)
-        if self.last_shadows is not None:  # the shadows the new tokens throw are theirs
+            changed |= weak & (feature_distance(since, 0.0) > FAINT_DISTANCE)
+        unexplained = ~self._pixels.covered(accepted ^ before_accepted)
+        if self._search.last is not None:  # the shadows the new tokens throw are theirs
             unexplained &= ~self._shadow_model.mask_at(
-                self.last_shadows.slope, accepted & ~before_accepted
+                self._search.last.slope, accepted & ~before_accepted
             )
         changed &= unexplained
         held = accepted | before_accepted
-        free = ~held & ~self._in_line_with(held)
+        free = ~held & ~self._pixels.in_line_with(held)
         # Fainter still, the change must draw the token's outline too.
-        _, weak_fit = self._fit_to((changed | weak) & unexplained)
+        _, weak_fit = self._pixels.fit_to((changed | weak) & unexplained)
         outlined = self._outlined(accepted, free & (weak_fit >= TOKEN_SCORE), faint=True)
         if not changed.any() and not outlined.any():
             return np.zeros(N_POINTS, bool), np.zeros((0, 2), np.int64)
-        _, fit = self._fit_to(changed)
+        _, fit = self._pixels.fit_to(changed)
         chosen = self._selector.select(changed.astype(np.float32)).accepted
         added = free & ((chosen & (fit >= TOKEN_SCORE)) | outlined)
         fit = np.where(outlined, np.maximum(fit, weak_fit), fit)
         # A point in line with an added one that fits the change nearly as well may as well
         # hold it: the two are a toss-up (the colour, or the players, decide).
-        a, b = self._in_line_a, self._in_line_b
+        a, b = self._pixels.in_line_a, self._pixels.in_line_b
         tie = added[a] & ~added[b] & (fit[b] >= np.maximum(TOKEN_SCORE, fit[a] - ADDED_TIE))
         return added, np.stack([a[tie], b[tie]], axis=1)
-
-    def _fit_to(self, changed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """How many of each point's core pixels ``changed`` (a mask per gathered pixel)
-        marks, and how well a token at each point explains it (see :meth:`_fit`)."""
-        marked = changed.astype(np.int64)
-        core = self._core.tally(marked, 2)[:, 1]
-        ring = self._ring.tally(marked, 2)[:, 1]
-        return core, self._fit(core, self._core.count, ring, self._ring.count)
-
-    def _in_line_with(self, points: np.ndarray) -> np.ndarray:
-        """Which points lie in line with one of ``points`` (a mask): either one's token would
-        hide most of the other's top."""
-        return np.bincount(self._in_line_a, weights=points[self._in_line_b], minlength=N_POINTS) > 0
 
     def _clearly_here(
         self,
@@ -1448,7 +1023,11 @@ class Observer:
         with it) by more than ``TIE_MARGIN``, over the pixels the other accepted tokens
         leave open?"""
         here_score, there_score, _, _ = self._pair_scores(
-            evidence, core_evidence, self._cover(accepted), np.array([here]), np.array([there])
+            evidence,
+            core_evidence,
+            self._pixels.cover(accepted),
+            np.array([here]),
+            np.array([there]),
         )
         return bool(here_score[0] > there_score[0] + TIE_MARGIN)
 
@@ -1462,11 +1041,13 @@ class Observer:
         moved_in = moved_in & (open_core <= 0)
         if not moved_in.any():
             return open_core
-        uncovered = ~self._covered(accepted & ~moved_in)
-        mine = spread(moved_in, self._core.count)
+        uncovered = ~self._pixels.covered(accepted & ~moved_in)
+        mine = spread(moved_in, self._pixels.core.count)
         open_core = open_core.copy()
         open_core[moved_in] = np.bincount(
-            self._core.point[mine], weights=uncovered[self._core.index[mine]], minlength=N_POINTS
+            self._pixels.core.point[mine],
+            weights=uncovered[self._pixels.core.index[mine]],
+            minlength=N_POINTS,
         )[moved_in]
         return open_core
 
@@ -1533,9 +1114,9 @@ class Observer:
         of the change (bench game 2707 lost four moves to a new token's shadow on the table
         read as a hand since the calm frame, and game 5002 its last move to one read as a
         hand against the empty board). A hand is far bigger than a disc: it shows around."""
-        if self.last_shadows is None:
-            return np.zeros(len(self._positions), bool)
-        return self._shadow_model.mask_at(self.last_shadows.slope, accepted)
+        if self._search.last is None:
+            return np.zeros(len(self._pixels.positions), bool)
+        return self._shadow_model.mask_at(self._search.last.slope, accepted)
 
     def _away_from_the_board(
         self, feats: np.ndarray, calm_feats: np.ndarray, changed: np.ndarray
@@ -1548,7 +1129,9 @@ class Observer:
         lamp: its seventh move lost). A hand arriving takes a pixel away from the board."""
         at = np.flatnonzero(changed)
         reference = self._ref_features[at]
-        back = _distance(feats[at] - reference) < _distance(calm_feats[at] - reference)
+        back = feature_distance(feats[at] - reference) < feature_distance(
+            calm_feats[at] - reference
+        )
         out = changed.copy()
         out[at[back]] = False
         return out
@@ -1581,7 +1164,9 @@ class Observer:
     def _quality(self, changed_fraction: float, grey: np.ndarray) -> float:
         """How much a frame can tell: less as change nothing explains covers more than a
         third of the board's zone (none at three quarters), and less for a damaged picture."""
-        return min(float(np.clip((0.75 - changed_fraction) / 0.45, 0.0, 1.0)), self._picture_intact(grey))
+        return min(
+            float(np.clip((0.75 - changed_fraction) / 0.45, 0.0, 1.0)), self._picture_intact(grey)
+        )
 
     def _picture_intact(self, grey: np.ndarray) -> float:
         """1.0 unless whole rows of the board zone came out flat (a JPEG cut short, a
@@ -1654,12 +1239,12 @@ class Observer:
     ) -> np.ndarray:
         """Per one of the gathered ``pixels``: does its ``difference`` from the empty board
         stand out of the noise of its class of detail (see
-        :meth:`vision.sensor_noise.SensorNoise.measure`)? Asked of the core of a point no token was read on, before its outline is looked for. (Not
-        of the change itself: judged so, the faint change of a grey token on a grey stone
-        table, whose grain is detail, fell under it.) With a reference moved after a bump
-        (see :func:`reference_envelope`) the frame's features (``feats``) must stand out of
-        every value the reference takes within its misfit, too: the printed lines a pixel or
-        two off changed most of an empty point's core."""
+        :meth:`vision.sensor_noise.SensorNoise.measure`)? Asked of the core of a point no token was
+        read on, before its outline is looked for. (Not of the change itself: judged so, the faint
+        change of a grey token on a grey stone table, whose grain is detail, fell under it.) With a
+        reference moved after a bump (see :func:`reference_envelope`) the frame's features
+        (``feats``) must stand out of every value the reference takes within its misfit, too: the
+        printed lines a pixel or two off changed most of an empty point's core."""
         if self._ref_px is None:
             return np.ones(len(pixels), bool)
         sigma = self._noise.of_detail(pixels)
@@ -1680,21 +1265,8 @@ class Observer:
         Weak (a patterned table or a crowded board breaks it); calibrate with an
         empty-board image for real use.
         """
-        board = feats[self._grid_local[self._grid_on_board]]
+        board = feats[self._pixels.grid[self._grid_on_board]]
         return np.broadcast_to(np.median(board, axis=0), feats.shape)
-
-    def _covered(self, points: np.ndarray) -> np.ndarray:
-        """Per gathered pixel: does a token on one of ``points`` (a mask) cover it?"""
-        return self._nearest_tier(points) >= 0
-
-    @staticmethod
-    def _fit(
-        core_fg: np.ndarray, core_n: np.ndarray, ring_fg: np.ndarray, ring_n: np.ndarray
-    ) -> np.ndarray:
-        """How well a token at each point explains the foreground: its core must be filled and
-        the ring around it must not be (a point seen *inside* a bigger, nearer token's image
-        has its ring filled too, which is what tells the two apart)."""
-        return core_fg / np.maximum(core_n, 1) - RING_WEIGHT * ring_fg / np.maximum(ring_n, 1)
 
     def _texture_replaced(
         self, feats: np.ndarray, shadowed: np.ndarray | None = None
@@ -1722,7 +1294,7 @@ class Observer:
 
         ``evidence`` (0..1 per gathered pixel) is how surely each pixel changed; soft
         evidence lets a faint token (grey on a pale table) add up over its whole footprint.
-        ``core_evidence`` is the same over each point's core pixels (``self._core`` order),
+        ``core_evidence`` is the same over each point's core pixels (``self._pixels.core`` order),
         where a point with its texture replaced counts darkening in full. Points with
         some change but no token are then checked against the known token colours, and
         the board is read again if that raises any of them (``changed``: the pixels that
@@ -1743,9 +1315,9 @@ class Observer:
         # In a camera stream those within the sensor noise of the empty board are explained by
         # it; a still picture asks them too (see :meth:`_colour_evidence`), but only changed
         # ones can show an outline.
-        taken = self._covered(reading.accepted)
-        open_core = spread(undecided, self._core.count) & ~taken[self._core.index]
-        core_changed = changed[self._core.index]
+        taken = self._pixels.covered(reading.accepted)
+        open_core = spread(undecided, self._pixels.core.count) & ~taken[self._pixels.core.index]
+        core_changed = changed[self._pixels.core.index]
         asked = open_core & core_changed
         colour_evidence = self._colour_evidence(
             feats, open_core, core_changed, reading.accepted, neutral=still
@@ -1755,17 +1327,21 @@ class Observer:
             boosted = np.maximum(boosted, colour_evidence)
         # Points with most of their core changed a little may be a token the table's colour.
         outstanding = asked.copy()
-        outstanding[asked] = self._outstanding(difference, self._core.index[asked], feats)
-        changed_core = np.bincount(self._core.point, weights=outstanding, minlength=N_POINTS)
+        outstanding[asked] = self._outstanding(difference, self._pixels.core.index[asked], feats)
+        changed_core = np.bincount(self._pixels.core.point, weights=outstanding, minlength=N_POINTS)
         outlined = self._outlined(
-            reading.accepted, changed_core >= RIM_ASKED * self._core.count, faint=still
+            reading.accepted, changed_core >= RIM_ASKED * self._pixels.core.count, faint=still
         )
         if outlined.any():
-            boosted = np.where(asked & spread(outlined, self._core.count), np.float32(1.0), boosted)
+            boosted = np.where(
+                asked & spread(outlined, self._pixels.core.count), np.float32(1.0), boosted
+            )
         if boosted is core_evidence:
             return self._nearer_in_line(evidence, core_evidence, reading)
-        raised = np.bincount(self._core.point, weights=boosted - core_evidence, minlength=N_POINTS)
-        if not (raised >= COLOUR_RAISE * self._core.count).any():
+        raised = np.bincount(
+            self._pixels.core.point, weights=boosted - core_evidence, minlength=N_POINTS
+        )
+        if not (raised >= COLOUR_RAISE * self._pixels.core.count).any():
             return self._nearer_in_line(evidence, core_evidence, reading)
         return self._nearer_in_line(evidence, boosted, self._selector.select(evidence, boosted))
 
@@ -1783,13 +1359,23 @@ class Observer:
         ``TIE_MARGIN`` of each other are kept as ``in_line``: which of the two holds the token
         is then the sensor noise's call, and the players are asked."""
         accepted = reading.accepted
-        cover = self._cover(accepted)
+        cover = self._pixels.cover(accepted)
         far, near, far_score, near_score, far_open, near_open = self._in_line_scores(
-            evidence, core_evidence, reading, cover, self._nms_far, self._nms_near
+            evidence,
+            core_evidence,
+            reading,
+            cover,
+            self._pixels.in_line_far,
+            self._pixels.in_line_near,
         )
         # (and the other order: a token taken on the nearer point, the farther one not)
         nearer_first = self._in_line_scores(
-            evidence, core_evidence, reading, cover, self._nms_near, self._nms_far
+            evidence,
+            core_evidence,
+            reading,
+            cover,
+            self._pixels.in_line_near,
+            self._pixels.in_line_far,
         )
         in_line = np.concatenate(
             [
@@ -1855,8 +1441,8 @@ class Observer:
         """Per pair of a ``held`` point (accepted) and its in-line ``rival``: the selection
         scores of both and their open core pixels, ``(held_score, rival_score, held_open,
         rival_open)``, over the pixels the accepted tokens (``cover``) other than that pair's
-        held one leave open: each pair judged as if the token could be on either point. (Freeing every
-        held point at once let the neighbours' change spill into a rival's ring: a red token
+        held one leave open: each pair judged as if the token could be on either point. (Freeing
+        every held point at once let the neighbours' change spill into a rival's ring: a red token
         plainly on C3Q lost to the farther D4P behind it.)"""
         points = np.concatenate([held, rival])
         score, open_core = self._selector.score_freed(
@@ -1864,13 +1450,6 @@ class Observer:
         )
         n = len(held)
         return score[:n], score[n:], open_core[:n], open_core[n:]
-
-    def _cover(self, points: np.ndarray) -> Cover:
-        """Which of the ``points``' (a mask) silhouettes cover each gathered pixel."""
-        chosen = spread(points, self._silhouette.count)
-        return Cover.of(
-            self._silhouette.index[chosen], self._silhouette.point[chosen], len(self._positions)
-        )
 
     def _ties(
         self,
@@ -1886,9 +1465,9 @@ class Observer:
         score within ``TIE_MARGIN`` of each other, or whose outlines argue against the
         scores: the rival's rim grew more contrast than the held point's (see
         :meth:`vision.rim.RimOutlines.growth`). The cores of two points in line see nearly
-        the same pixels, and the few that differ can weigh more than the token: a dark token on F5Q left the dark
-        printed lines under it unchanged, F4P's smaller core, under it, held fewer of them
-        and scored clearly higher, and only the outline said where the token was (bench game
+        the same pixels, and the few that differ can weigh more than the token: a dark token on F5Q
+        left the dark printed lines under it unchanged, F4P's smaller core, under it, held fewer of
+        them and scored clearly higher, and only the outline said where the token was (bench game
         6508, the camera overhead)."""
         min_open = self._selector.min_open
         both = (
@@ -1938,8 +1517,8 @@ class Observer:
         left."""
         if self._ref_features is None or not asked.any():
             return np.zeros(N_POINTS, bool)
-        if self.last_shadows is not None:  # (most frames ask no point: none is measured)
-            asked = asked & (self._share_on(self.last_shadows.mask) < SHADOW_COVERS)
+        if self._search.last is not None:  # (most frames ask no point: none is measured)
+            asked = asked & (self._pixels.share_on(self._search.last.mask) < SHADOW_COVERS)
         return self._rim.outlined(accepted, asked, self._light.gain, faint=faint)
 
     def _without_stray_slivers(self, feats: np.ndarray, reading: Selection) -> Selection:
@@ -1954,15 +1533,17 @@ class Observer:
         accepted = reading.accepted
         if len(keys) < 2 or not accepted.any():
             return reading
-        nearest = self._nearest_tier(accepted)
-        farthest = self._nearest_tier(accepted, farthest=True)
-        entries = np.flatnonzero(spread(accepted, self._core.count) & ~self._core_behind_line)
-        idx, pts = self._core.index[entries], self._core.point[entries]
-        own_tier = self._core_tier[entries]
+        nearest = self._pixels.nearest_tier(accepted)
+        farthest = self._pixels.nearest_tier(accepted, farthest=True)
+        entries = np.flatnonzero(
+            spread(accepted, self._pixels.core.count) & ~self._pixels.core_behind_line
+        )
+        idx, pts = self._pixels.core.index[entries], self._pixels.core.point[entries]
+        own_tier = self._pixels.core_tier[entries]
         seen = nearest[idx] <= own_tier
         behind = seen & (farthest[idx] < own_tier)  # in front of a farther accepted token
         count = np.bincount(pts, weights=behind, minlength=N_POINTS)
-        suspect = accepted & (count >= 0.5 * self._core.count)
+        suspect = accepted & (count >= 0.5 * self._pixels.core.count)
         if not suspect.any():
             return reading
         asked = seen & suspect[pts]
@@ -2004,13 +1585,15 @@ class Observer:
         candidates = ~accepted & reading.active & (reading.open_core < self._selector.min_open)
         if not candidates.any():
             return reading
-        entries = np.flatnonzero(spread(candidates, self._core.count) & ~self._core_behind_line)
-        idx, pts = self._core.index[entries], self._core.point[entries]
-        owner = self._nearest_owner(accepted)[idx]
-        in_front = (owner < 0) | (self.footprints.tier[owner] < self._core_tier[entries])
+        entries = np.flatnonzero(
+            spread(candidates, self._pixels.core.count) & ~self._pixels.core_behind_line
+        )
+        idx, pts = self._pixels.core.index[entries], self._pixels.core.point[entries]
+        owner = self._pixels.nearest_owner(accepted)[idx]
+        in_front = (owner < 0) | (self.footprints.tier[owner] < self._pixels.core_tier[entries])
         n_front = np.bincount(pts, weights=in_front, minlength=N_POINTS)
         n_far = np.bincount(pts, weights=in_front & (owner >= 0), minlength=N_POINTS)
-        asked = candidates & (n_front >= FRONT_VOTERS * self._core.count) & (n_far > 0)
+        asked = candidates & (n_front >= FRONT_VOTERS * self._pixels.core.count) & (n_far > 0)
         if not asked.any():
             return reading
         keep = in_front & asked[pts]
@@ -2024,7 +1607,7 @@ class Observer:
         new_score, open_core = reading.score.copy(), reading.open_core.copy()
         new_score[found], open_core[found] = score[found], n_open[found]
         if len(behind):  # judged again on what the nearer tokens leave open
-            cover = self._cover(new_accepted)
+            cover = self._pixels.cover(new_accepted)
             again, opened = self._selector.score_freed(
                 evidence, core_evidence, behind, behind, cover
             )
@@ -2089,7 +1672,7 @@ class Observer:
             for w in (may_vote & (margin > COLOUR_RAMP), may_vote)
         )
         share = votes / np.maximum(voters, 1)
-        share[voters < FRONT_VOTERS * self._core.count[:, None]] = 0.0
+        share[voters < FRONT_VOTERS * self._pixels.core.count[:, None]] = 0.0
         best = share.argmax(axis=1)
         found = asked & (share.max(axis=1) >= FRONT_AGREEMENT)
         rows, chosen = np.arange(len(pts)), best[pts]
@@ -2099,51 +1682,10 @@ class Observer:
         behind = np.unique(owner[found[pts] & (owner >= 0)])
         return found, score - EVIDENCE_THRESHOLD, n_open, behind
 
-    def _nearest_tier(self, points: np.ndarray, *, farthest: bool = False) -> np.ndarray:
-        """Per gathered pixel, the highest tier of the given points' silhouettes there (-1: none);
-        with ``farthest``, the lowest (4: none). Read-only: one frame asks several times for
-        the same points, and a stream for the same points frame after frame, so the last few
-        answers are kept."""
-        key = (points.tobytes(), farthest)
-        memo = self._tier_memo
-        if key not in memo:
-            if len(memo) >= TIER_MEMO:
-                del memo[next(iter(memo))]
-            memo[key] = self._paint_tiers(points, farthest)
-        return memo[key]
-
-    def _paint_tiers(self, points: np.ndarray, farthest: bool) -> np.ndarray:
-        """:meth:`_nearest_tier` worked out."""
-        tier = self._silhouette_by_tier[3]
-        out = self._paint(points, tier, 4 if farthest else -1, farthest=farthest)
-        out.setflags(write=False)
-        return out
-
-    def _nearest_owner(self, points: np.ndarray) -> np.ndarray:
-        """Per gathered pixel, which of the given points' silhouettes is the nearest there
-        (-1: none)."""
-        return self._paint(points, self._silhouette_by_tier[4], -1)
-
-    def _paint(
-        self, points: np.ndarray, values: np.ndarray, fill: int, *, farthest: bool = False
-    ) -> np.ndarray:
-        """Per gathered pixel, ``values`` (one per silhouette pixel in tier order) of the
-        nearest (or ``farthest``) of the ``points``' (a mask) silhouettes there, ``fill``
-        where none is. Silhouette pixels are stored ordered by tier, so the last write is the
-        nearest token (the first, written last in reverse, the farthest)."""
-        index, point_order, count, _, _ = self._silhouette_by_tier
-        chosen = np.repeat(points[point_order], count)
-        out = np.full(len(self._positions), fill, values.dtype)
-        if farthest:
-            out[index[chosen][::-1]] = values[chosen][::-1]
-        else:
-            out[index[chosen]] = values[chosen]
-        return out
-
     def _hand(self, unexplained: np.ndarray) -> bool:
         """Is there an unexplained blob bigger than a couple of tokens on the board?"""
         return self._grid.has_blob(
-            unexplained[self._grid_local], HAND_AREA_DISCS * self.footprints.disc_area
+            unexplained[self._pixels.grid], HAND_AREA_DISCS * self.footprints.disc_area
         )
 
     def _token_colours(
@@ -2153,7 +1695,7 @@ class Observer:
         outline (the top is lit most evenly, the rim mixes in the table; unchanged pixels are
         left out because printed lines of the plates above cross them), falling back to the
         changed pixels of the whole core; how many were used; and how far off that colour's
-        chroma may be (see :func:`_chroma_error`).
+        chroma may be (see :func:`vision.stats.chroma_error`).
         Pixels that an accepted token on a higher tier covers are left out: they show that
         nearer token, not this one."""
         # (the plates' loss as learned is part of it: it relights the shaded tops)
@@ -2182,12 +1724,14 @@ class Observer:
         mean = np.zeros((N_POINTS, 3))
         used = np.zeros(N_POINTS, np.int64)
         error = np.zeros(N_POINTS)
-        nearest = self._nearest_tier(accepted)
-        idx = self._core.index
+        nearest = self._pixels.nearest_tier(accepted)
+        idx = self._pixels.core.index
         use = (
-            foreground[idx] & spread(accepted, self._core.count) & (nearest[idx] <= self._core_tier)
+            foreground[idx]
+            & spread(accepted, self._pixels.core.count)
+            & (nearest[idx] <= self._pixels.core_tier)
         )
-        core_pts, core_rows = self._core.point[use], take_rows(feats, idx[use])
+        core_pts, core_rows = self._pixels.core.point[use], take_rows(feats, idx[use])
         n = np.bincount(core_pts, minlength=N_POINTS)
         sums = np.stack(
             [np.bincount(core_pts, weights=core_rows[:, k], minlength=N_POINTS) for k in range(3)],
@@ -2201,9 +1745,11 @@ class Observer:
         # reflections of the plates above lie in front of the token and in the reference
         # alike, so they dilute the change: where it is largest the token shows most purely,
         # however much of the disc the lines cross.
-        idx, pts = self._top.index, self._top.point
+        idx, pts = self._pixels.top.index, self._pixels.top.point
         use = (
-            self._top_inside & spread(accepted, self._top.count) & (nearest[idx] <= self._top_tier)
+            self._pixels.top_inside
+            & spread(accepted, self._pixels.top.count)
+            & (nearest[idx] <= self._pixels.top_tier)
         )
         if self._ref_features is not None:
             use = np.flatnonzero(use)
@@ -2230,127 +1776,20 @@ class Observer:
     def _out_of_shadows(
         self, feats: np.ndarray, samples: np.ndarray, accepted: np.ndarray
     ) -> np.ndarray:
-        """Colour features of the top-disc samples ``samples`` (``self._top`` entries) as
-        they would look if nothing above shaded them (see :meth:`_shade_on_tokens`): a white
-        token two tiers under another reads as the grey set otherwise."""
-        rows = take_rows(feats, self._top.index[samples])
-        shade = self._shade_on_tokens(feats, accepted)
-        if shade is None or not len(samples):
-            return rows
-        slope, gain, casters = shade
-        dark = self._shaded_tops.shaded(slope, casters, accepted)[samples]
-        return self._relit(rows, dark, self._top.point[samples], gain)
-
-    def _relit(
-        self, rows: np.ndarray, dark: np.ndarray, points: np.ndarray, gain: float
-    ) -> np.ndarray:
-        """Colour features ``rows`` (of pixels of the tops of ``points``) with those in the
-        shade (``dark``) relit by ``gain``: the plates' veil in front of them (as learned) is
-        not the token's light and stays."""
-        if not dark.any():
-            return rows
-        transmission, added = self._wash.loss or (1.0, 0.0)
-        plates = self.footprints.plates_above[points[dark]]
-        rows = rows.copy()
-        rows[dark] = relit(rows[dark], plates, gain, transmission, added)
-        return rows
-
-    def _shade_on_tokens(
-        self, feats: np.ndarray, accepted: np.ndarray, *, confirmed: bool = True
-    ) -> tuple[tuple[float, float], float, np.ndarray] | None:
-        """The light's slope, how many times brighter the tokens' own light is out of the
-        shadows than in them (see :meth:`_gain_out_of`), and the tokens whose shadows count
-        (a point mask), when the ``accepted`` tokens confirm the light found on the base (see
-        :meth:`_light_verdict`). Under that light the tokens on higher tiers and the post
-        shade the tops below them as deeply as the base. Unless ``confirmed`` is asked for,
-        a light the tokens cannot tell about (no top crossed in part) is taken too. Where the
-        tokens' shadows show no light, the post's shadow on the empty board still tells
-        where the post shades the tops, and how deeply (see :mod:`vision.post_light`): the
-        first token of a set laid in it was learned a third too dark, and the set's next
-        token, in full light, founded a set of its own (bench game 10705 under a bare lamp,
-        the post's band running out of the picture). None when nothing tells."""
-        found, gain = self._shadows_seen, self._shade_gain
-        if found is None or gain is None:
-            if found is None and self._post_shade is not None:
-                slope, post_gain = self._post_shade
-                return slope, post_gain, _NO_POINTS
-            return None
-        verdict = self._light_verdict(feats, found, accepted)
-        if verdict or (verdict is None and not confirmed):
-            return found.slope, gain, accepted
-        return None
-
-    def _gain_out_of(self, found: Shadows | None) -> float | None:
-        """How many times brighter than in the ``found`` shadows the light out of them is:
-        the base's empty look where they fall against that look shifted by them (None: no
-        shadows, or none darker). The plates' veil makes that an underestimate, but taking
-        off a veil learned from few tokens made a dark base's shadows look near black: a
-        shaded token is brightened by no more than the base shows."""
-        if found is None:
-            return None
-        where = found.mask & self._shadow_model.on_base
-        if not where.any():  # (the table past the base shows them all: its look is the shift)
-            where = found.mask
-        if not where.any():
-            return None
-        lit = np.median(self._ref_features[where], axis=0)
-        gain = light_ratio(lit, lit + found.shift)
-        return min(gain, MAX_SHADOW_GAIN) if gain > 1.0 else None
+        """Colour features of the top-disc samples ``samples`` (``self._pixels.top`` entries)
+        of the ``accepted`` tokens as they would look if nothing above shaded them (see
+        :meth:`vision.token_shade.TokenShade.tops_relit`)."""
+        shade = self._shade.on_tokens(feats, accepted, witnesses(accepted, self._before_accepted()))
+        return self._shade.tops_relit(feats, samples, accepted, shade, self._wash.loss)
 
     def _light_verdict(
         self, feats: np.ndarray, found: Shadows, accepted: np.ndarray
     ) -> bool | None:
         """Do the ``accepted`` tokens show the light the base's shadows were ``found`` to
-        come from? A token whose top the predicted shadows cross in part must be darker in
-        that part, by at least a quarter of the shadows' depth on the base: at least half
-        of those that tell must be. A wrong light (found from dark patches of a table) puts
-        its shadows anywhere, and they then cross tops no darker there: a top whose step is
-        under half the quarter tells against the light; between the two it tells nothing
-        (three samples of a top at the edge of the post's shadow, partly lit, made a step of
-        0.39 where 0.40 confirms, and refuted the right light, found 0.03 off: the shadows of
-        a bench game's tokens were then read as tokens). A token the last hand visit added is
-        no witness (it still casts its shadow): it may be a new token's shadow, evenly dark,
-        read as a token (the second of two new tokens under a bare lamp refuted the right
-        light so, one with 43% of its core in the shadows found another; in still pictures,
-        where nothing is new, every token counts). None when no top tells: the tokens cannot
-        tell. (A read asks up to three times about the same tokens: the last answer is kept.)"""
-        key = accepted.tobytes()
-        memo = self._verdict_memo
-        if memo is not None and memo[0] is found and memo[1] is feats and memo[2] == key:
-            return memo[3]
-        verdict = self._judge_light(feats, found, accepted)
-        self._verdict_memo = (found, feats, key, verdict)
-        return verdict
-
-    def _judge_light(self, feats: np.ndarray, found: Shadows, accepted: np.ndarray) -> bool | None:
-        witnesses = accepted if self._before is None else accepted & self._before[2]
-        shaded = self._shaded_tops.shaded(found.slope, accepted)
-        depth = float(found.shift[2])
-        nearest = self._nearest_tier(accepted)
-        top = self._top
-        seen = (
-            self._top_inside
-            & (self._top_part < 2)
-            & witnesses[top.point]
-            & (nearest[top.index] <= self._top_tier)
-        )
-        count = [
-            np.bincount(top.point[seen & part], minlength=N_POINTS) for part in (shaded, ~shaded)
-        ]
-        crossed = (count[0] >= 3) & (count[1] >= 3)
-        if not crossed.any():
-            return None
-        light = feats[:, 2]
-        medians = []  # (per crossed top: the median brightness inside the shade, outside it)
-        for part in (shaded, ~shaded):
-            use = seen & part & crossed[top.point]
-            median, _ = grouped_median(top.point[use], light[top.index[use]][:, None])
-            medians.append(median[crossed, 0])
-        step = medians[0] - medians[1]
-        dark, flat = step <= depth / 4, step > depth / 8
-        if not (dark | flat).any():
-            return None
-        return bool(np.mean(dark[dark | flat]) >= 0.5)
+        come from? (see :meth:`vision.token_shade.TokenShade.verdict`; None: they cannot
+        tell)."""
+        told = witnesses(accepted, self._before_accepted())
+        return self._shade.verdict(feats, found, accepted, told)
 
     def _vouched(self, points: np.ndarray) -> np.ndarray:
         """The colour the game holds at each of ``points`` (-1: none, or no game)."""
@@ -2361,7 +1800,7 @@ class Observer:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Each accepted token's colour as the camera sees it (behind the plates in front of
         it), which tokens had pixels to read it from, and how far off its chroma may be (see
-        :func:`_chroma_error`); with ``learn``, the colour model (with the plates undone: its
+        :func:`vision.stats.chroma_error`); with ``learn``, the colour model (with the plates undone: its
         colours are as on the top tier) and the plates' colour loss learn from those whose
         top the camera sees at least in part (a point wholly behind the post, taken on a few
         changed pixels, once taught the model the table's colour, and every set after it
@@ -2483,7 +1922,7 @@ class Observer:
         *,
         neutral: bool,
     ) -> np.ndarray | None:
-        """0..1 per core pixel (``self._core`` order): how much better a token of a known
+        """0..1 per core pixel (``self._pixels.core`` order): how much better a token of a known
         colour explains the pixel than the empty board does. A token the table's colour
         changes its pixels little, but still matches its set's colour more closely than
         the empty board there; a shadow matches the empty board, only darker.
@@ -2502,27 +1941,23 @@ class Observer:
 
         A token there would lie in the shade of the ``accepted`` tokens above it where they
         shade the point's top: its pixels are matched to the sets relit (see
-        :meth:`_shade_on_tokens`; a light the tokens cannot tell about is taken, one they
-        refute is not), and compared with the empty board as seen."""
+        :meth:`vision.token_shade.TokenShade.on_tokens`; a light the tokens cannot tell about is
+        taken, one they refute is not), and compared with the empty board as seen."""
         keys, protos = self.colours.prototype_array()
         if len(keys) == 0 or self._ref_features is None:
             return None
         entries = open_core if neutral else open_core & changed
-        idx = self._core.index[entries]
+        idx = self._pixels.core.index[entries]
         pixel = take_rows(feats, idx)
-        points = self._core.point[entries]
-        shade = self._shade_on_tokens(feats, accepted, confirmed=False)
-        token = pixel
-        if shade is not None:
-            # (a token there would lie in the shade of the ``accepted`` tokens above it)
-            asked = np.zeros(N_POINTS, bool)
-            asked[points] = True
-            slope, gain, casters = shade
-            dark = self._shaded_cores.shaded(slope, casters, asked)[entries]
-            token = self._relit(pixel, dark, points, gain)
+        points = self._pixels.core.point[entries]
+        # (a token there would lie in the shade of the ``accepted`` tokens above it)
+        shade = self._shade.on_tokens(
+            feats, accepted, witnesses(accepted, self._before_accepted()), confirmed=False
+        )
+        token = self._shade.cores_relit(pixel, entries, shade, self._wash.loss)
         to_token = self._wash.distances(token, points, protos).min(axis=1)
         to_board = self._to_empty_board(pixel, idx)
-        out = np.zeros(len(self._core.index), np.float32)
+        out = np.zeros(len(self._pixels.core.index), np.float32)
         better = np.clip((to_board - to_token - COLOUR_MARGIN) / COLOUR_RAMP, -1.0, 1.0)
         if neutral:
             # (a changed pixel rises from 0.5 towards a sure token pixel; an unchanged one cannot)
@@ -2542,7 +1977,7 @@ class Observer:
         game 1602 announced a phantom there)."""
         board = take_rows(self._ref_features, idx)
         distance = pair_distance(pixel, board)
-        found = self._shadows_seen
+        found = self._shade.found
         if found is not None:
             under = np.flatnonzero(found.mask[idx])
             shaded = pair_distance(pixel[under], board[under] + found.shift_at(idx[under]))
@@ -2562,14 +1997,14 @@ class Observer:
     ) -> np.ndarray:
         """Token probability from the overlap score; colour from the token's pixels, compared
         with each set as the plates in front of the point wash it (see
-        :meth:`vision.plate_wash.PlateWash.distances`): with the wash undone instead, any error in the wash as learned grew with the plates, and
-        tokens of a dark set two and three plates down read as another set. Until the wash
-        is learned, a token is told less surely from a set learned behind another number of
-        plates (its colour may be off by ``UNKNOWN_WASH`` per plate between, see
-        :meth:`vision.plate_wash.PlateWash.doubt`), and in a game the turn decides a close
-        call (see :func:`vision.tracker.steadied`): green plates turned a maroon token two plates down
-        grey-green, nearer a pale green set (bench game 3707). A token the game holds may
-        keep its colour by the frame's pixels ``px`` (see :meth:`_anchored_colours`)."""
+        :meth:`vision.plate_wash.PlateWash.distances`): with the wash undone instead, any error in
+        the wash as learned grew with the plates, and tokens of a dark set two and three plates down
+        read as another set. Until the wash is learned, a token is told less surely from a set
+        learned behind another number of plates (its colour may be off by ``UNKNOWN_WASH`` per plate
+        between, see :meth:`vision.plate_wash.PlateWash.doubt`), and in a game the turn decides a
+        close call (see :func:`vision.tracker.steadied`): green plates turned a maroon token two
+        plates down grey-green, nearer a pale green set (bench game 3707). A token the game holds
+        may keep its colour by the frame's pixels ``px`` (see :meth:`_anchored_colours`)."""
         seen, readable, error = self._read_colours(feats, foreground, accepted, learn=learn)
         p_token = _sigmoid((score - MIN_SCORE) / SCORE_SOFTNESS)
         p_token[~(visible_core > 0)] = 0.0
@@ -2591,7 +2026,9 @@ class Observer:
         else:
             if self._wash.loss is None:  # (the plates' wash not learned yet)
                 error = np.hypot(error[:, None], self._wash.doubt(keys))
-            share = colour_shares(self._wash.distances(seen, np.arange(N_POINTS), protos), error=error)
+            share = colour_shares(
+                self._wash.distances(seen, np.arange(N_POINTS), protos), error=error
+            )
         # A token with no pixel to read its colour from (its top behind others, its wall
         # left) is any known colour alike: the game's word on it decides (vision.tracker).
         share[~readable] = 1.0 / len(keys)
@@ -2632,18 +2069,18 @@ class Observer:
         kept = held & (self._anchor_colour == vouched) & (read_as != vouched)
         if kept.any():
             # (only the kept points' core entries are compared; the others count unchanged)
-            entries = np.flatnonzero(spread(kept, self._core.count))
-            largest = np.zeros(len(self._core.index), np.float32)
+            entries = np.flatnonzero(spread(kept, self._pixels.core.count))
+            largest = np.zeros(len(self._pixels.core.index), np.float32)
             largest[entries] = highest_channel(
-                np.abs(px[:, self._core.index[entries]] - self._colour_anchor[:, entries]).T
+                np.abs(px[:, self._pixels.core.index[entries]] - self._colour_anchor[:, entries]).T
             )
             kept &= ~self._cores_moved(largest, self._still_noise)
             share[kept] = 0.0
             share[kept, column[kept]] = 1.0
         if learn:
             agree = held & (read_as == vouched)
-            entries = spread(agree, self._core.count)
-            self._colour_anchor[:, entries] = px[:, self._core.index[entries]]
+            entries = spread(agree, self._pixels.core.count)
+            self._colour_anchor[:, entries] = px[:, self._pixels.core.index[entries]]
             self._anchor_colour[agree] = vouched[agree]
 
 

@@ -118,9 +118,9 @@ class PlateWash:
             self.loss = estimate
             fixed = corrected(seen[points], plates, *estimate)
             for colour in np.unique(labels):
-                colours.prototypes[int(colour)] = np.median(
-                    fixed[labels == colour], axis=0
-                ).astype(np.float32)
+                colours.prototypes[int(colour)] = np.median(fixed[labels == colour], axis=0).astype(
+                    np.float32
+                )
 
     def through(self, mean: np.ndarray) -> np.ndarray:
         """Token colours (per point) as on the top tier: what the plates above each point took

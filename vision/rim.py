@@ -64,7 +64,10 @@ class RimOutlines:
         universe = np.unique(np.concatenate([rim.inside, rim.outside]))
         self._silhouette = footprints.silhouette.within(universe).local_to(universe)
         self._pixels = len(universe)
-        self._local = (np.searchsorted(universe, rim.inside), np.searchsorted(universe, rim.outside))
+        self._local = (
+            np.searchsorted(universe, rim.inside),
+            np.searchsorted(universe, rim.outside),
+        )
         self._frame_index = [sampler.indices(rim.inside), sampler.indices(rim.outside)]
         ref_in, ref_out = take_rows(reference, rim.inside), take_rows(reference, rim.outside)
         self._ref_features = (features(ref_in), features(ref_out))
@@ -91,7 +94,9 @@ class RimOutlines:
         if self._sampler.frame is None or not len(points):
             return out
         chosen = spread(accepted, self._silhouette.count)
-        cover = Cover.of(self._silhouette.index[chosen], self._silhouette.point[chosen], self._pixels)
+        cover = Cover.of(
+            self._silhouette.index[chosen], self._silhouette.point[chosen], self._pixels
+        )
         counts = self._count[points]
         row = np.repeat(np.arange(len(points)), counts)
         pairs = np.repeat(self._start[points] - (np.cumsum(counts) - counts), counts)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from vision.footprint import N_POINTS
+from vision.gathered import BEHIND_LINE, RIM, SIDE, SURFACE
 
 # Brightness spread over a top disc that counts as texture (printed lines, grain): this many
 # times the sensor noise (a fainter spread is mostly noise, and no correlation is measured on it).
@@ -24,20 +25,15 @@ TEXTURE_PLAINER = 0.5
 TEXTURE_KEPT = 0.5  # frame/reference brightness correlation above which the texture is still there
 TEXTURE_FLAT = 0.5  # a replaced texture whose spread fell below this share of its own is gone
 
-#: The parts of a point the samples are keyed by (``4 * point + part``).
-SURFACE, RIM, BEHIND_LINE, SIDE = 0, 1, 2, 3
-
 
 class TextureCheck:
     """The texture test over chosen samples of the gathered pixels.
 
     ``samples`` are the gathered pixels tested (indices), ``key`` each one's
-    ``4 * point + part``: ``SURFACE`` (inside the top's rim and clear of the printed lines
-    of the plates above by a pixel: blur and anti-aliasing spread a line onto its
-    neighbours), ``RIM`` (its rim, or beside a line), ``BEHIND_LINE``, or ``SIDE`` (the
-    token's wall the camera sees below its top, clear of the lines as the surface is).
-    ``reference_light`` is the empty board's brightness feature and ``inv_light2`` the
-    inverse variance of its noise per grey level, per gathered pixel.
+    ``4 * point + part`` (``SURFACE``, ``RIM``, ``BEHIND_LINE`` or ``SIDE``; see
+    :attr:`vision.gathered.GatheredPixels.part_key`). ``reference_light`` is the empty board's
+    brightness feature and ``inv_light2`` the inverse variance of its noise per grey level, per
+    gathered pixel.
     """
 
     def __init__(

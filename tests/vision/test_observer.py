@@ -28,6 +28,7 @@ from device.commands.analyze import (
 )
 from device.pipeline import make_observer
 from rules.timevectors.points import parse_point
+from vision.change import change_evidence
 from vision.explain import Selection
 from vision.observation import Observation
 from vision.observer import (
@@ -35,11 +36,11 @@ from vision.observer import (
     FOREGROUND_DISTANCE,
     FrameError,
     Observer,
-    _evidence,
     analyze_image,
 )
 from vision.render import random_scene, render_timevectors
 from vision.render_hand import HandSpec
+from vision.shadow_search import could_pass_for_tokens
 from vision.shadows import LIGHT_DOUBT, Shadows
 from vision.stats import chroma_error, grouped_median
 from vision.tracker import steadied
@@ -906,7 +907,7 @@ def test_a_stream_finds_the_light_again_only_when_the_tokens_change(scene, crowd
     feats, difference = observer._change(observer._sampler.sample(image))
 
     def read(difference, *, stream):
-        evidence = _evidence(difference.distances()[0])
+        evidence = change_evidence(difference.distances()[0])
         observer._without_shadows(feats, difference, evidence, stream=stream)
 
     def searched(difference, *, stream) -> int:
@@ -932,8 +933,8 @@ def test_only_shadows_deep_enough_to_pass_for_tokens_are_taken_out():
     mask = np.ones(1, bool)
     faint = Shadows(mask=mask, shift=np.array([0.0, 1.2, -1.6], np.float32), slope=(0.0, 0.0))
     deep = Shadows(mask=mask, shift=np.array([0.0, 1.2, -2.4], np.float32), slope=(0.0, 0.0))
-    assert not Observer._could_pass_for_tokens(faint)  # 1.2 and 0.8: 1.44 units
-    assert Observer._could_pass_for_tokens(deep)  # 1.2 and 1.2: 1.70 units
+    assert not could_pass_for_tokens(faint)  # 1.2 and 0.8: 1.44 units
+    assert could_pass_for_tokens(deep)  # 1.2 and 1.2: 1.70 units
 
 
 def test_tokens_in_the_shadow_of_tokens_above_read_their_own_colour():
@@ -1025,7 +1026,7 @@ def test_a_light_the_tokens_do_not_show_is_not_undone_on_them():
     tokens, _, image, calibration = still_scene(2057, BENCH_SIZES[0], cast=False)
     observer = Observer(calibration)
     accepted = observer.observe(image, compare_previous=False).states() >= 0
-    found = observer._shadows_seen
+    found = observer._shade.found
     assert found is not None
     feats = observer._colours_memo[0]
     assert observer._light_verdict(feats, found, accepted) is True
@@ -1241,7 +1242,7 @@ def test_faint_texture_a_plain_top_hides_counts_and_busier_texture_does_not(scen
     chosen[::5] = True
     width, height = observer.footprints.size
     discs = np.zeros(width * height, np.uint8)
-    discs[observer._positions[observer._top.index[chosen[observer._top.point]]]] = 1
+    discs[observer._pixels.positions[observer._pixels.top.index[chosen[observer._pixels.top.point]]]] = 1
     discs = cv2.dilate(discs.reshape(height, width), np.ones((5, 5), np.uint8))
     discs = cv2.resize(discs, scene.camera.image_size, interpolation=cv2.INTER_NEAREST)[..., None]
 
@@ -1303,13 +1304,13 @@ def test_a_token_behind_the_printed_lines_of_the_plates_above_is_found(scene):
     """Lines printed on the plates above lie in front of a low token and keep their look:
     where they cross most of its core, those unchanged pixels must not count against it."""
     observer = Observer(scene.calibration)
-    core, behind = observer._core, observer._core_behind_line
+    core, behind = observer._pixels.core, observer._pixels.core_behind_line
     share = np.bincount(core.point, weights=behind, minlength=256) / np.maximum(core.count, 1)
     point = int(np.argmax(np.where(core.count >= 20, share, 0.0)))
     assert share[point] >= 0.5
     width, height = observer.footprints.size
     token = np.zeros(width * height, np.uint8)
-    token[observer._positions[core.index[(core.point == point) & ~behind]]] = 1
+    token[observer._pixels.positions[core.index[(core.point == point) & ~behind]]] = 1
     shown = cv2.resize(token.reshape(height, width), scene.camera.image_size, cv2.INTER_NEAREST)
     frame = cv2.resize(
         scene.calibration.reference_image(), scene.camera.image_size, interpolation=cv2.INTER_LINEAR
@@ -1325,9 +1326,9 @@ def test_a_tokens_colour_is_read_where_it_changed_most_not_under_the_lines_above
     where they cross most of its top disc, the pixels that changed most still show it."""
     observer = Observer(scene.calibration)
     ref = observer._ref_features
-    inside = observer._top.point[observer._top_inside]
+    inside = observer._pixels.top.point[observer._pixels.top_inside]
     point = int(np.argmax(np.bincount(inside, minlength=256)))
-    mine = observer._top.index[observer._top_inside & (observer._top.point == point)]
+    mine = observer._pixels.top.index[observer._pixels.top_inside & (observer._pixels.top.point == point)]
     token = np.array([2.0, 14.0, 16.0], np.float32)
     feats = ref.copy()
     crossed = np.arange(len(mine)) % 5 < 3  # three pixels in five show a line in front
@@ -1610,7 +1611,7 @@ def test_a_shadow_that_lifts_from_a_point_is_no_token_the_hand_visit_added(scene
     observer.observe(empty)  # (measures the noise)
     feats, _ = observer._change(observer._sampler.sample(empty))
     point = parse_point("E5P")  # on the base, in view
-    core = observer._core.index[observer._core.point == point]
+    core = observer._pixels.core.index[observer._pixels.core.point == point]
     none = np.zeros(len(observer.footprints.tier), bool)
     shade = feats.copy()
     shade[core, 2] -= np.float32(1.5)  # a token-sized shade, before
@@ -1625,7 +1626,7 @@ def test_a_shadow_that_lifts_from_a_point_is_no_token_the_hand_visit_added(scene
 def _point_in_front_of_another(observer: Observer) -> tuple[int, int, np.ndarray, np.ndarray]:
     """A point ``near`` most of whose core lies in the silhouette of a point ``far`` on a lower
     tier, with a few core pixels outside it; returns both and those two parts of the core."""
-    core, silhouette, tier = observer._core, observer._silhouette, observer.footprints.tier
+    core, silhouette, tier = observer._pixels.core, observer._pixels.silhouette, observer.footprints.tier
     for far, near, _ in sorted(observer.footprints.overlap.tolist(), key=lambda row: -row[2]):
         far, near = int(far), int(near)
         if tier[near] <= tier[far]:
@@ -1646,7 +1647,7 @@ def test_a_point_taken_on_a_sliver_of_another_colour_is_dropped(scene):
     red, green = np.array([2.0, 14.0, 16.0], np.float32), np.array([-12.0, 4.0, 12.0], np.float32)
     observer.colours.prototypes = {0: red, 1: green}
     feats = observer._ref_features.copy()
-    feats[observer._silhouette.index[observer._silhouette.point == far]] = red
+    feats[observer._pixels.silhouette.index[observer._pixels.silhouette.point == far]] = red
     feats[sliver] = green
     accepted = np.zeros(256, bool)
     accepted[[far, near]] = True
@@ -2329,7 +2330,7 @@ def test_a_tokens_rim_grows_more_contrast_than_its_in_line_partners(scene, crowd
     accepted = observer.observe(image, compare_previous=False).states() >= 0
     truth = np.zeros(256, bool)
     truth[list(tokens)] = True
-    far, near = observer._nms_far, observer._nms_near
+    far, near = observer._pixels.in_line_far, observer._pixels.in_line_near
     pairs = (truth[far] ^ truth[near]) & (rendered.visibility[np.where(truth[far], far, near)] >= 0.5)
     held = np.where(truth[far], far, near)[pairs]
     other = np.where(truth[far], near, far)[pairs]
