@@ -12,6 +12,8 @@ import dataclasses
 
 import numpy as np
 
+from vision.footprint import PixelSets
+
 FOREGROUND_DISTANCE = 2.0  # feature units between a pixel and the reference that mean "changed"
 FAINT_DISTANCE = 1.0  # changes from here up to FOREGROUND_DISTANCE count as partial evidence
 SHADOW_WEIGHT = 0.5  # darkening counts half as much as brightening (shadows are not tokens)
@@ -74,3 +76,17 @@ class Difference:
             np.where(self.significant, np.sqrt(chroma2 + shaded * shaded), zero),
             np.where(self.significant, np.sqrt(chroma2 + light * light), zero),
         )
+
+
+STILL_SIGMAS = 4.0  # a pixel changed since the last read stands this far out of the noise
+STILL_CORE_SHARE = 0.25  # ... and a quarter of a point's core changed means "read again"
+
+
+def cores_moved(core: PixelSets, largest: np.ndarray, noise: float) -> np.ndarray:
+    """Per point: did at least ``STILL_CORE_SHARE`` of its core's pixels (``core``, over the
+    gathered pixels) change between two frames (``largest``: per core entry, the largest
+    channel's difference) by more than ``STILL_SIGMAS`` times the ``noise`` of such a
+    difference? (A point read again.)"""
+    changed = largest > np.float32(STILL_SIGMAS * noise)
+    in_core = np.bincount(core.point, weights=changed, minlength=len(core.count))
+    return in_core >= STILL_CORE_SHARE * np.maximum(core.count, 1)

@@ -45,11 +45,19 @@ arrays precomputed in :mod:`vision.footprint`):
    alone stays.
 6. Each accepted token's colour is the median of its most changed top-disc pixels,
    matched to the learned colour prototypes (learned when no hand is in view).
+
+The observer decides; the parts it asks live beside it: which pixels are read and
+where each point's token shows among them (:mod:`vision.gathered`,
+:mod:`vision.frame_sampling`), the change from the empty board and the sensor noise
+(:mod:`vision.change`, :mod:`vision.sensor_noise`), the tokens' shadows and the light
+a stream keeps (:mod:`vision.shadow_search`, :mod:`vision.token_shade`), the texture
+and outline tests (:mod:`vision.texture`, :mod:`vision.rim`), the greedy selection
+(:mod:`vision.explain`) and the token sets' colours with the plates' wash
+(:mod:`vision.token_sets`, :mod:`vision.plate_wash`).
 """
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import logging
 from collections.abc import Iterable, Mapping, Sequence
@@ -58,14 +66,12 @@ from typing import Any
 import cv2
 import numpy as np
 
-from calibration.colour_mixture import set_shares, set_spread
 from calibration.colours import (
     CLIPPED,
     DEFAULT_MAX_COLOURS,
     LIGHT_SCALE,
     RGB,
     ColourModel,
-    colour_shares,
     feature_columns,
     features,
     grey_world,
@@ -78,8 +84,10 @@ from vision.change import (
     FAINT_DISTANCE,
     FOREGROUND_DISTANCE,
     SHADOW_WEIGHT,
+    STILL_CORE_SHARE,
     Difference,
     change_evidence,
+    cores_moved,
     feature_distance,
 )
 from vision.explain import (
@@ -101,7 +109,6 @@ from vision.gathered import GatheredPixels
 from vision.hands import HandGrid, MotionDetector
 from vision.illumination import UNCHANGED, LightField, coordinates
 from vision.observation import FrameError, Observation, check_frame
-from vision.plate_wash import PlateWash
 from vision.post_light import hidden_pixels, post_shadow
 from vision.rim import RimOutlines
 from vision.sensor_noise import MAX_NOISE, SensorNoise
@@ -111,19 +118,16 @@ from vision.shadows import (
     ShadowModel,
     Shadows,
 )
-from vision.stats import chroma_error, grouped_median
 from vision.texture import TextureCheck
+from vision.token_sets import COLOUR_RAMP, TokenSets
 from vision.token_shade import MAX_SHADOW_GAIN, TokenShade, witnesses
 from vision.tracker import MIN_VISIBILITY
 
 logger = logging.getLogger(__name__)
 
 HAND_DISTANCE = 1.4  # a weaker change suffices inside a large blob (skin on a wooden table)
-CLEAR_OF_PLATES = 0.5  # a token seen through less plate than this (summed over its top) is unwashed
 TOKEN_SCORE = 0.55  # fit score (filled core minus half the filled ring) that means "token"
 SCORE_SOFTNESS = 0.06  # width of the sigmoid turning the fit score into a probability
-COLOUR_MARGIN = 0.0  # a pixel must match a token colour this much better than the empty board
-COLOUR_RAMP = 0.5  # ... and this much more again to count as a sure token pixel
 COLOUR_RAISE = 0.1  # mean evidence a colour check must add to a point to read the board again
 CHANGE_MARGIN = 0.03  # a point must explain the before/after change this much better to take it
 ADDED_TIE = 0.1  # ... and a token the picture missed must, over a point in line, to be no toss-up
@@ -140,8 +144,6 @@ SLIVER_AGREEMENT = 0.5  # share of a sliver's pixels that must show the rest of 
 HAND_AREA_DISCS = 2.0  # an unexplained blob bigger than this many top discs is a hand
 PLAIN_HAND_DISCS = 6.0  # ... and one this big since the calm board is a hand before any reading
 GRID_SAMPLES = 6000  # hand-detection grid over the board's outline
-STILL_SIGMAS = 4.0  # a pixel changed since the last read stands this far out of the noise
-STILL_CORE_SHARE = 0.25  # ... and a quarter of a point's core changed means "read again"
 
 
 def _reference_of(calibration: Any) -> np.ndarray | None:
@@ -178,7 +180,7 @@ def reference_envelope(
     )  # type: ignore[return-value]
 
 
-def _planartake_rows(planar: np.ndarray, index: np.ndarray) -> np.ndarray:
+def _planar_rows(planar: np.ndarray, index: np.ndarray) -> np.ndarray:
     """``(n, 3)`` rows ``index`` of ``(3, N)`` channel planes (a view of a ``(3, n)`` gather:
     gathering from the transposed planes would copy them whole first)."""
     return np.take(planar, index, axis=1).T
@@ -289,7 +291,10 @@ class Observer:
         self._search = ShadowSearch(self._shadow_model, self._pixels, self._shade)
         if palette is None:  # a calibration file may carry the user's nominal palette
             palette = getattr(calibration, "palette_rgb", None)
-        self.colours = ColourModel(
+        self._sets = TokenSets(
+            self._pixels,
+            self._shade,
+            self._ref_features,
             palette=[tuple(int(v) for v in c) for c in palette] if palette is not None else None,
             reference_balance=balance,
             max_colours=sets or DEFAULT_MAX_COLOURS,
@@ -300,33 +305,16 @@ class Observer:
         self._before: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         #: Points read as a token on a calm board since a hand visit last changed them.
         self._seen_calm = np.zeros(N_POINTS, bool)
-        # In a game, per point the colour the game holds there that a calm read last read it
-        # as (-1: none), and its core's pixels then, per core entry (see _anchored_colours).
-        self._anchor_colour = np.full(N_POINTS, -1, np.int64)
-        self._colour_anchor = np.zeros((3, len(self._pixels.core.index)), np.float32)
         # The noise of a difference of two frames, as the last one measured it (see
         # _nothing_new; None: not yet).
         self._still_noise: float | None = None
-        #: The colour the next placed token should have (set by whoever knows the game);
-        #: the first token of a colour not learned yet founds it (see ColourModel.found).
-        self.expected_colour: int | None = None
-        self.known_colours = {}
         self._in_visit = False
         # The last full read saw a "hand" only as a change since the calm board, and whether
         # the next such read is to be taken as calm instead (see settle).
         self._hand_only_since_calm = False
         self._settling = False
-        # What the plates in front of each point do to a token's colour, as learned.
-        self._wash = PlateWash(fp.plates_above)
-        #: Colours founded in a game on tokens the game has not taken yet, and those tokens'
-        #: points (see :meth:`_forget_unvouched_colours`).
-        self._unvouched: dict[int, np.ndarray] = {}
         #: The pixels and result of the last frame read in full (streams only).
         self._last_read: tuple[np.ndarray, Observation, tuple, np.ndarray] | None = None
-        self._colours_memo: tuple[np.ndarray, object, bytes, tuple] | None = None
-        #: Each set's spread around its washed colour as a still picture's tokens showed it,
-        #: and for which plates' loss and set colours (see :meth:`_learn_set_spreads`).
-        self._set_spreads: tuple[tuple, list[tuple[np.ndarray, np.ndarray]]] | None = None
         if reference is not None:
             post = post_shadow(
                 self.camera,
@@ -344,20 +332,29 @@ class Observer:
         self.full_reads = 0
 
     @property
+    def colours(self) -> ColourModel:
+        """The token sets' colours as learned (see :class:`vision.token_sets.TokenSets`)."""
+        return self._sets.model
+
+    @property
+    def expected_colour(self) -> int | None:
+        """The colour the next placed token should have (set by whoever knows the game); the
+        first token of a colour not learned yet founds it (see ColourModel.found)."""
+        return self._sets.expected
+
+    @expected_colour.setter
+    def expected_colour(self, colour: int | None) -> None:
+        self._sets.expected = colour
+
+    @property
     def known_colours(self) -> Mapping[int, int]:
         """The colour of each token the game holds (point -> colour), from whoever knows the
         game: the plates' colour loss is then learned from tokens of one set matching."""
-        return self._known_colours
+        return self._sets.known
 
     @known_colours.setter
     def known_colours(self, held: Mapping[int, int]) -> None:
-        # (looked up per point several times a read: once per frame as an array)
-        self._known_colours = dict(held)  # (a copy: the array below stays its picture)
-        self._known_array = np.full(N_POINTS, -1, np.int64)
-        if held:
-            self._known_array[np.fromiter(held.keys(), np.int64)] = np.fromiter(
-                held.values(), np.int64
-            )
+        self._sets.known = held
 
     def token_mask(self, points: Iterable[int]) -> np.ndarray:
         """``(height, width)`` uint8 of the working image: 1 where a token at any of
@@ -389,9 +386,7 @@ class Observer:
         it took the wrong number."""
         if not isinstance(earlier, Observer):
             return
-        self.colours = copy.deepcopy(earlier.colours)
-        self._wash.keep_from(earlier._wash)
-        self._unvouched = dict(earlier._unvouched)
+        self._sets.keep_from(earlier._sets)
         if earlier._search.light_slope is not None:
             self._search.light_slope = earlier._search.light_slope
         self._shade.post = earlier._shade.post or self._shade.post
@@ -612,7 +607,7 @@ class Observer:
         delta = difference.delta
         # (a token the game holds casts its shadow, read or not: one told on a hidden point,
         # its shadow in view, drew the light a third short of the lamp, bench game 6208)
-        held = first | (self._known_array >= 0)
+        held = first | (self._sets.known_array >= 0)
         casters = held if self._calm is None else held | self._calm[2]  # (for a kept light)
         found, lone = self._search.find(
             feats, delta, first, held, casters, self._calm_before(), stream=stream
@@ -728,18 +723,10 @@ class Observer:
         )
         self._still_noise = noise
         largest = highest_channel(diff.T)
-        if self._cores_moved(largest[self._pixels.core.index], noise).any():
+        if cores_moved(self._pixels.core, largest[self._pixels.core.index], noise).any():
             return False
         # Elsewhere on the board (a hand come to rest): judged as motion is, on grey levels.
         return not self._motion.differs(grey, last_grey)
-
-    def _cores_moved(self, largest: np.ndarray, noise: float) -> np.ndarray:
-        """Per point: did at least ``STILL_CORE_SHARE`` of its core's pixels change between
-        two frames (``largest``: per core entry, the largest channel's difference) by more than
-        ``STILL_SIGMAS`` times the ``noise`` of such a difference? (A point read again.)"""
-        changed = largest > np.float32(STILL_SIGMAS * noise)
-        in_core = np.bincount(self._pixels.core.point, weights=changed, minlength=N_POINTS)
-        return in_core >= STILL_CORE_SHARE * np.maximum(self._pixels.core.count, 1)
 
     def _attribute_changes(
         self,
@@ -812,7 +799,7 @@ class Observer:
         # A token the game holds, read before the hand came (there, or on a point in line
         # with it: a toss-up the players answered), whose footprint did not change since is
         # still there, however weakly the picture against the empty board shows it now.
-        vouched = self._known_array >= 0
+        vouched = self._sets.known_array >= 0
         kept = (
             (before_accepted | self._pixels.in_line_with(before_accepted))
             & ~accepted
@@ -1067,23 +1054,25 @@ class Observer:
         word (see :mod:`device.referee`)."""
         pairs = reading.in_line
         keys, protos = self.colours.prototype_array()
-        if self._wash.loss is None or not len(pairs) or not len(keys):
+        if self._sets.wash.loss is None or not len(pairs) or not len(keys):
             return reading
         accepted = reading.accepted
         a, b = pairs[:, 0], pairs[:, 1]
         held, other = np.where(accepted[a], a, b), np.where(accepted[a], b, a)
-        mean, used, _ = self._token_colours(feats, foreground, accepted)
+        mean, used, _ = self._sets.of_tokens(
+            feats, foreground, accepted, before_accepted=self._before_accepted()
+        )
         judged = (
             (accepted[a] != accepted[b])
             & (used[held] > 0)
-            & (self._vouched(held) < 0)
-            & (self._vouched(other) < 0)
+            & (self._sets.vouched(held) < 0)
+            & (self._sets.vouched(other) < 0)
         )
         if not judged.any():
             return reading
         colour = mean[held]
-        here = self._wash.distances(colour, held, protos).min(axis=1)
-        there = self._wash.distances(colour, other, protos).min(axis=1)
+        here = self._sets.wash.distances(colour, held, protos).min(axis=1)
+        there = self._sets.wash.distances(colour, other, protos).min(axis=1)
         decided = judged & (np.abs(here - there) >= TIE_COLOUR_MARGIN)
         plates = self.footprints.plates_above
         lean = judged & (there < here) & (plates[other] < plates[held])
@@ -1194,7 +1183,7 @@ class Observer:
                 significant=np.ones(len(feats), bool),
             )
         grid = self._light_samples
-        grid_px = _planartake_rows(px, grid)
+        grid_px = _planar_rows(px, grid)
         lighting = self._light_field.measure(grid_px)
         balanced = px / lighting.gain[:, None]
         # One contiguous array per feature axis: the arithmetic below runs at memory speed.
@@ -1221,8 +1210,8 @@ class Observer:
         hot = np.flatnonzero(significant & (clipped | self._ref_any_clipped))
         if len(hot):
             frame, reference = unclipped_pair(
-                _planartake_rows(balanced, hot),
-                _planartake_rows(px, hot) >= CLIPPED,
+                _planar_rows(balanced, hot),
+                _planar_rows(px, hot) >= CLIPPED,
                 self._ref_px[hot],
                 self._ref_clipped[hot],
             )
@@ -1307,20 +1296,31 @@ class Observer:
         """
         reading = self._selector.select(evidence, core_evidence)
         if still:
-            self._read_colours(feats, foreground, reading.accepted, learn=True)
+            self._sets.read(
+                feats,
+                foreground,
+                reading.accepted,
+                before_accepted=self._before_accepted(),
+                learn=True,
+            )
         undecided = reading.active & ~reading.accepted
         if not undecided.any():
             return self._nearer_in_line(evidence, core_evidence, reading)
         # Pixels an accepted token covers are explained by that token (the change counts once).
         # In a camera stream those within the sensor noise of the empty board are explained by
-        # it; a still picture asks them too (see :meth:`_colour_evidence`), but only changed
-        # ones can show an outline.
+        # it; a still picture asks them too (see :meth:`vision.token_sets.TokenSets.evidence`), but
+        # only changed ones can show an outline.
         taken = self._pixels.covered(reading.accepted)
         open_core = spread(undecided, self._pixels.core.count) & ~taken[self._pixels.core.index]
         core_changed = changed[self._pixels.core.index]
         asked = open_core & core_changed
-        colour_evidence = self._colour_evidence(
-            feats, open_core, core_changed, reading.accepted, neutral=still
+        colour_evidence = self._sets.evidence(
+            feats,
+            open_core,
+            core_changed,
+            reading.accepted,
+            before_accepted=self._before_accepted(),
+            neutral=still,
         )
         boosted = core_evidence
         if colour_evidence is not None:
@@ -1548,7 +1548,7 @@ class Observer:
             return reading
         asked = seen & suspect[pts]
         pixel = take_rows(feats, idx[asked])
-        label = np.argmin(self._wash.distances(pixel, pts[asked], protos), axis=1)
+        label = np.argmin(self._sets.wash.distances(pixel, pts[asked], protos), axis=1)
         owner, in_rest = pts[asked], behind[asked]
         n_keys = len(keys)
         rest = np.bincount(owner[in_rest] * n_keys + label[in_rest], minlength=N_POINTS * n_keys)
@@ -1642,7 +1642,9 @@ class Observer:
         scores as the selection scores (mean net evidence over the pixels that could vote),
         how many those were, and the farther tokens behind the found ones."""
         # (measured apart: the colours of the tokens accepted stay remembered for the read)
-        seen, used, _ = self._measure_token_colours(feats, foreground, accepted | asked)
+        seen, used, _ = self._sets.measure(
+            feats, foreground, accepted | asked, before_accepted=self._before_accepted()
+        )
         under = np.maximum(owner, 0)
         colour_behind, readable = seen[under], (owner < 0) | (used[under] > 0)
         # A farther token that the asked points together hide shows nothing of itself beside
@@ -1650,7 +1652,9 @@ class Observer:
         for point in np.unique(pts[~readable]):
             alone = accepted.copy()
             alone[point] = True
-            seen_alone, used_alone, _ = self._measure_token_colours(feats, foreground, alone)
+            seen_alone, used_alone, _ = self._sets.measure(
+                feats, foreground, alone, before_accepted=self._before_accepted()
+            )
             rows = np.flatnonzero(~readable & (pts == point))
             colour_behind[rows] = seen_alone[under[rows]]
             readable[rows] = used_alone[under[rows]] > 0
@@ -1658,11 +1662,15 @@ class Observer:
         colour_behind = colour_behind[readable]
         pixel = take_rows(feats, idx)
         without = np.where((owner >= 0)[:, None], colour_behind, take_rows(self._ref_features, idx))
-        margin = pair_distance(pixel, without)[:, None] - self._wash.distances(pixel, pts, protos)
+        margin = pair_distance(pixel, without)[:, None] - self._sets.wash.distances(
+            pixel, pts, protos
+        )
         # (the set of the token behind each pixel; -1 where none)
         owner_set = np.full(len(owner), -1)
         has = owner >= 0
-        owner_set[has] = self._wash.distances(colour_behind[has], owner[has], protos).argmin(axis=1)
+        owner_set[has] = self._sets.wash.distances(colour_behind[has], owner[has], protos).argmin(
+            axis=1
+        )
         may_vote = owner_set[:, None] != np.arange(len(protos))
         votes, voters = (
             np.stack(
@@ -1688,100 +1696,6 @@ class Observer:
             unexplained[self._pixels.grid], HAND_AREA_DISCS * self.footprints.disc_area
         )
 
-    def _token_colours(
-        self, feats: np.ndarray, foreground: np.ndarray, accepted: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Mean colour feature of each accepted token's changed top-disc pixels well inside its
-        outline (the top is lit most evenly, the rim mixes in the table; unchanged pixels are
-        left out because printed lines of the plates above cross them), falling back to the
-        changed pixels of the whole core; how many were used; and how far off that colour's
-        chroma may be (see :func:`vision.stats.chroma_error`).
-        Pixels that an accepted token on a higher tier covers are left out: they show that
-        nearer token, not this one."""
-        # (the plates' loss as learned is part of it: it relights the shaded tops)
-        key = accepted.tobytes()
-        memo = self._colours_memo
-        if (  # a still picture asks twice
-            memo is not None and memo[0] is feats and memo[1] is self._wash.loss and memo[2] == key
-        ):
-            return memo[3][0].copy(), memo[3][1].copy(), memo[3][2].copy()
-        mean, used, error = self._measure_token_colours(
-            feats, foreground, accepted, with_error=True
-        )
-        self._colours_memo = (feats, self._wash.loss, key, (mean.copy(), used.copy(), error.copy()))
-        return mean, used, error
-
-    def _measure_token_colours(
-        self,
-        feats: np.ndarray,
-        foreground: np.ndarray,
-        accepted: np.ndarray,
-        *,
-        with_error: bool = False,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """See :meth:`_token_colours`; the chroma error is measured ``with_error`` only (zero
-        otherwise: the front votes read colours twice a frame and need none)."""
-        mean = np.zeros((N_POINTS, 3))
-        used = np.zeros(N_POINTS, np.int64)
-        error = np.zeros(N_POINTS)
-        nearest = self._pixels.nearest_tier(accepted)
-        idx = self._pixels.core.index
-        use = (
-            foreground[idx]
-            & spread(accepted, self._pixels.core.count)
-            & (nearest[idx] <= self._pixels.core_tier)
-        )
-        core_pts, core_rows = self._pixels.core.point[use], take_rows(feats, idx[use])
-        n = np.bincount(core_pts, minlength=N_POINTS)
-        sums = np.stack(
-            [np.bincount(core_pts, weights=core_rows[:, k], minlength=N_POINTS) for k in range(3)],
-            axis=1,
-        )
-        by_core = n >= 3
-        mean[by_core] = sums[by_core] / n[by_core, None]
-        used[by_core] = n[by_core]
-        # The top (inside the rim) overrides the core where it has pixels: the median of its
-        # pixels that changed at least as much as the disc on average. Printed lines and
-        # reflections of the plates above lie in front of the token and in the reference
-        # alike, so they dilute the change: where it is largest the token shows most purely,
-        # however much of the disc the lines cross.
-        idx, pts = self._pixels.top.index, self._pixels.top.point
-        use = (
-            self._pixels.top_inside
-            & spread(accepted, self._pixels.top.count)
-            & (nearest[idx] <= self._pixels.top_tier)
-        )
-        if self._ref_features is not None:
-            use = np.flatnonzero(use)
-            rows = idx[use]
-            delta = take_rows(feats, rows) - take_rows(self._ref_features, rows)
-            moved = np.sqrt(delta[:, 0] ** 2 + delta[:, 1] ** 2 + delta[:, 2] ** 2)
-            total = np.bincount(pts[use], weights=moved, minlength=N_POINTS)
-            average = total / np.maximum(np.bincount(pts[use], minlength=N_POINTS), 1)
-            use = use[moved >= average[pts[use]] - 1e-6]
-        top = self._out_of_shadows(feats, use, accepted)
-        median, n = grouped_median(pts[use], top)
-        by_top = n >= 3
-        mean[by_top] = median[by_top]
-        used[by_top] = n[by_top]
-        if not with_error:
-            return mean, used, error
-        error[by_top] = chroma_error(pts[use], top, median)[by_top]
-        by_core &= ~by_top
-        if by_core.any():  # (most tokens show their top)
-            mine = by_core[core_pts]
-            error[by_core] = chroma_error(core_pts[mine], core_rows[mine], mean)[by_core]
-        return mean, used, error
-
-    def _out_of_shadows(
-        self, feats: np.ndarray, samples: np.ndarray, accepted: np.ndarray
-    ) -> np.ndarray:
-        """Colour features of the top-disc samples ``samples`` (``self._pixels.top`` entries)
-        of the ``accepted`` tokens as they would look if nothing above shaded them (see
-        :meth:`vision.token_shade.TokenShade.tops_relit`)."""
-        shade = self._shade.on_tokens(feats, accepted, witnesses(accepted, self._before_accepted()))
-        return self._shade.tops_relit(feats, samples, accepted, shade, self._wash.loss)
-
     def _light_verdict(
         self, feats: np.ndarray, found: Shadows, accepted: np.ndarray
     ) -> bool | None:
@@ -1790,199 +1704,6 @@ class Observer:
         tell)."""
         told = witnesses(accepted, self._before_accepted())
         return self._shade.verdict(feats, found, accepted, told)
-
-    def _vouched(self, points: np.ndarray) -> np.ndarray:
-        """The colour the game holds at each of ``points`` (-1: none, or no game)."""
-        return self._known_array[points]
-
-    def _read_colours(
-        self, feats: np.ndarray, foreground: np.ndarray, accepted: np.ndarray, *, learn: bool
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Each accepted token's colour as the camera sees it (behind the plates in front of
-        it), which tokens had pixels to read it from, and how far off its chroma may be (see
-        :func:`vision.stats.chroma_error`); with ``learn``, the colour model (with the plates undone: its
-        colours are as on the top tier) and the plates' colour loss learn from those whose
-        top the camera sees at least in part (a point wholly behind the post, taken on a few
-        changed pixels, once taught the model the table's colour, and every set after it
-        took the wrong number)."""
-        seen, n, error = self._token_colours(feats, foreground, accepted)
-        has_pixels = accepted & (n > 0)
-        if not learn:
-            return seen, has_pixels, error
-        visibility = self.footprints.token_visibility(accepted)
-        readable = has_pixels & (visibility > 0.0)
-        points = np.flatnonzero(readable)
-        sets = self._vouched(points)
-        if self.expected_colour is not None:
-            # In a game, a token nobody vouches for that the players could not see either
-            # (a point the game takes as hidden) teaches nothing: after a bumped camera was
-            # re-fitted, a point two-thirds hidden read as changed founded a colour.
-            told = (sets >= 0) | (visibility[points] >= MIN_VISIBILITY)
-            points, sets = points[told], sets[told]
-        self._wash.learn(seen, points, sets, self.colours)
-        mean = self._wash.through(seen)
-        if self.expected_colour is not None:
-            self._forget_unvouched_colours(accepted, sets)
-        # A colour not known yet is founded by the game's word: the first token the game
-        # says is of it (the players told the moves the camera missed), else the one token
-        # a hand visit added, which is the colour the game expects next. Only tokens the
-        # players could see count as added: a phantom two-thirds behind the post, new with
-        # a near-white set's first token, left it two new tokens, founding nothing, and the
-        # token read as the grey set played out of turn (bench game 8104).
-        founders: dict[int, int] = {}
-        unknown = (sets >= 0) & ~np.isin(sets, list(self.colours.prototypes))
-        for point, colour in zip(points[unknown].tolist(), sets[unknown].tolist()):
-            founders.setdefault(colour, point)
-        if self.expected_colour is not None and self._before is not None:
-            new = points[(sets < 0) & ~self._before[2][points]]
-            if len(new) == 1:
-                founders.setdefault(self.expected_colour, int(new[0]))
-        for colour, point in founders.items():
-            if self.colours.found(colour, mean[point], self._wash.unsure(point, self.colours)):
-                self._wash.note_unplated({colour: float(self.footprints.plates_above[point])})
-                if colour not in sets:
-                    self._unvouched[colour] = np.array([point])
-        if len(points):
-            unwashed = self.footprints.plates_above[points] < CLEAR_OF_PLATES
-            created = self.colours.learn(mean[points], sets, unwashed)
-            if self.expected_colour is not None:
-                for colour in created:
-                    self._unvouched[colour] = points[self.colours.founded_on[colour]]
-            if created:
-                # Each new colour was seen behind as many plates as most of its nearest
-                # tokens are.
-                nearest, _ = self.colours.nearest(mean[points])
-                plates = self.footprints.plates_above[points]
-                self._wash.note_unplated(
-                    {
-                        c: float(np.median(plates[nearest == c]))
-                        for c in created
-                        if (nearest == c).any()
-                    }
-                )
-                if self.expected_colour is None and not (sets >= 0).any():
-                    self._wash.relearn_by_sets(seen, points, self.colours)
-                    self._learn_set_spreads(seen, points)
-        return seen, has_pixels, error
-
-    def _forget_unvouched_colours(self, accepted: np.ndarray, vouched: np.ndarray) -> None:
-        """In a game, a colour founded on tokens the game had not taken (read before anyone
-        said whose they were) is forgotten when those tokens are gone and the game never took
-        one of them as that colour, or when the game says a token the camera reads now
-        (``vouched``: the colours it holds at the points read) is of that colour and took
-        none of them: what founded it was no token of the set. A fingertip over the board,
-        read as a token for a frame before the hand was seen, founded a colour the set's real
-        first token then lay far from (nearer another set), and the players were asked where
-        that colour's token went (bench game 7802). So, too, when the game took every one of
-        them as another set's: a purple token three plates down lay just past the merge
-        radius of its own set, founded the number of a set whose only token was hidden, and
-        that set's first token in view read as another set, played out of turn (bench game
-        8704). The game's word, or the next token the colour to play adds, founds it again."""
-        held = self.known_colours
-        for colour, points in list(self._unvouched.items()):
-            if any(held.get(int(p)) == colour for p in points):
-                del self._unvouched[colour]  # the game took one of them: the set is real
-            elif (
-                colour in vouched
-                or not accepted[points].any()
-                or all(int(p) in held for p in points)  # (each taken as another set's)
-            ):
-                del self._unvouched[colour]
-                self.colours.forget(colour)
-                self._wash.unplated.pop(colour, None)
-
-    def _learn_set_spreads(self, seen: np.ndarray, points: np.ndarray) -> None:
-        """Learn how far each set's tokens spread around its colour as the plates in front
-        wash it, from the tokens the sets were founded on (as the Gaussian mixture chose
-        them, see :mod:`calibration.colour_mixture`; a token no set was founded on counts
-        with the set it reads as). The sets of one picture spread unlike each other: behind
-        tinted plates a white set drifts towards the tint and a grey set stays tight, and
-        the fixed colour distance matched white tokens to the grey set nearer in hue where
-        brightness told them apart. ``seen``: the tokens' colours as seen, at ``points``."""
-        keys, protos = self.colours.prototype_array()
-        self._set_spreads = None
-        if self._wash.loss is None or len(keys) < 2:
-            return
-        labels = self._wash.distances(seen[points], points, protos).argmin(axis=1)
-        for colour, members in self.colours.founded_on.items():
-            labels[members] = int(np.searchsorted(keys, colour))
-        behind = self._wash.sets_as_seen(protos)
-        spreads = []
-        for j in range(len(keys)):
-            mine = points[labels == j]
-            spreads.append(set_spread(seen[mine] - behind[j, mine]))
-        self._set_spreads = (self._wash.key(protos), spreads)
-
-    def _colour_evidence(
-        self,
-        feats: np.ndarray,
-        open_core: np.ndarray,
-        changed: np.ndarray,
-        accepted: np.ndarray,
-        *,
-        neutral: bool,
-    ) -> np.ndarray | None:
-        """0..1 per core pixel (``self._pixels.core`` order): how much better a token of a known
-        colour explains the pixel than the empty board does. A token the table's colour
-        changes its pixels little, but still matches its set's colour more closely than
-        the empty board there; a shadow matches the empty board, only darker.
-
-        The pixels asked are those of ``open_core`` (core entries of undecided points that no
-        accepted token covers) that ``changed`` (per core entry: beyond the sensor noise); 0
-        elsewhere, as most points are plainly empty. A camera stream counts a pixel no set
-        explains better as board (the change across the hand's visit finds a faint token;
-        counted neutral, an empty point beside a new token passed in bench game 1302). With
-        ``neutral`` (a still picture) every pixel of ``open_core`` is asked: one a set
-        explains as well as the board says nothing either way (0.5, the selection's
-        threshold), less as the board explains it better, and more as the set does, but only
-        where it changed (an unchanged pixel raised by a match within the noise read tables
-        and a bare lamp's shadows as tokens). Counted as plain board, the pixels of a grey
-        token on a grey table, explained alike, kept it under the bar in full view.
-
-        A token there would lie in the shade of the ``accepted`` tokens above it where they
-        shade the point's top: its pixels are matched to the sets relit (see
-        :meth:`vision.token_shade.TokenShade.on_tokens`; a light the tokens cannot tell about is
-        taken, one they refute is not), and compared with the empty board as seen."""
-        keys, protos = self.colours.prototype_array()
-        if len(keys) == 0 or self._ref_features is None:
-            return None
-        entries = open_core if neutral else open_core & changed
-        idx = self._pixels.core.index[entries]
-        pixel = take_rows(feats, idx)
-        points = self._pixels.core.point[entries]
-        # (a token there would lie in the shade of the ``accepted`` tokens above it)
-        shade = self._shade.on_tokens(
-            feats, accepted, witnesses(accepted, self._before_accepted()), confirmed=False
-        )
-        token = self._shade.cores_relit(pixel, entries, shade, self._wash.loss)
-        to_token = self._wash.distances(token, points, protos).min(axis=1)
-        to_board = self._to_empty_board(pixel, idx)
-        out = np.zeros(len(self._pixels.core.index), np.float32)
-        better = np.clip((to_board - to_token - COLOUR_MARGIN) / COLOUR_RAMP, -1.0, 1.0)
-        if neutral:
-            # (a changed pixel rises from 0.5 towards a sure token pixel; an unchanged one cannot)
-            out[entries] = EVIDENCE_THRESHOLD * (
-                1.0 + np.where(changed[entries], better, np.minimum(better, 0.0))
-            )
-        else:
-            out[entries] = np.maximum(better, 0.0)
-        return out
-
-    def _to_empty_board(self, pixel: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        """Colour distance of each of ``pixel`` (features of the gathered pixels ``idx``) from
-        the empty board there: as the reference shows it or, inside the shadows found (on
-        the base or the table around it), darkened by them, whichever is nearer. A shadow too
-        faint to be taken out of the change is still the board's (a point under a new token's
-        shadow, its pixels relit, matched a pale set better than the unshaded board: bench
-        game 1602 announced a phantom there)."""
-        board = take_rows(self._ref_features, idx)
-        distance = pair_distance(pixel, board)
-        found = self._shade.found
-        if found is not None:
-            under = np.flatnonzero(found.mask[idx])
-            shaded = pair_distance(pixel[under], board[under] + found.shift_at(idx[under]))
-            distance[under] = np.minimum(distance[under], shaded)
-        return distance
 
     def _probabilities(
         self,
@@ -1995,44 +1716,32 @@ class Observer:
         learn: bool,
         px: np.ndarray,
     ) -> np.ndarray:
-        """Token probability from the overlap score; colour from the token's pixels, compared
-        with each set as the plates in front of the point wash it (see
-        :meth:`vision.plate_wash.PlateWash.distances`): with the wash undone instead, any error in
-        the wash as learned grew with the plates, and tokens of a dark set two and three plates down
-        read as another set. Until the wash is learned, a token is told less surely from a set
-        learned behind another number of plates (its colour may be off by ``UNKNOWN_WASH`` per plate
-        between, see :meth:`vision.plate_wash.PlateWash.doubt`), and in a game the turn decides a
-        close call (see :func:`vision.tracker.steadied`): green plates turned a maroon token two
-        plates down grey-green, nearer a pale green set (bench game 3707). A token the game holds
-        may keep its colour by the frame's pixels ``px`` (see :meth:`_anchored_colours`)."""
-        seen, readable, error = self._read_colours(feats, foreground, accepted, learn=learn)
+        """Per point the probability of no token and of a token of each colour: a token from
+        the overlap ``score`` (none where no core pixel is left open, ``visible_core``), its
+        colour from its pixels (see :meth:`vision.token_sets.TokenSets.shares`; with
+        ``learn`` the sets learn from the frame first). A token the game holds may keep its
+        colour by the frame's pixels ``px``."""
+        shares = self._sets.shares(
+            feats,
+            foreground,
+            accepted,
+            px,
+            before_accepted=self._before_accepted(),
+            still_noise=self._still_noise,
+            learn=learn,
+        )
         p_token = _sigmoid((score - MIN_SCORE) / SCORE_SOFTNESS)
         p_token[~(visible_core > 0)] = 0.0
         n_colours = self.colours.n_colours
         probs = np.zeros((N_POINTS, 1 + n_colours))
-        keys, protos = self.colours.prototype_array()
-        if n_colours == 0 or len(keys) == 0:
+        if shares is None:
             probs[:, 0] = 1.0 - p_token
             if n_colours:
                 probs[:, 1:] = p_token[:, None] / n_colours
             else:
                 probs[:, 0] = 1.0
             return probs
-        spreads = self._set_spreads
-        # (measured around these set colours as this wash washes them)
-        if spreads is not None and self._wash.same(spreads[0], protos):
-            # (a still picture: each set weighed by its own spread, see _learn_set_spreads)
-            share = set_shares(seen[None, :, :] - self._wash.sets_as_seen(protos), spreads[1])
-        else:
-            if self._wash.loss is None:  # (the plates' wash not learned yet)
-                error = np.hypot(error[:, None], self._wash.doubt(keys))
-            share = colour_shares(
-                self._wash.distances(seen, np.arange(N_POINTS), protos), error=error
-            )
-        # A token with no pixel to read its colour from (its top behind others, its wall
-        # left) is any known colour alike: the game's word on it decides (vision.tracker).
-        share[~readable] = 1.0 / len(keys)
-        self._anchored_colours(px, share, keys, accepted & readable, learn=learn)
+        keys, share = shares
         probs[:, 0] = 1.0 - p_token
         probs[:, 1 + keys] = p_token[:, None] * share
         # Points the reader did not accept but scored high (suppressed as a see-through
@@ -2041,47 +1750,6 @@ class Observer:
         probs[ghost, 1:] *= 0.45 / np.maximum(probs[ghost, 1:].sum(axis=1, keepdims=True), 1e-9)
         probs[ghost, 0] = 0.55
         return probs
-
-    def _anchored_colours(
-        self,
-        px: np.ndarray,
-        share: np.ndarray,
-        keys: np.ndarray,
-        accepted: np.ndarray,
-        *,
-        learn: bool,
-    ) -> None:
-        """In a game, a token the game holds that a calm read read as the game's colour keeps
-        it while its core is unchanged since (as a stream judges a point read again): the same
-        pixels are the same token, and what moved is the colour model. A token swapped for
-        another colour changes its pixels, and is read as it is. The plates' colour loss,
-        learned from the sets, moved a near-black set's colour toward a brown token one plate
-        down in the shade, and that token, unchanged for thirty frames, read as the black
-        set's (bench game 9002 under a bare lamp). Changes ``share`` (per point and colour of
-        ``keys``) in place; with ``learn`` (a calm frame) the ``accepted`` tokens that read
-        as the game's colour are the new anchors."""
-        vouched = self._known_array
-        held = accepted & np.isin(vouched, keys)
-        if not held.any() or self._still_noise is None:
-            return
-        column = np.searchsorted(keys, np.where(held, vouched, keys[0]))
-        read_as = keys[np.argmax(share, axis=1)]
-        kept = held & (self._anchor_colour == vouched) & (read_as != vouched)
-        if kept.any():
-            # (only the kept points' core entries are compared; the others count unchanged)
-            entries = np.flatnonzero(spread(kept, self._pixels.core.count))
-            largest = np.zeros(len(self._pixels.core.index), np.float32)
-            largest[entries] = highest_channel(
-                np.abs(px[:, self._pixels.core.index[entries]] - self._colour_anchor[:, entries]).T
-            )
-            kept &= ~self._cores_moved(largest, self._still_noise)
-            share[kept] = 0.0
-            share[kept, column[kept]] = 1.0
-        if learn:
-            agree = held & (read_as == vouched)
-            entries = spread(agree, self._pixels.core.count)
-            self._colour_anchor[:, entries] = px[:, self._pixels.core.index[entries]]
-            self._anchor_colour[agree] = vouched[agree]
 
 
 def analyze_image(

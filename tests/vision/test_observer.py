@@ -32,7 +32,6 @@ from vision.change import change_evidence
 from vision.explain import Selection
 from vision.observation import Observation
 from vision.observer import (
-    CLEAR_OF_PLATES,
     FOREGROUND_DISTANCE,
     FrameError,
     Observer,
@@ -43,6 +42,7 @@ from vision.render_hand import HandSpec
 from vision.shadow_search import could_pass_for_tokens
 from vision.shadows import LIGHT_DOUBT, Shadows
 from vision.stats import chroma_error, grouped_median
+from vision.token_sets import CLEAR_OF_PLATES, TokenSets
 from vision.tracker import steadied
 
 SPEC = load_spec()
@@ -1028,7 +1028,7 @@ def test_a_light_the_tokens_do_not_show_is_not_undone_on_them():
     accepted = observer.observe(image, compare_previous=False).states() >= 0
     found = observer._shade.found
     assert found is not None
-    feats = observer._colours_memo[0]
+    feats, _ = observer._change(observer._sampler.sample(image))
     assert observer._light_verdict(feats, found, accepted) is True
     for slope in ((0.6, 0.3), (-0.5, 0.5), (0.0, 0.9)):
         elsewhere = dataclasses.replace(found, slope=slope)
@@ -1082,8 +1082,11 @@ def test_light_that_changed_unevenly_after_calibration_is_undone(scene):
         assert observer.observe(image, compare_previous=False).tokens() == tokens
         feats, difference = observer._change(observer._sampler.sample(image))
         change, _ = difference.distances()
-        colour, _, _ = observer._measure_token_colours(
-            feats, change > FOREGROUND_DISTANCE, np.isin(np.arange(256), ends)
+        colour, _, _ = observer._sets.measure(
+            feats,
+            change > FOREGROUND_DISTANCE,
+            np.isin(np.arange(256), ends),
+            before_accepted=None,
         )
         differences.append(colour[ends[0], 2] - colour[ends[1], 2])
     assert abs(differences[1] - differences[0]) < 0.5
@@ -1188,14 +1191,14 @@ def test_a_token_with_no_pixels_to_read_its_colour_from_has_even_odds(scene, cro
     observer = Observer(scene.calibration)
     states = observer.observe(image, compare_previous=False).states()
     point = next(p for p in tokens if rendered.visibility[p] >= 0.9 and states[p] >= 0)
-    measure = observer._measure_token_colours
+    measure = observer._sets.measure
 
     def nothing_to_read_at_point(*args, **kwargs):
         mean, used, error = measure(*args, **kwargs)
         mean[point], used[point] = 0.0, 0
         return mean, used, error
 
-    observer._measure_token_colours = nothing_to_read_at_point
+    observer._sets.measure = nothing_to_read_at_point
     probs = observer.observe(image, compare_previous=False).probs[point]
     assert probs[0] < 0.5 and len(probs) == 4
     assert np.allclose(probs[1:], probs[1:].mean())
@@ -1336,7 +1339,9 @@ def test_a_tokens_colour_is_read_where_it_changed_most_not_under_the_lines_above
     feats[mine[crossed]] = 0.8 * ref[mine[crossed]] + 0.2 * token
     accepted = np.zeros(256, bool)
     accepted[point] = True
-    mean, used, _ = observer._token_colours(feats, np.ones(len(feats), bool), accepted)
+    mean, used, _ = observer._sets.of_tokens(
+        feats, np.ones(len(feats), bool), accepted, before_accepted=None
+    )
     assert used[point] >= 3
     assert np.allclose(mean[point], token, atol=0.3)
 
@@ -1494,7 +1499,7 @@ def test_in_a_game_a_colour_founded_on_a_token_that_goes_untaken_is_forgotten(
     taken = Observer(scene.calibration)
     phantom_comes_and_goes(taken, taken=True)
     assert 0 in taken.colours.prototypes
-    monkeypatch.setattr(Observer, "_forget_unvouched_colours", lambda self, accepted, vouched: None)
+    monkeypatch.setattr(TokenSets, "_forget_unvouched", lambda self, accepted, vouched: None)
     assert first_token_read(Observer(scene.calibration)) != 0, "the case this guards"
 
 
@@ -2109,12 +2114,12 @@ def test_colours_founded_before_the_plates_are_learned_are_undone_with_them():
     for (_, colour), _ in zip(moves, _BenchStream(seed, size).moves(observer, moves, tell=True)):
         if colour not in founded:
             founded[colour] = observer.colours.prototypes[colour].copy()
-            assert observer._wash.loss is None, "the case this guards: founded before the loss"
-    assert observer._wash.loss is not None
-    assert not observer._wash.unplated
+            assert observer._sets.wash.loss is None, "the case this guards: founded before the loss"
+    assert observer._sets.wash.loss is not None
+    assert not observer._sets.wash.unplated
     for colour, point in ((dark, "E7P"), (teal, "G6P")):  # founded on the bottom tier
         plates = observer.footprints.plates_above[[parse_point(point)]]
-        undone = corrected(founded[colour][None, :], plates, *observer._wash.loss)
+        undone = corrected(founded[colour][None, :], plates, *observer._sets.wash.loss)
         now = observer.colours.prototypes[colour][None, :]
         assert (
             match_distance(now, undone)[0, 0] < match_distance(now, founded[colour][None, :])[0, 0]
@@ -2209,7 +2214,7 @@ def test_a_toss_up_in_line_is_read_by_the_colour_the_plates_leave(
     assert here in tokens and there not in tokens
     observer = Observer(calibration)
     observation = observer.observe(image, compare_previous=False)
-    assert observer._wash.loss is not None
+    assert observer._sets.wash.loss is not None
     assert observation.states()[here] >= 0
     assert observation.states()[there] < 0 or observation.visibility[there] < 0.5
     assert observation.in_line[here] == -1
