@@ -30,8 +30,8 @@ from calibration.colours import RGB, channel_gain, colour_shares, features, grey
 from calibration.gryb_colours import RING_COLOURS, RingColourModel, ring_distance
 from calibration.gryb_fit import apply_homography
 from rules.gryb.nodes import NODES, node_name
-from vision.change import FOREGROUND_DISTANCE, SHADOW_WEIGHT
-from vision.observation import Observation, check_frame
+from vision.change import FOREGROUND_DISTANCE, SHADOW_WEIGHT, feature_distance
+from vision.observation import Observation, ReferenceMissingError, check_frame
 
 logger = logging.getLogger(__name__)
 
@@ -53,10 +53,6 @@ DRIFT_WIDTH = 320  # working width of the drift measurement
 DRIFT_EVERY = 8  # frames of a stream between two drift measurements
 
 
-class ReferenceMissingError(ValueError):
-    """A calibration without a picture of the empty bandanna (rings are read against it)."""
-
-
 def changed_from_reference(feats: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """Samples whose colour differs from the reference (darkening counts less: shadows)."""
     return _distance(feats, reference) > FOREGROUND_DISTANCE
@@ -64,9 +60,7 @@ def changed_from_reference(feats: np.ndarray, reference: np.ndarray) -> np.ndarr
 
 def _distance(feats: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """Colour distance per row (feature units); darkening counts less (shadows)."""
-    delta = feats - reference
-    light = np.where(delta[:, 2] < 0, delta[:, 2] * SHADOW_WEIGHT, delta[:, 2])
-    return np.sqrt(delta[:, 0] ** 2 + delta[:, 1] ** 2 + light**2)
+    return feature_distance(feats - reference, SHADOW_WEIGHT)
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:

@@ -8,6 +8,11 @@ from typing import Any
 import numpy as np
 
 
+class ReferenceMissingError(ValueError):
+    """A calibration without a picture of the empty board: tokens and rings are read as
+    what changed against it, and the board's colours alone cannot stand in for it."""
+
+
 class FrameError(ValueError):
     """A frame that is not a colour image of the calibrated camera's size."""
 

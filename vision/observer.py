@@ -108,7 +108,7 @@ from vision.frame_sampling import FrameSampler, shrink, take_rows
 from vision.gathered import GatheredPixels
 from vision.hands import HandGrid, MotionDetector
 from vision.illumination import UNCHANGED, LightField, coordinates
-from vision.observation import FrameError, Observation, check_frame
+from vision.observation import FrameError, Observation, ReferenceMissingError, check_frame
 from vision.post_light import hidden_pixels, post_shadow
 from vision.rim import RimOutlines
 from vision.sensor_noise import MAX_NOISE, SensorNoise
@@ -205,19 +205,20 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
 class Observer:
     """Reads frames of one calibrated camera; keeps the reference and learned colours.
 
-    ``calibration`` needs ``camera`` (:class:`~calibration.camera.CameraModel`),
-    ``spec`` and, for reliable reading, an image of the empty board
-    (``reference_image()`` of a calibration file, or a ``reference`` array), at
-    the frame size or a smaller copy. ``palette`` (nominal RGB colours) fixes
-    the colour indices, otherwise the calibration's ``palette_rgb``, otherwise
-    colours are numbered as they are first seen. ``sets``: how many token sets
-    can be on the board (a two-player game holds two); without a palette it caps
-    the colours learned, which otherwise defaults to the reference board's three
-    (one set spread by the plates and the light splits into two far more often
-    than two sets merge). Raises ``ValueError`` if the camera does not see the
-    board or ``sets`` is not a positive whole number, :class:`FrameError` for a
-    reference of another shape. Without a reference the board's median colour
-    stands in for it (weak: calibrate with an empty-board picture).
+    ``calibration`` needs ``camera`` (:class:`~calibration.camera.CameraModel`), ``spec``
+    and an image of the empty board (``reference_image()`` of a calibration file, or a
+    ``reference`` array), at the frame size or a smaller copy. ``palette`` (nominal RGB
+    colours) fixes the colour indices, otherwise the calibration's ``palette_rgb``,
+    otherwise colours are numbered as they are first seen. ``sets``: how many token sets can
+    be on the board (a two-player game holds two); without a palette it caps the colours
+    learned, which otherwise defaults to the reference board's three (one set spread by the
+    plates and the light splits into two far more often than two sets merge). Raises
+    ``ValueError`` if the camera does not see the board or ``sets`` is not a positive whole
+    number, :class:`FrameError` for a reference of another shape,
+    :class:`ReferenceMissingError` without one: every token is read as what changed against
+    the empty board (the board's median colour, which stood in for it until 2026-12, read a
+    stream of the empty board as a hand that never left, and a still picture of 20 tokens
+    with 13 of 238 visible points wrong).
     """
 
     def __init__(
@@ -228,11 +229,14 @@ class Observer:
         self.camera = calibration.camera
         self.spec = calibration.spec
         reference = _reference_of(calibration)
-        if reference is not None:
-            reference = self._check_reference(reference)
-        size = working_size(
-            self.camera, self.spec, None if reference is None else reference.shape[1]
-        )
+        if reference is None:
+            raise ReferenceMissingError(
+                "the calibration has no picture of the empty board (reference_image), which "
+                "every token is read against; calibrate again from one (boardcam calibrate "
+                "--image EMPTY.png)"
+            )
+        reference = self._check_reference(reference)
+        size = working_size(self.camera, self.spec, reference.shape[1])
         self.footprints: Footprints = build_footprints(self.camera, self.spec, size)
         fp = self.footprints
         self._prepare_sampling(fp, *size)
@@ -240,48 +244,40 @@ class Observer:
         self._shadow_model = ShadowModel(
             self.camera, self.spec, self._pixels.positions, size, fp.scale
         )
-        self.has_reference = reference is not None
-        if reference is not None:
-            ref_small = shrink(reference, size).reshape(-1, 3).astype(np.float32)
-            ref_px = take_rows(ref_small, self._pixels.positions)
-            self._ref_px = ref_px
-            self._ref_features = features(ref_px)
-            self._ref_columns = [np.ascontiguousarray(self._ref_features[:, k]) for k in range(3)]
-            self._ref_envelope = reference_envelope(
-                ref_small.reshape(size[1], size[0], 3),
-                self._pixels.positions,
-                getattr(calibration, "reference_misfit_px", 0.0) * max(fp.scale),
-            )
-            self._ref_clipped = ref_px >= CLIPPED
-            self._ref_any_clipped = highest_channel(ref_px) >= CLIPPED
-            self._ref_grid_px = take_rows(ref_px, self._light_samples)
-            self._ref_grid_clipped = self._ref_grid_px >= CLIPPED
-            self._light_field = LightField(
-                size, self._pixels.positions[self._light_samples], self._ref_grid_px
-            )
-            self._noise = SensorNoise(
-                ref_px,
-                ref_small.reshape(size[1], size[0], 3),
-                self._pixels.positions,
-                self._light_samples,
-            )
-            self._rim = RimOutlines(fp, ref_small, self._sampler, self._noise)
-            self._texture = TextureCheck(
-                self._pixels.part_samples,
-                self._pixels.part_key,
-                self._ref_features[:, 2],
-                self._noise.inv_light2,
-            )
-            self._textured_rows = (
-                ref_px[self._pixels.grid].mean(axis=1).reshape(self._grid.shape).std(axis=1) >= 1.0
-            )
-            balance = grey_world(ref_px[self._pixels.grid])
-        else:
-            self._ref_px = None
-            self._ref_features = None
-            self._ref_envelope = None
-            self._textured_rows = np.ones(self._grid.shape[0], bool)
-            balance = np.ones(3, np.float32)
+        ref_small = shrink(reference, size).reshape(-1, 3).astype(np.float32)
+        ref_px = take_rows(ref_small, self._pixels.positions)
+        self._ref_px = ref_px
+        self._ref_features = features(ref_px)
+        self._ref_columns = [np.ascontiguousarray(self._ref_features[:, k]) for k in range(3)]
+        self._ref_envelope = reference_envelope(
+            ref_small.reshape(size[1], size[0], 3),
+            self._pixels.positions,
+            getattr(calibration, "reference_misfit_px", 0.0) * max(fp.scale),
+        )
+        self._ref_clipped = ref_px >= CLIPPED
+        self._ref_any_clipped = highest_channel(ref_px) >= CLIPPED
+        self._ref_grid_px = take_rows(ref_px, self._light_samples)
+        self._ref_grid_clipped = self._ref_grid_px >= CLIPPED
+        self._light_field = LightField(
+            size, self._pixels.positions[self._light_samples], self._ref_grid_px
+        )
+        self._noise = SensorNoise(
+            ref_px,
+            ref_small.reshape(size[1], size[0], 3),
+            self._pixels.positions,
+            self._light_samples,
+        )
+        self._rim = RimOutlines(fp, ref_small, self._sampler, self._noise)
+        self._texture = TextureCheck(
+            self._pixels.part_samples,
+            self._pixels.part_key,
+            self._ref_features[:, 2],
+            self._noise.inv_light2,
+        )
+        self._textured_rows = (
+            ref_px[self._pixels.grid].mean(axis=1).reshape(self._grid.shape).std(axis=1) >= 1.0
+        )
+        balance = grey_world(ref_px[self._pixels.grid])
         # The shade on the tokens' tops, under the light the base's shadows show.
         self._shade = TokenShade(
             self.camera, self.spec, self._pixels, self._shadow_model, self._ref_features
@@ -315,18 +311,17 @@ class Observer:
         self._settling = False
         #: The pixels and result of the last frame read in full (streams only).
         self._last_read: tuple[np.ndarray, Observation, tuple, np.ndarray] | None = None
-        if reference is not None:
-            post = post_shadow(
-                self.camera,
-                self.spec,
-                ref_small.reshape(size[1], size[0], 3),
-                fp.scale,
-                hidden_pixels(fp.post_polygon, fp.line_tier, size, fp.scale),
-            )
-            if post is not None:
-                self._search.light_slope = post.slope
-                gain = min(float(np.exp(post.depth * LIGHT_SCALE)), MAX_SHADOW_GAIN)
-                self._shade.post = (post.least, gain)
+        post = post_shadow(
+            self.camera,
+            self.spec,
+            ref_small.reshape(size[1], size[0], 3),
+            fp.scale,
+            hidden_pixels(fp.post_polygon, fp.line_tier, size, fp.scale),
+        )
+        if post is not None:
+            self._search.light_slope = post.slope
+            gain = min(float(np.exp(post.depth * LIGHT_SCALE)), MAX_SHADOW_GAIN)
+            self._shade.post = (post.least, gain)
         self._last_observation: Observation | None = None  # what the last full read saw
         #: Frames read in full so far (the others showed motion, or nothing new).
         self.full_reads = 0
@@ -402,7 +397,6 @@ class Observer:
         # Where the frame's light and noise are measured: a third of the hand grid.
         self._light_samples = pixels.grid[::3]
         self._grid_xy = (self._x[self._light_samples], self._y[self._light_samples])
-        self._grid_on_board = self._grid.on_board
         self._selector = TokenSelector(
             pixels.core, pixels.ring, pixels.silhouette, len(pixels.positions)
         )
@@ -463,13 +457,12 @@ class Observer:
         evidence = change_evidence(change)
         shadowed = None
         stream_lights = self._search.stream_state()
-        if self._ref_px is not None:
-            unshadowed = self._without_shadows(feats, difference, evidence, stream=compare_previous)
-            if unshadowed is not difference:
-                change, unshaded = unshadowed.distances()
-                evidence = change_evidence(change)
-                shadowed = unshadowed.shadowed
-                difference = unshadowed
+        unshadowed = self._without_shadows(feats, difference, evidence, stream=compare_previous)
+        if unshadowed is not difference:
+            change, unshaded = unshadowed.distances()
+            evidence = change_evidence(change)
+            shadowed = unshadowed.shadowed
+            difference = unshadowed
         foreground = change > FOREGROUND_DISTANCE
         reading, core_evidence = self._read(
             feats,
@@ -493,8 +486,7 @@ class Observer:
             calm_feats, calm_explained, _ = self._calm
             since_calm = self._changed_since(feats, calm_feats)
             newly = since_calm & ~explained & ~calm_explained & ~discs
-            if self._ref_px is not None:
-                newly = self._away_from_the_board(feats, calm_feats, newly)
+            newly = self._away_from_the_board(feats, calm_feats, newly)
             only_since_calm = not hand_present and self._hand(newly)
             if only_since_calm and self._settling:  # it stayed too long for a hand (settle)
                 self._settling = only_since_calm = False
@@ -666,7 +658,7 @@ class Observer:
         light and a bare lamp alike); the hands that came to rest, 7.3 discs and more. Anything
         smaller, and a "hand" the pipeline asked to be settled (:meth:`settle`: a change that stays
         is the board's own), is read in full."""
-        if self._calm is None or self._settling or self._ref_px is None:
+        if self._calm is None or self._settling:
             return None
         calm_feats, calm_explained, _ = self._calm
         at = self._pixels.grid
@@ -692,10 +684,8 @@ class Observer:
             feats, calm_feats = feats[pixels], calm_feats[pixels]
         delta = feats - calm_feats
         changed = feature_distance(delta, shadow_weight) > HAND_DISTANCE
-        if self._ref_px is not None:
-            chroma2 = delta[:, 0] * delta[:, 0] + delta[:, 1] * delta[:, 1]
-            changed &= self._noise.beyond(chroma2, delta[:, 2], pixels)
-        return changed
+        chroma2 = delta[:, 0] * delta[:, 0] + delta[:, 1] * delta[:, 1]
+        return changed & self._noise.beyond(chroma2, delta[:, 2], pixels)
 
     def _while_hand_stays(self, grey: np.ndarray, covered: float) -> Observation:
         """A hand in plain view (see :meth:`_hand_in_plain_view`) covering the share
@@ -960,21 +950,19 @@ class Observer:
         ``ADDED_TIE`` as well."""
         since = feats - before_feats
         changed = feature_distance(since, SHADOW_WEIGHT) > FOREGROUND_DISTANCE
-        weak = np.zeros_like(changed)
-        if self._ref_px is not None:
-            # A pale token on a pale base changes it less than surely, but beyond the noise,
-            # and no shadow brightens it (darkening counts for none). A pixel darker than
-            # the empty board in either picture (in a shadow) is that much noisier there.
-            darker = np.minimum(feats[:, 2], before_feats[:, 2]) - self._ref_features[:, 2]
-            clear = np.exp(np.minimum(darker, 0.0) * np.float32(LIGHT_SCALE))
-            brighter = np.maximum(since[:, 2], 0.0) * clear
-            chroma2 = (since[:, 0] * since[:, 0] + since[:, 1] * since[:, 1]) * (clear * clear)
-            weak = self._noise.beyond(chroma2, brighter, sigma=self._noise.of_detail())
-            # ... but a shadow that lifts brightens, back towards the empty board: only a
-            # change away from it is something new (in bench game 1011, bumped, a hand out
-            # of view shaded H5S in the calm frame, and its shadow lifting outlined a token).
-            weak = self._away_from_the_board(feats, before_feats, weak)
-            changed |= weak & (feature_distance(since, 0.0) > FAINT_DISTANCE)
+        # A pale token on a pale base changes it less than surely, but beyond the noise,
+        # and no shadow brightens it (darkening counts for none). A pixel darker than
+        # the empty board in either picture (in a shadow) is that much noisier there.
+        darker = np.minimum(feats[:, 2], before_feats[:, 2]) - self._ref_features[:, 2]
+        clear = np.exp(np.minimum(darker, 0.0) * np.float32(LIGHT_SCALE))
+        brighter = np.maximum(since[:, 2], 0.0) * clear
+        chroma2 = (since[:, 0] * since[:, 0] + since[:, 1] * since[:, 1]) * (clear * clear)
+        weak = self._noise.beyond(chroma2, brighter, sigma=self._noise.of_detail())
+        # ... but a shadow that lifts brightens, back towards the empty board: only a
+        # change away from it is something new (in bench game 1011, bumped, a hand out
+        # of view shaded H5S in the calm frame, and its shadow lifting outlined a token).
+        weak = self._away_from_the_board(feats, before_feats, weak)
+        changed |= weak & (feature_distance(since, 0.0) > FAINT_DISTANCE)
         unexplained = ~self._pixels.covered(accepted ^ before_accepted)
         if self._search.last is not None:  # the shadows the new tokens throw are theirs
             unexplained &= ~self._shadow_model.mask_at(
@@ -1175,13 +1163,6 @@ class Observer:
         """Gain-normalised features (``(n, 3)`` rows) of the gathered pixels (``(3, n)``
         planes) and their :class:`Difference` from the empty board (dark pixels have noisy
         colour: whether a difference stands out of the noise is judged against their own)."""
-        if self._ref_px is None:
-            feats = features(px.T)
-            delta = feats - self._estimated_background(feats)
-            return feats, Difference(
-                *(np.ascontiguousarray(delta[:, k]) for k in range(3)),
-                significant=np.ones(len(feats), bool),
-            )
         grid = self._light_samples
         grid_px = _planar_rows(px, grid)
         lighting = self._light_field.measure(grid_px)
@@ -1234,8 +1215,6 @@ class Observer:
         reference moved after a bump (see :func:`reference_envelope`) the frame's features
         (``feats``) must stand out of every value the reference takes within its misfit, too: the
         printed lines a pixel or two off changed most of an empty point's core."""
-        if self._ref_px is None:
-            return np.ones(len(pixels), bool)
         sigma = self._noise.of_detail(pixels)
         a, b = difference.chroma_a[pixels], difference.chroma_b[pixels]
         out = self._noise.beyond(a * a + b * b, difference.light[pixels], pixels, sigma=sigma)
@@ -1248,15 +1227,6 @@ class Observer:
         )
         return out & self._noise.beyond(a * a + b * b, light, pixels, sigma=sigma)
 
-    def _estimated_background(self, feats: np.ndarray) -> np.ndarray:
-        """Without a reference image: the median colour of the board area stands in for it.
-
-        Weak (a patterned table or a crowded board breaks it); calibrate with an
-        empty-board image for real use.
-        """
-        board = feats[self._pixels.grid[self._grid_on_board]]
-        return np.broadcast_to(np.median(board, axis=0), feats.shape)
-
     def _texture_replaced(
         self, feats: np.ndarray, shadowed: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
@@ -1264,8 +1234,6 @@ class Observer:
         frame (features ``feats``) no longer follows, now plainer, and those now plain all
         over (see :class:`vision.texture.TextureCheck`; ``shadowed``: the gathered pixels a
         modelled shadow was taken out of, which do not testify). None without a reference."""
-        if self._ref_features is None:
-            return np.zeros(N_POINTS, bool), np.zeros(N_POINTS, bool)
         return self._texture.replaced(feats[:, 2], self._noise.sigma, shadowed)
 
     def _read_tokens(
@@ -1492,8 +1460,6 @@ class Observer:
         the pair's accepted point). A token's outline draws an edge across its own rim; a
         point in line with it, whose outline falls inside or outside that token, sees no new
         edge there."""
-        if self._ref_features is None:
-            return np.zeros(len(first), bool)
         growth = self._rim.growth(
             np.concatenate([first, second]), accepted, np.tile(freed, 2), self._light.gain
         )
@@ -1515,7 +1481,7 @@ class Observer:
         finds a faint token there (see :meth:`_attribute_changes`), and in the small demo
         stream (480x360) the fainter bar took an empty point in a frame just after a hand
         left."""
-        if self._ref_features is None or not asked.any():
+        if not asked.any():
             return np.zeros(N_POINTS, bool)
         if self._search.last is not None:  # (most frames ask no point: none is measured)
             asked = asked & (self._pixels.share_on(self._search.last.mask) < SHADOW_COVERS)
@@ -1580,7 +1546,7 @@ class Observer:
         core then no longer shows a token is dropped: the nearer one explains its change."""
         accepted = reading.accepted
         keys, protos = self.colours.prototype_array()
-        if len(keys) == 0 or self._ref_features is None or not accepted.any():
+        if len(keys) == 0 or not accepted.any():
             return reading
         candidates = ~accepted & reading.active & (reading.open_core < self._selector.min_open)
         if not candidates.any():

@@ -43,7 +43,7 @@ COLOUR_RAMP = 0.5  # ... and this much more again to count as a sure token pixel
 class TokenSets:
     """The token sets of one camera's board (``pixels``: the gathered pixels; ``shade``: the
     shade on the tokens' tops; ``reference``: the empty board's colour features per gathered
-    pixel, None without one). ``palette`` (nominal RGB colours) fixes the colour indices;
+    pixel). ``palette`` (nominal RGB colours) fixes the colour indices;
     ``reference_balance`` is the empty board's grey-world balance, which relates the palette
     to what the camera sees; at most ``max_colours`` sets are learned."""
 
@@ -51,7 +51,7 @@ class TokenSets:
         self,
         pixels: GatheredPixels,
         shade: TokenShade,
-        reference: np.ndarray | None,
+        reference: np.ndarray,
         *,
         palette: Sequence[RGB] | None,
         reference_balance: np.ndarray,
@@ -222,14 +222,13 @@ class TokenSets:
             & spread(accepted, self._pixels.top.count)
             & (nearest[idx] <= self._pixels.top_tier)
         )
-        if self._reference is not None:
-            use = np.flatnonzero(use)
-            rows = idx[use]
-            delta = take_rows(feats, rows) - take_rows(self._reference, rows)
-            moved = np.sqrt(delta[:, 0] ** 2 + delta[:, 1] ** 2 + delta[:, 2] ** 2)
-            total = np.bincount(pts[use], weights=moved, minlength=N_POINTS)
-            average = total / np.maximum(np.bincount(pts[use], minlength=N_POINTS), 1)
-            use = use[moved >= average[pts[use]] - 1e-6]
+        use = np.flatnonzero(use)
+        rows = idx[use]
+        delta = take_rows(feats, rows) - take_rows(self._reference, rows)
+        moved = np.sqrt(delta[:, 0] ** 2 + delta[:, 1] ** 2 + delta[:, 2] ** 2)
+        total = np.bincount(pts[use], weights=moved, minlength=N_POINTS)
+        average = total / np.maximum(np.bincount(pts[use], minlength=N_POINTS), 1)
+        use = use[moved >= average[pts[use]] - 1e-6]
         top = self._out_of_shade(feats, use, accepted, before_accepted)
         median, n = grouped_median(pts[use], top)
         by_top = n >= 3
@@ -419,7 +418,7 @@ class TokenSets:
         :meth:`vision.token_shade.TokenShade.on_tokens`; a light the tokens cannot tell about is
         taken, one they refute is not), and compared with the empty board as seen."""
         keys, protos = self.model.prototype_array()
-        if len(keys) == 0 or self._reference is None:
+        if len(keys) == 0:
             return None
         entries = open_core if neutral else open_core & changed
         idx = self._pixels.core.index[entries]

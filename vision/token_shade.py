@@ -50,7 +50,7 @@ class TokenShade:
         spec: Any,
         pixels: GatheredPixels,
         shadow_model: ShadowModel,
-        reference_features: np.ndarray | None,
+        reference_features: np.ndarray,
     ) -> None:
         fp = pixels.footprints
         self._pixels, self._shadow_model = pixels, shadow_model
@@ -85,11 +85,11 @@ class TokenShade:
     def _gain_out_of(self, found: Shadows | None) -> float | None:
         """How many times brighter than in the ``found`` shadows the light out of them is:
         the base's empty look where they fall against that look shifted by them (None: no
-        shadows, or none darker, or no empty board to compare with). The plates' veil makes
+        shadows, or none darker). The plates' veil makes
         that an underestimate, but taking off a veil learned from few tokens made a dark
         base's shadows look near black: a shaded token is brightened by no more than the
         base shows."""
-        if found is None or self._reference is None:
+        if found is None:
             return None
         where = found.mask & self._shadow_model.on_base
         if not where.any():  # (the table past the base shows them all: its look is the shift)

@@ -125,6 +125,20 @@ def test_missing_or_corrupt_calibration_exits_2(files, capsys, tmp_path):
     assert status == 2 and out == ""
 
 
+def test_a_calibration_without_an_empty_board_picture_is_refused_clearly(files, capsys, tmp_path):
+    """The schema lets ``reference_image`` be null (a file written by hand, or by another
+    tool); every token is read against that picture, so such a file is refused by name
+    before any output, not read as a hand that never leaves."""
+    document = json.loads((files / "calib.json").read_text())
+    document["reference_image"] = None
+    bare = tmp_path / "bare.json"
+    bare.write_text(json.dumps(document))
+    status, out, err = run(capsys, "--calibration", bare, files / "board.png", "--json")
+    assert status == 2 and out == ""
+    assert f"cannot use calibration {bare}" in err
+    assert "no picture of the empty board" in err and "--image EMPTY.png" in err
+
+
 def test_a_calibration_of_the_other_board_is_refused_by_name(files, capsys):
     status, out, err = run(
         capsys, "--board", "gryb", "--calibration", files / "calib.json", files / "board.png"

@@ -30,7 +30,7 @@ from device.pipeline import make_observer
 from rules.timevectors.points import parse_point
 from vision.change import change_evidence
 from vision.explain import Selection
-from vision.observation import Observation
+from vision.observation import Observation, ReferenceMissingError
 from vision.observer import (
     FOREGROUND_DISTANCE,
     FrameError,
@@ -161,6 +161,14 @@ def test_hidden_points_are_reported_hidden(scene, crowded):
     assert clearly_hidden.sum() >= 5
     assert np.mean(observation.visibility[clearly_hidden] < 0.5) >= 0.9
     assert np.mean(observation.visibility[clearly_seen] >= 0.5) >= 0.97
+
+
+def test_a_calibration_without_an_empty_board_picture_is_refused(scene):
+    """Every token is read as what changed against the empty board: without its picture
+    there is nothing to read against, and the observer says so."""
+    bare = Calibration(board="timevectors", spec=SPEC, camera=scene.camera, rms_px=0.0)
+    with pytest.raises(ReferenceMissingError, match="no picture of the empty board"):
+        Observer(bare)
 
 
 def test_palette_fixes_the_colour_indices(scene, crowded):
