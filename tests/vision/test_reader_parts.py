@@ -285,8 +285,10 @@ def test_a_learned_wash_compares_each_set_where_the_token_lies(transmission, add
     points = np.arange(8)
     seen = washed(np.repeat(protos[:1], 8, axis=0), plates[points], transmission, added)
     distance = wash.distances(seen, points, protos)
-    assert np.allclose(distance[:, 0], 0.0, atol=0.01)  # (float32 rounding)
-    assert np.allclose(wash.through(np.tile(seen, (N_POINTS // 8, 1)))[:8], protos[0], atol=1e-3)
+    # (float32 logarithms differ by a hundredth of a unit or so between array lengths; a
+    # token's colour is told from a set's at half a unit, COLOUR_RAMP)
+    assert np.allclose(distance[:, 0], 0.0, atol=0.05)
+    assert np.allclose(wash.through(np.tile(seen, (N_POINTS // 8, 1)))[:8], protos[0], atol=0.05)
     assert wash.sets_as_seen(protos) is wash.sets_as_seen(protos.copy())  # (one wash per loss)
 
 
