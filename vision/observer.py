@@ -93,7 +93,6 @@ from vision.change import (
 from vision.explain import (
     EVIDENCE_THRESHOLD,
     MIN_SCORE,
-    Cover,
     Selection,
     TokenSelector,
 )
@@ -108,6 +107,7 @@ from vision.frame_sampling import FrameSampler, shrink, take_rows
 from vision.gathered import GatheredPixels
 from vision.hands import HandGrid, MotionDetector
 from vision.illumination import UNCHANGED, LightField, coordinates
+from vision.in_line import InLineJudge
 from vision.observation import FrameError, Observation, ReferenceMissingError, check_frame
 from vision.post_light import hidden_pixels, post_shadow
 from vision.rim import RimOutlines
@@ -131,8 +131,6 @@ SCORE_SOFTNESS = 0.06  # width of the sigmoid turning the fit score into a proba
 COLOUR_RAISE = 0.1  # mean evidence a colour check must add to a point to read the board again
 CHANGE_MARGIN = 0.03  # a point must explain the before/after change this much better to take it
 ADDED_TIE = 0.1  # ... and a token the picture missed must, over a point in line, to be no toss-up
-TIE_MARGIN = 0.03  # two points in line whose scores are this close are the camera's toss-up
-TIE_COLOUR_MARGIN = 0.5  # colour units by which one tier's plates must explain a toss-up better
 RIM_ASKED = 0.5  # share of an undecided point's core that must have changed to look at its rim
 # Share of a point's core that must lie in front of accepted farther tokens of another set
 # (or the empty board) to tell a token there by its colour (a token half hidden by a nearer
@@ -295,6 +293,7 @@ class Observer:
             reference_balance=balance,
             max_colours=sets or DEFAULT_MAX_COLOURS,
         )
+        self._in_line = InLineJudge(self._pixels, self._selector, self._rim, self._sets)
         self._light = UNCHANGED  # the last frame's light against the reference
         self._calm: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._calm_run = 0
@@ -515,7 +514,7 @@ class Observer:
                     feats, reading, evidence, core_evidence, difference
                 )
         if not hand_present and len(reading.in_line):
-            reading = self._in_line_by_colour(feats, foreground, reading)
+            reading = self._in_line.by_colour(feats, foreground, reading, self._before_accepted())
         if reading.accepted is not accepted:
             score, accepted, visible_core = reading.score, reading.accepted, reading.open_core
             explained = self._pixels.covered(accepted)
@@ -734,10 +733,10 @@ class Observer:
         one on P would show in the same place), the point whose footprint fits the
         changed pixels better gets the change, and the two are no toss-up (``in_line``)
         when one of them fits it clearly better, unless the other's outline shows more
-        plainly (see :meth:`_ties`). A new token is not moved where the
-        picture itself (``evidence``, ``core_evidence``: as the selection scores them)
-        clearly says the first point: the two measures disagree, and the two points are
-        a toss-up for the players to settle.
+        plainly (see :meth:`vision.in_line.InLineJudge.outline_prefers`). A new token is not moved
+        where the picture itself (``evidence``, ``core_evidence``: as the selection scores them)
+        clearly says the first point: the two measures disagree, and the two points are a toss-up
+        for the players to settle.
         """
         if self._before is None:
             return reading
@@ -762,8 +761,8 @@ class Observer:
             if told.any():  # (unless the outlines argue against the fit)
                 fits, worse = np.where(fit[a] >= fit[b], a, b), np.where(fit[a] >= fit[b], b, a)
                 held = np.where(reading.accepted[a], a, b)
-                told[told] = ~self._outline_prefers(
-                    worse[told], fits[told], reading.accepted, held[told]
+                told[told] = ~self._in_line.outline_prefers(
+                    worse[told], fits[told], reading.accepted, held[told], self._light.gain
                 )
             in_line = in_line[~told]
         for a, b in (
@@ -779,7 +778,9 @@ class Observer:
             )
             for x, y in zip(a[swap], b[swap]):
                 if flipped[x] and accepted[x] != accepted[y]:  # not already moved this frame
-                    if accepted[x] and self._clearly_here(evidence, core_evidence, accepted, x, y):
+                    if accepted[x] and self._in_line.clearly_here(
+                        evidence, core_evidence, accepted, x, y
+                    ):
                         disputed.append((x, y))
                         continue
                     accepted[x], accepted[y] = accepted[y], accepted[x]
@@ -834,7 +835,9 @@ class Observer:
             logger.debug("new shadows read as tokens: %s", np.flatnonzero(shadows).tolist())
             accepted &= ~shadows
             in_line = in_line[~np.isin(in_line, np.flatnonzero(shadows)).any(axis=1)]
-        open_core = self._recount_open_core(accepted, open_core, accepted & ~before_accepted | kept)
+        open_core = self._in_line.recount_open_core(
+            accepted, open_core, accepted & ~before_accepted | kept
+        )
         if disputed:
             in_line = np.concatenate([in_line, np.array(disputed, np.int64)])
         return dataclasses.replace(
@@ -985,104 +988,6 @@ class Observer:
         a, b = self._pixels.in_line_a, self._pixels.in_line_b
         tie = added[a] & ~added[b] & (fit[b] >= np.maximum(TOKEN_SCORE, fit[a] - ADDED_TIE))
         return added, np.stack([a[tie], b[tie]], axis=1)
-
-    def _clearly_here(
-        self,
-        evidence: np.ndarray,
-        core_evidence: np.ndarray,
-        accepted: np.ndarray,
-        here: int,
-        there: int,
-    ) -> bool:
-        """Does the selection's score of a token on ``here`` beat one on ``there`` (in line
-        with it) by more than ``TIE_MARGIN``, over the pixels the other accepted tokens
-        leave open?"""
-        here_score, there_score, _, _ = self._pair_scores(
-            evidence,
-            core_evidence,
-            self._pixels.cover(accepted),
-            np.array([here]),
-            np.array([there]),
-        )
-        return bool(here_score[0] > there_score[0] + TIE_MARGIN)
-
-    def _recount_open_core(
-        self, accepted: np.ndarray, open_core: np.ndarray, moved_in: np.ndarray
-    ) -> np.ndarray:
-        """``open_core`` with the core pixels of the ``moved_in`` points that have none
-        counted again. A token moved to the point in line with the one first taken (or kept
-        there, the one first taken dropped) had its core counted as covered by that first
-        token: with no open core, the token it now holds would read as none."""
-        moved_in = moved_in & (open_core <= 0)
-        if not moved_in.any():
-            return open_core
-        uncovered = ~self._pixels.covered(accepted & ~moved_in)
-        mine = spread(moved_in, self._pixels.core.count)
-        open_core = open_core.copy()
-        open_core[moved_in] = np.bincount(
-            self._pixels.core.point[mine],
-            weights=uncovered[self._pixels.core.index[mine]],
-            minlength=N_POINTS,
-        )[moved_in]
-        return open_core
-
-    def _in_line_by_colour(
-        self, feats: np.ndarray, foreground: np.ndarray, reading: Selection
-    ) -> Selection:
-        """Tell a toss-up between two points in line (``reading.in_line``) apart by colour
-        where the geometry cannot: the plates above each point take and add their share
-        (as learned), so a known colour as the plates above one point wash it can match the
-        token's colour clearly better (by ``TIE_COLOUR_MARGIN``) than as those above the
-        other wash it. The token is then read there and the two are no toss-up. A smaller
-        difference still leans toward the point behind fewer plates when its lighter wash fits
-        better: the token is read there, but the pair stays a toss-up (the players are still
-        asked; a still picture reports the likelier point). Not the other way: a nearer token
-        in shade looks as if it were behind more plates, while nothing makes a token behind
-        more plates look less washed. Points the game holds a token on are left to the game's
-        word (see :mod:`device.referee`)."""
-        pairs = reading.in_line
-        keys, protos = self.colours.prototype_array()
-        if self._sets.wash.loss is None or not len(pairs) or not len(keys):
-            return reading
-        accepted = reading.accepted
-        a, b = pairs[:, 0], pairs[:, 1]
-        held, other = np.where(accepted[a], a, b), np.where(accepted[a], b, a)
-        mean, used, _ = self._sets.of_tokens(
-            feats, foreground, accepted, before_accepted=self._before_accepted()
-        )
-        judged = (
-            (accepted[a] != accepted[b])
-            & (used[held] > 0)
-            & (self._sets.vouched(held) < 0)
-            & (self._sets.vouched(other) < 0)
-        )
-        if not judged.any():
-            return reading
-        colour = mean[held]
-        here = self._sets.wash.distances(colour, held, protos).min(axis=1)
-        there = self._sets.wash.distances(colour, other, protos).min(axis=1)
-        decided = judged & (np.abs(here - there) >= TIE_COLOUR_MARGIN)
-        plates = self.footprints.plates_above
-        lean = judged & (there < here) & (plates[other] < plates[held])
-        move = (decided | lean) & (there < here)
-        if not move.any() and not decided.any():
-            return reading
-        accepted, score = accepted.copy(), reading.score.copy()
-        for x, y in zip(held[move], other[move]):
-            if accepted[x] and not accepted[y]:  # (a point in two toss-ups moves once)
-                accepted[x], accepted[y] = False, True
-                score[y] = score[x]
-                logger.debug("toss-up in line read by colour: point %d instead of %d", y, x)
-        open_core = self._recount_open_core(
-            accepted, reading.open_core, accepted & ~reading.accepted
-        )
-        return dataclasses.replace(
-            reading,
-            accepted=accepted,
-            score=score,
-            open_core=open_core,
-            in_line=pairs[~decided],
-        )
 
     def _shadow_discs(self, accepted: np.ndarray) -> np.ndarray:
         """Per gathered pixel: is it in an ``accepted`` token's shadow disc under this
@@ -1273,7 +1178,7 @@ class Observer:
             )
         undecided = reading.active & ~reading.accepted
         if not undecided.any():
-            return self._nearer_in_line(evidence, core_evidence, reading)
+            return self._in_line.nearer(evidence, core_evidence, reading, self._light.gain)
         # Pixels an accepted token covers are explained by that token (the change counts once).
         # In a camera stream those within the sensor noise of the empty board are explained by
         # it; a still picture asks them too (see :meth:`vision.token_sets.TokenSets.evidence`), but
@@ -1305,166 +1210,15 @@ class Observer:
                 asked & spread(outlined, self._pixels.core.count), np.float32(1.0), boosted
             )
         if boosted is core_evidence:
-            return self._nearer_in_line(evidence, core_evidence, reading)
+            return self._in_line.nearer(evidence, core_evidence, reading, self._light.gain)
         raised = np.bincount(
             self._pixels.core.point, weights=boosted - core_evidence, minlength=N_POINTS
         )
         if not (raised >= COLOUR_RAISE * self._pixels.core.count).any():
-            return self._nearer_in_line(evidence, core_evidence, reading)
-        return self._nearer_in_line(evidence, boosted, self._selector.select(evidence, boosted))
-
-    def _nearer_in_line(
-        self, evidence: np.ndarray, core_evidence: np.ndarray, reading: Selection
-    ) -> Selection:
-        """Judge each accepted point against the unaccepted nearer point in line with it (whose
-        token would hide most of its top) once more, now that the tokens around them are
-        explained. Both cores see the same change; what tells them apart is the ring around
-        each, and in the first round the ring of a point in a crowd is still full of its
-        neighbours' change. Scored as the selection scores (mean net core evidence less the
-        ring penalty) over the pixels no other accepted token covers, the nearer point takes
-        the farther one's place where it now explains the change better (the farther token,
-        if any, is then hidden behind it). Pairs of either order that score within
-        ``TIE_MARGIN`` of each other are kept as ``in_line``: which of the two holds the token
-        is then the sensor noise's call, and the players are asked."""
-        accepted = reading.accepted
-        cover = self._pixels.cover(accepted)
-        far, near, far_score, near_score, far_open, near_open = self._in_line_scores(
-            evidence,
-            core_evidence,
-            reading,
-            cover,
-            self._pixels.in_line_far,
-            self._pixels.in_line_near,
+            return self._in_line.nearer(evidence, core_evidence, reading, self._light.gain)
+        return self._in_line.nearer(
+            evidence, boosted, self._selector.select(evidence, boosted), self._light.gain
         )
-        # (and the other order: a token taken on the nearer point, the farther one not)
-        nearer_first = self._in_line_scores(
-            evidence,
-            core_evidence,
-            reading,
-            cover,
-            self._pixels.in_line_near,
-            self._pixels.in_line_far,
-        )
-        in_line = np.concatenate(
-            [
-                self._ties(accepted, far, near, far_score, near_score, far_open, near_open),
-                self._ties(accepted, *nearer_first),
-            ]
-        )
-        better = (
-            (near_score > far_score)
-            & (near_score >= MIN_SCORE)
-            & (near_open >= self._selector.min_open[near])
-        )
-        if not better.any():
-            return dataclasses.replace(reading, in_line=in_line)
-        # One nearer point per farther one: the best.
-        far, near = far[better], near[better]
-        near_score, near_open = near_score[better], near_open[better]
-        order = np.lexsort((-near_score, far))
-        first = np.concatenate([[True], far[order][1:] != far[order][:-1]])
-        keep = order[first]
-        far, near, near_score, near_open = far[keep], near[keep], near_score[keep], near_open[keep]
-        logger.debug("nearer points in line taken: %s for %s", near.tolist(), far.tolist())
-        accepted = accepted.copy()
-        accepted[far] = False
-        accepted[near] = True
-        new_score, new_open = reading.score.copy(), reading.open_core.copy()
-        new_score[near], new_open[near] = near_score, near_open
-        return Selection(
-            accepted=accepted,
-            score=new_score,
-            open_core=new_open,
-            active=reading.active,
-            in_line=in_line,
-        )
-
-    def _in_line_scores(
-        self,
-        evidence: np.ndarray,
-        core_evidence: np.ndarray,
-        reading: Selection,
-        cover: Cover,
-        taken: np.ndarray,
-        other: np.ndarray,
-    ) -> tuple[np.ndarray, ...]:
-        """The in-line pairs (of ``taken``/``other``, the pair tables in one order) whose
-        ``taken`` point is accepted and ``other`` point not but changed, and per pair both
-        points' selection scores and open core pixels (see :meth:`_pair_scores`; ``cover``:
-        the accepted tokens'):
-        ``(held, rival, held_score, rival_score, held_open, rival_open)``."""
-        accepted = reading.accepted
-        pair = accepted[taken] & ~accepted[other] & reading.active[other]
-        held, rival = taken[pair], other[pair]
-        return (held, rival, *self._pair_scores(evidence, core_evidence, cover, held, rival))
-
-    def _pair_scores(
-        self,
-        evidence: np.ndarray,
-        core_evidence: np.ndarray,
-        cover: Cover,
-        held: np.ndarray,
-        rival: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Per pair of a ``held`` point (accepted) and its in-line ``rival``: the selection
-        scores of both and their open core pixels, ``(held_score, rival_score, held_open,
-        rival_open)``, over the pixels the accepted tokens (``cover``) other than that pair's
-        held one leave open: each pair judged as if the token could be on either point. (Freeing
-        every held point at once let the neighbours' change spill into a rival's ring: a red token
-        plainly on C3Q lost to the farther D4P behind it.)"""
-        points = np.concatenate([held, rival])
-        score, open_core = self._selector.score_freed(
-            evidence, core_evidence, points, np.concatenate([held, held]), cover
-        )
-        n = len(held)
-        return score[:n], score[n:], open_core[:n], open_core[n:]
-
-    def _ties(
-        self,
-        accepted: np.ndarray,
-        held: np.ndarray,
-        rival: np.ndarray,
-        held_score: np.ndarray,
-        rival_score: np.ndarray,
-        held_open: np.ndarray,
-        rival_open: np.ndarray,
-    ) -> np.ndarray:
-        """The ``(k, 2)`` pairs of :meth:`_in_line_scores` that both would hold a token and
-        score within ``TIE_MARGIN`` of each other, or whose outlines argue against the
-        scores: the rival's rim grew more contrast than the held point's (see
-        :meth:`vision.rim.RimOutlines.growth`). The cores of two points in line see nearly
-        the same pixels, and the few that differ can weigh more than the token: a dark token on F5Q
-        left the dark printed lines under it unchanged, F4P's smaller core, under it, held fewer of
-        them and scored clearly higher, and only the outline said where the token was (bench game
-        6508, the camera overhead)."""
-        min_open = self._selector.min_open
-        both = (
-            (held_score >= MIN_SCORE)
-            & (rival_score >= MIN_SCORE)
-            & (held_open >= min_open[held])
-            & (rival_open >= min_open[rival])
-        )
-        tied = both & (np.abs(held_score - rival_score) < TIE_MARGIN)
-        untied = both & ~tied
-        if untied.any():
-            tied[untied] = self._outline_prefers(
-                rival[untied], held[untied], accepted, held[untied]
-            )
-        return np.stack([held[tied], rival[tied]], axis=1)
-
-    def _outline_prefers(
-        self, first: np.ndarray, second: np.ndarray, accepted: np.ndarray, freed: np.ndarray
-    ) -> np.ndarray:
-        """Per row: whether the rim of ``first[k]`` grew more contrast than that of
-        ``second[k]``, both judged (see :meth:`vision.rim.RimOutlines.growth`; ``freed[k]``:
-        the pair's accepted point). A token's outline draws an edge across its own rim; a
-        point in line with it, whose outline falls inside or outside that token, sees no new
-        edge there."""
-        growth = self._rim.growth(
-            np.concatenate([first, second]), accepted, np.tile(freed, 2), self._light.gain
-        )
-        mine, theirs = growth[: len(first)], growth[len(first) :]
-        return np.isfinite(mine) & np.isfinite(theirs) & (mine > theirs)
 
     def _outlined(self, accepted: np.ndarray, asked: np.ndarray, *, faint: bool) -> np.ndarray:
         """Which of the ``asked`` points show a token's outline (see

@@ -2255,11 +2255,11 @@ def test_a_toss_up_on_a_point_the_game_holds_is_left_to_the_game():
         active=accepted.copy(),
         in_line=np.array([[behind, front]]),
     )
-    by_colour = observer._in_line_by_colour(seen["feats"], seen["foreground"], reading)
+    by_colour = observer._in_line.by_colour(seen["feats"], seen["foreground"], reading, None)
     assert by_colour.accepted[front] and not by_colour.accepted[behind]
     assert len(by_colour.in_line) == 0
     observer.known_colours = {behind: int(observation.states()[front])}
-    left = observer._in_line_by_colour(seen["feats"], seen["foreground"], reading)
+    left = observer._in_line.by_colour(seen["feats"], seen["foreground"], reading, None)
     assert left.accepted[behind] and not left.accepted[front]
     assert len(left.in_line) == 1
 
