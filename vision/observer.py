@@ -120,7 +120,7 @@ from vision.shadows import (
 )
 from vision.texture import TextureCheck
 from vision.token_sets import COLOUR_RAMP, TokenSets
-from vision.token_shade import MAX_SHADOW_GAIN, TokenShade, witnesses
+from vision.token_shade import MAX_SHADOW_GAIN, TokenShade
 from vision.tracker import MIN_VISIBILITY
 
 logger = logging.getLogger(__name__)
@@ -242,13 +242,14 @@ class Observer:
         self._shadow_model = ShadowModel(
             self.camera, self.spec, self._pixels.positions, size, fp.scale
         )
-        ref_small = shrink(reference, size).reshape(-1, 3).astype(np.float32)
+        ref_image = shrink(reference, size).astype(np.float32)  # (working size)
+        ref_small = ref_image.reshape(-1, 3)
         ref_px = take_rows(ref_small, self._pixels.positions)
         self._ref_px = ref_px
         self._ref_features = features(ref_px)
         self._ref_columns = [np.ascontiguousarray(self._ref_features[:, k]) for k in range(3)]
         self._ref_envelope = reference_envelope(
-            ref_small.reshape(size[1], size[0], 3),
+            ref_image,
             self._pixels.positions,
             getattr(calibration, "reference_misfit_px", 0.0) * max(fp.scale),
         )
@@ -261,7 +262,7 @@ class Observer:
         )
         self._noise = SensorNoise(
             ref_px,
-            ref_small.reshape(size[1], size[0], 3),
+            ref_image,
             self._pixels.positions,
             self._light_samples,
         )
@@ -313,7 +314,7 @@ class Observer:
         post = post_shadow(
             self.camera,
             self.spec,
-            ref_small.reshape(size[1], size[0], 3),
+            ref_image,
             fp.scale,
             hidden_pixels(fp.post_polygon, fp.line_tier, size, fp.scale),
         )
@@ -557,8 +558,9 @@ class Observer:
         pixel, ``foreground`` where it is sure, ``unshaded``: its distance with darkening in
         full, of the ``difference`` itself; ``shadowed``: where a modelled shadow was taken
         out of it), and the evidence over the points' cores it was read from."""
-        # Where a point's printed texture is gone (not merely darker), darkening is a token.
-        replaced, flattened = self._texture_replaced(feats, shadowed)
+        # Where a point's printed texture is gone (not merely darker), darkening is a token
+        # (samples a modelled shadow was taken out of do not testify).
+        replaced, flattened = self._texture.replaced(feats[:, 2], self._noise.sigma, shadowed)
         core_evidence = evidence[self._pixels.core.index]
         if replaced.any():
             mine = spread(replaced, self._pixels.core.count)
@@ -1132,15 +1134,6 @@ class Observer:
         )
         return out & self._noise.beyond(a * a + b * b, light, pixels, sigma=sigma)
 
-    def _texture_replaced(
-        self, feats: np.ndarray, shadowed: np.ndarray | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Points whose top disc had texture (printed lines, grain) in the reference that the
-        frame (features ``feats``) no longer follows, now plainer, and those now plain all
-        over (see :class:`vision.texture.TextureCheck`; ``shadowed``: the gathered pixels a
-        modelled shadow was taken out of, which do not testify). None without a reference."""
-        return self._texture.replaced(feats[:, 2], self._noise.sigma, shadowed)
-
     def _read_tokens(
         self,
         evidence: np.ndarray,
@@ -1415,15 +1408,6 @@ class Observer:
         return self._grid.has_blob(
             unexplained[self._pixels.grid], HAND_AREA_DISCS * self.footprints.disc_area
         )
-
-    def _light_verdict(
-        self, feats: np.ndarray, found: Shadows, accepted: np.ndarray
-    ) -> bool | None:
-        """Do the ``accepted`` tokens show the light the base's shadows were ``found`` to
-        come from? (see :meth:`vision.token_shade.TokenShade.verdict`; None: they cannot
-        tell)."""
-        told = witnesses(accepted, self._before_accepted())
-        return self._shade.verdict(feats, found, accepted, told)
 
     def _probabilities(
         self,

@@ -1037,14 +1037,14 @@ def test_a_light_the_tokens_do_not_show_is_not_undone_on_them():
     found = observer._shade.found
     assert found is not None
     feats, _ = observer._change(observer._sampler.sample(image))
-    assert observer._light_verdict(feats, found, accepted) is True
+    assert observer._shade.verdict(feats, found, accepted, accepted) is True
     for slope in ((0.6, 0.3), (-0.5, 0.5), (0.0, 0.9)):
         elsewhere = dataclasses.replace(found, slope=slope)
-        assert observer._light_verdict(feats, elsewhere, accepted) is False, slope
+        assert observer._shade.verdict(feats, elsewhere, accepted, accepted) is False, slope
     # With no top crossed in part the tokens cannot tell.
     alone = np.zeros(256, bool)
     alone[parse_point("A1P")] = True
-    assert observer._light_verdict(feats, found, alone) is None
+    assert observer._shade.verdict(feats, found, alone, alone) is None
 
 
 def test_colour_cast_change_after_calibration(scene):
@@ -1225,7 +1225,7 @@ def test_texture_hidden_is_told_from_texture_darkened(scene):
 
     def replaced(frame: np.ndarray) -> np.ndarray:
         feats, _ = observer._change(observer._sampler.sample(frame))
-        return observer._texture_replaced(feats)
+        return observer._texture.replaced(feats[:, 2], observer._noise.sigma)
 
     (in_shadow, shadow_plain), (flattened, plain) = replaced(shaded), replaced(flat)
     assert flattened.sum() >= 20  # the board's printed squares give many textured discs
@@ -1260,7 +1260,7 @@ def test_faint_texture_a_plain_top_hides_counts_and_busier_texture_does_not(scen
     def replaced(inside_discs: np.ndarray) -> np.ndarray:
         frame = picture(np.where(discs > 0, inside_discs, reference))
         feats, _ = observer._change(observer._sampler.sample(frame))
-        return observer._texture_replaced(feats)[0]
+        return observer._texture.replaced(feats[:, 2], observer._noise.sigma)[0]
 
     hidden = replaced(smooth)
     assert hidden[chosen].sum() >= 0.4 * chosen.sum() and hidden[~chosen].sum() <= 3
@@ -1852,7 +1852,7 @@ def test_a_refitted_reference_a_pixel_off_does_not_make_an_empty_point_plain():
     observer = Observer(refitted_calibration(calibration, moved))
     empty = bumped.empty_board()
     feats, _ = observer._change(observer._sampler.sample(empty))
-    _, plain_top = observer._texture_replaced(feats)
+    _, plain_top = observer._texture.replaced(feats[:, 2], observer._noise.sigma)
     point = parse_point("G5Q")
     assert not plain_top[point]
     assert point not in observer.observe(empty, compare_previous=False).tokens()
