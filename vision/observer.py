@@ -455,13 +455,11 @@ class Observer:
             self._before = self._calm
         change, unshaded = difference.distances()
         evidence = change_evidence(change)
-        shadowed = None
         stream_lights = self._search.stream_state()
         unshadowed = self._without_shadows(feats, difference, evidence, stream=compare_previous)
         if unshadowed is not difference:
             change, unshaded = unshadowed.distances()
             evidence = change_evidence(change)
-            shadowed = unshadowed.shadowed
             difference = unshadowed
         foreground = change > FOREGROUND_DISTANCE
         reading, core_evidence = self._read(
@@ -471,7 +469,6 @@ class Observer:
             unshaded,
             difference,
             still=not compare_previous,
-            shadowed=shadowed,
         )
         score, accepted, visible_core = reading.score, reading.accepted, reading.open_core
         explained = self._pixels.covered(accepted)
@@ -552,15 +549,16 @@ class Observer:
         difference: Difference,
         *,
         still: bool,
-        shadowed: np.ndarray | None = None,
     ) -> tuple[Selection, np.ndarray]:
         """The tokens the change from the empty board shows (``evidence`` of it per gathered
         pixel, ``foreground`` where it is sure, ``unshaded``: its distance with darkening in
-        full, of the ``difference`` itself; ``shadowed``: where a modelled shadow was taken
-        out of it), and the evidence over the points' cores it was read from."""
+        full, of the ``difference`` itself, whose ``shadowed`` pixels had a modelled shadow
+        taken out), and the evidence over the points' cores it was read from."""
         # Where a point's printed texture is gone (not merely darker), darkening is a token
         # (samples a modelled shadow was taken out of do not testify).
-        replaced, flattened = self._texture.replaced(feats[:, 2], self._noise.sigma, shadowed)
+        replaced, flattened = self._texture.replaced(
+            feats[:, 2], self._noise.sigma, difference.shadowed
+        )
         core_evidence = evidence[self._pixels.core.index]
         if replaced.any():
             mine = spread(replaced, self._pixels.core.count)
